@@ -1,0 +1,51 @@
+"""One exception hierarchy for everything a user can get wrong.
+
+Every error carries a one-line message meant to be shown as is: the CLI prints it and exits with
+status 2, the TUI shows it in its error panel. Nothing here imports JAX or Textual.
+"""
+
+from __future__ import annotations
+
+
+class TuiperfError(Exception):
+    """Base class: a problem the user can fix, with a message that says how."""
+
+    title = "tuiperf error"
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where  # file:line, parameter or variant name, when known
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class ScenarioError(TuiperfError):
+    """A scenario file that cannot be loaded or declares something invalid."""
+
+    title = "Broken scenario"
+
+
+class ParamError(TuiperfError):
+    """A parameter value that is missing, of the wrong type or out of range."""
+
+    title = "Invalid parameter"
+
+
+class UnknownScenario(TuiperfError):
+    title = "Unknown scenario"
+
+
+class DeviceError(TuiperfError):
+    title = "Unknown device"
+
+
+class WorkerCrashed(TuiperfError):
+    """The measuring process died (XLA abort, segfault, out of memory); it is restarted on next use."""
+
+    title = "Measuring process crashed"
+
+
+class Skip(Exception):
+    """Raise inside a variant builder to skip it with a note (e.g. an optional package is missing)."""

@@ -1,0 +1,54 @@
+"""How callers (CLI, TUI, tests) ask for measurements.
+
+Two runners share one interface:
+
+- :class:`~tuiperf.core.worker.WorkerRunner` (the default) drives a persistent child process that
+  owns JAX, so timed code never shares the GIL with a UI and an XLA abort cannot take the caller down.
+- :class:`~tuiperf.core.inprocess.InProcessRunner` measures in the calling process (tests, REPL).
+
+``run`` blocks (call it from a thread), streams :mod:`tuiperf.core.events` to ``on_event`` and
+returns the result dict. Setting ``cancel`` stops it within one sample; the result is then partial.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Protocol
+
+from tuiperf.core.events import Event
+
+DISPATCH_MODES = ("async", "sync")
+
+
+@dataclass
+class RunRequest:
+    scenario: str
+    params: dict[str, Any] = field(default_factory=dict)  # raw values (strings are parsed)
+    variants: list[str] | None = None  # None: all
+    device: str | None = None  # "cpu:0", "cuda:1", or None for the first device
+    dispatch: str = "async"  # "async" (JAX's default on CPU) or "sync"
+    samples: int | None = None  # fixed samples per variant; None: auto (CI of median ±1 % or budget)
+    budget_s: float = 3.0  # time budget for steady-state sampling in auto mode
+    sweep: tuple[str, list[Any]] | None = None  # (parameter, values)
+    scenario_dirs: list[str] = field(default_factory=list)
+    profile: bool = True  # collect a Python profile of each variant's call
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Runner(Protocol):
+    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+        """``Catalog.describe()``: scenarios (id, title, question, params, variants) and broken files."""
+
+    def devices(self) -> list[dict[str, Any]]:
+        """Every JAX device: ``{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}``."""
+
+    def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
+            cancel: threading.Event | None = None) -> dict[str, Any]:
+        """Measure; raise :class:`TuiperfError` for bad input before anything runs."""
+
+    def close(self) -> None:
+        ...

@@ -1,0 +1,140 @@
+"""The scenario model: what a user writes in ``scenarios/*.py``.
+
+A scenario file builds one :class:`Scenario` at module level::
+
+    scenario = Scenario(
+        title="jax.jit vs eqx.filter_jit",
+        question="How much does eqx.filter_jit add per call?",
+        params=dict(width=Int(64, min=1, max=8192)),
+    )
+
+    @scenario.setup
+    def build(p):                 # once per run: weights and inputs shared by every variant
+        return SimpleNamespace(x=jnp.ones(p.width))
+
+    @scenario.variant("jax.jit")
+    def _(p, ctx):                # returns what to time
+        return Bench(jax.jit(jnp.sin), ctx.x)
+
+Importing this module never imports JAX: the objects here only hold the user's functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from tuiperf.core.errors import ScenarioError
+from tuiperf.core.params import Param, check_declaration
+
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+class Bench:
+    """What a variant builder returns: the call to time and the arguments to time it with.
+
+    ``fn(*args)`` is timed exactly as a user would call it, ``block_until_ready`` on its output.
+
+    Optional, for a finer breakdown and the equivalence guard:
+
+    - ``jit_fn, jit_args``: the ``jax.jit`` function and arguments that JAX sees after the framework
+      has done its Python work (for ``eqx.filter_jit`` that is the partitioned arrays). Timing it
+      beside ``fn`` separates framework work from JAX's own dispatch. When ``fn`` is itself a
+      ``jax.jit`` function it is its own jit level and you can leave these out.
+    - ``params``: the model's parameters (any pytree): their element count is compared across
+      variants, which catches a layer that silently built a different kernel.
+    - ``note``: a sentence shown with the result (for example, a caveat about closures).
+    """
+
+    __slots__ = ("fn", "args", "jit_fn", "jit_args", "params", "note")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, jit_fn: Callable[..., Any] | None = None,
+                 jit_args: tuple[Any, ...] | None = None, params: Any = None, note: str = "") -> None:
+        if not callable(fn):
+            raise ScenarioError(f"Bench needs a callable first, got {type(fn).__name__}")
+        if (jit_fn is None) != (jit_args is None):
+            raise ScenarioError("Bench: give jit_fn and jit_args together")
+        self.fn = fn
+        self.args = args
+        self.jit_fn = jit_fn
+        self.jit_args = tuple(jit_args) if jit_args is not None else None
+        self.params = params
+        self.note = note
+
+
+@dataclass
+class Variant:
+    name: str
+    build: Callable[[SimpleNamespace, Any], Bench]
+    same_as_default: bool = True  # computes the same function as the scenario's other variants
+    doc: str = ""
+
+
+@dataclass
+class Scenario:
+    """A question, its knobs and the variants that answer it. See the module docstring."""
+
+    title: str
+    question: str
+    params: dict[str, Param] = field(default_factory=dict)
+    id: str = ""  # filled from the file name when empty
+    tolerance: float = 1e-4  # relative tolerance when comparing outputs of equivalent variants
+    variants: dict[str, Variant] = field(default_factory=dict, init=False)
+    setup_fn: Callable[[SimpleNamespace], Any] | None = field(default=None, init=False)
+    path: str = field(default="", init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.params, dict):
+            raise ScenarioError("params must be a dict of name=Int(...)/Float(...)/Choice(...)/Bool(...)")
+        for name, spec in self.params.items():
+            if not isinstance(spec, Param):
+                raise ScenarioError(f"parameter {name!r} must be Int, Float, Choice or Bool, "
+                                    f"got {type(spec).__name__}")
+            object.__setattr__(spec, "name", name)
+            check_declaration(name, spec)
+
+    def setup(self, fn: Callable[[SimpleNamespace], Any]) -> Callable[[SimpleNamespace], Any]:
+        """Decorate the function that builds shared inputs once per run; its return value is ``ctx``."""
+        self.setup_fn = fn
+        return fn
+
+    def variant(self, name: str, *, equivalent: bool = True) -> Callable[[Callable], Callable]:
+        """Decorate a variant builder ``(p, ctx) -> Bench``.
+
+        ``equivalent=False`` tells the equivalence guard this variant computes something else on
+        purpose, so its outputs and FLOPs are not compared with the others.
+        """
+        if not name or any(c in name for c in ", \t\n"):
+            raise ScenarioError(f"variant name {name!r} must be non-empty without spaces or commas")
+        if name in self.variants:
+            raise ScenarioError(f"variant {name!r} is declared twice")
+
+        def register(fn: Callable) -> Callable:
+            doc = (fn.__doc__ or "").strip()
+            self.variants[name] = Variant(name=name, build=fn, same_as_default=equivalent, doc=doc)
+            return fn
+
+        return register
+
+    def describe(self) -> dict[str, Any]:
+        """Plain-data description (no callables) for listings, the TUI and JSON."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "question": self.question,
+            "path": self.path,
+            "params": [spec.to_dict() for spec in self.params.values()],
+            "variants": [{"name": v.name, "equivalent": v.same_as_default, "doc": v.doc}
+                         for v in self.variants.values()],
+        }
+
+
+def check_scenario(scenario: Scenario) -> None:
+    if not _ID_RE.match(scenario.id):
+        raise ScenarioError(f"scenario id {scenario.id!r} must be lower-case letters, digits, '-', '_' or '.'")
+    if not scenario.variants:
+        raise ScenarioError("the scenario declares no variants (use @scenario.variant(NAME))")
+    if not scenario.title.strip():
+        raise ScenarioError("the scenario needs a title")
