@@ -1,0 +1,75 @@
+"""Build the "jit level" of a framework wrapper: the ``jax.jit`` call that JAX sees after the
+framework's Python work, for ``Bench(fn, *args, jit_fn=..., jit_args=...)``.
+
+Each helper returns ``(jit_fn, jit_args)`` with ``jit_fn(*jit_args)`` computing what ``fn(*args)``
+computes. The split into jit arguments is done here, once, outside the timed call, so
+``time(wrapper call) - time(jit_fn call)`` is what the wrapper adds per call. JAX, Equinox and Flax
+are imported inside the helpers: importing this module imports none of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def eqx_filter_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """What ``eqx.filter_jit(fn)(*args)`` hands to JAX (equinox 0.13 ``_jit.py``).
+
+    ``filter_jit`` flattens the arguments on every call and splits the leaves with
+    ``hashable_partition``: a tuple as long as the leaf list holding the arrays (``None`` elsewhere)
+    is traced, and ``(static leaves, treedef)`` is a static argument of its cached ``jax.jit``
+    (hashed and compared on every call). Inside, the leaves are recombined, ``fn`` runs and its
+    output is partitioned into arrays (returned) and the rest (carried out statically).
+    Not mirrored: ``filter_jit`` also returns a scalar marker that it blocks on, and re-attaches
+    non-array outputs in Python; here non-array outputs come back as ``None``.
+    """
+    import equinox as eqx
+    import jax
+
+    leaves, treedef = jax.tree_util.tree_flatten(args)
+    dynamic = tuple(x if eqx.is_array(x) else None for x in leaves)
+    static = (tuple(None if eqx.is_array(x) else x for x in leaves), treedef)
+
+    def filter_jit_body(dynamic, static):
+        static_leaves, treedef = static
+        merged = [d if s is None else s for d, s in zip(dynamic, static_leaves)]
+        out = fn(*jax.tree_util.tree_unflatten(treedef, merged))
+        return eqx.filter(out, eqx.is_array)
+
+    return jax.jit(filter_jit_body, static_argnums=1), (dynamic, static)
+
+
+def nnx_jit_level(fn: Callable[..., Any], model: Any, *rest: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """What ``nnx.jit(fn)(model, *rest)`` reduces to once the NNX graph work is taken out.
+
+    ``nnx.split(model)`` once into a static ``graphdef`` and a ``State`` of arrays; the jitted
+    function ``nnx.merge``s them back and calls ``fn``. Default (graph-mode) ``nnx.jit`` does that
+    split and merge in Python on every call and also returns the state as an output; both costs
+    land in ``time(nnx.jit call) - time(jit_fn call)``.
+    """
+    import jax
+    from flax import nnx
+
+    graphdef, state = nnx.split(model)
+
+    def nnx_jit_body(state, *rest):
+        return fn(nnx.merge(graphdef, state), *rest)
+
+    return jax.jit(nnx_jit_body), (state, *rest)
+
+
+def preflatten(fn: Callable[..., Any], tree: Any) -> tuple[Callable[..., Any], list[Any]]:
+    """Pre-flattening: ``jax.jit(lambda leaves, *rest: fn(unflatten(leaves), *rest))``.
+
+    ``tree`` (a model, a parameter dict, an NNX ``State``) is flattened once, here; each call then
+    passes only the flat leaf list, so JAX walks a list instead of the model's pytree nodes. The
+    leaves must all be arrays. Returns ``(jitted, leaves)``: call ``jitted(leaves, *rest)``.
+    """
+    import jax
+
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+
+    def preflattened(leaves, *rest):
+        return fn(jax.tree_util.tree_unflatten(treedef, leaves), *rest)
+
+    return jax.jit(preflattened), leaves
