@@ -162,57 +162,64 @@ def forward(model, x):
 
 CLOSURE_NOTE = "weights are compile-time constants here: a different program, stale after an in-place update"
 
-# --- model captured by a closure -------------------------------------------------------------------
+# --- model passed as an argument (eqx-jax.jit first: the equivalence guard compares with it) -------
 
 
-@scenario.variant("eqx-closure")
+@scenario.variant("eqx-jax.jit")
 def _(p, ctx):
-    model = ctx.eqx
-    return Bench(jax.jit(lambda x: model(x)), ctx.x, params=model, note=CLOSURE_NOTE)
-
-
-@scenario.variant("linen-closure")
-def _(p, ctx):
-    model, variables = ctx.linen
-    return Bench(jax.jit(lambda x: model.apply(variables, x)), ctx.x, params=variables, note=CLOSURE_NOTE)
-
-
-@scenario.variant("nnx-closure")
-def _(p, ctx):
-    from flax import nnx
-
-    model = ctx.nnx
-    return Bench(jax.jit(lambda x: model(x)), ctx.x, params=nnx.state(model), note=CLOSURE_NOTE)
-
-
-# --- model passed as an argument -------------------------------------------------------------------
+    """Equinox module passed to `jax.jit` (all its leaves are arrays)."""
+    return Bench(jax.jit(forward), ctx.eqx, ctx.x, params=ctx.eqx)
 
 
 @scenario.variant("eqx-filter_jit")
 def _(p, ctx):
+    """Equinox module passed to `eqx.filter_jit`; jit level: the partitioned leaves it hands to JAX."""
     import equinox as eqx
 
     jit_fn, jit_args = eqx_filter_jit_level(forward, ctx.eqx, ctx.x)
     return Bench(eqx.filter_jit(forward), ctx.eqx, ctx.x, jit_fn=jit_fn, jit_args=jit_args, params=ctx.eqx)
 
 
-@scenario.variant("eqx-jax.jit")
-def _(p, ctx):
-    return Bench(jax.jit(forward), ctx.eqx, ctx.x, params=ctx.eqx)
-
-
 @scenario.variant("linen-jax.jit")
 def _(p, ctx):
+    """`jax.jit(model.apply)(variables, x)`: the usual Linen call."""
     model, variables = ctx.linen
     return Bench(jax.jit(model.apply), variables, ctx.x, params=variables)
 
 
 @scenario.variant("nnx-nnx.jit")
 def _(p, ctx):
+    """NNX module passed to default (graph-mode) `nnx.jit`; jit level: split once, merge inside `jax.jit`."""
     from flax import nnx
 
     jit_fn, jit_args = nnx_jit_level(forward, ctx.nnx, ctx.x)
     return Bench(nnx.jit(forward), ctx.nnx, ctx.x, jit_fn=jit_fn, jit_args=jit_args, params=nnx.state(ctx.nnx))
+
+
+# --- model captured by a closure -------------------------------------------------------------------
+
+
+@scenario.variant("eqx-closure")
+def _(p, ctx):
+    """Equinox module captured by the jitted function; only x is an argument."""
+    model = ctx.eqx
+    return Bench(jax.jit(lambda x: model(x)), ctx.x, params=model, note=CLOSURE_NOTE)
+
+
+@scenario.variant("linen-closure")
+def _(p, ctx):
+    """Linen variables captured by the jitted function; only x is an argument."""
+    model, variables = ctx.linen
+    return Bench(jax.jit(lambda x: model.apply(variables, x)), ctx.x, params=variables, note=CLOSURE_NOTE)
+
+
+@scenario.variant("nnx-closure")
+def _(p, ctx):
+    """NNX module captured by the jitted function; only x is an argument."""
+    from flax import nnx
+
+    model = ctx.nnx
+    return Bench(jax.jit(lambda x: model(x)), ctx.x, params=nnx.state(model), note=CLOSURE_NOTE)
 
 
 # --- leaves flattened once, outside; the call passes only the leaf list ----------------------------
@@ -220,12 +227,14 @@ def _(p, ctx):
 
 @scenario.variant("eqx-preflattened")
 def _(p, ctx):
+    """Equinox leaves flattened once; the call passes the leaf list."""
     jitted, leaves = preflatten(forward, ctx.eqx)
     return Bench(jitted, leaves, ctx.x, params=leaves)
 
 
 @scenario.variant("linen-preflattened")
 def _(p, ctx):
+    """Linen variables flattened once; the call passes the leaf list."""
     model, variables = ctx.linen
     jitted, leaves = preflatten(model.apply, variables)
     return Bench(jitted, leaves, ctx.x, params=leaves)
@@ -233,6 +242,7 @@ def _(p, ctx):
 
 @scenario.variant("nnx-preflattened")
 def _(p, ctx):
+    """NNX state flattened once; the jitted function unflattens and merges it."""
     from flax import nnx
 
     graphdef, state = nnx.split(ctx.nnx)
