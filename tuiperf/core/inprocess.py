@@ -1,0 +1,52 @@
+"""Measure in the calling process: for tests, notebooks and the REPL.
+
+The worker process (:mod:`tuiperf.core.worker`) is the safer default: here a crash inside XLA takes
+the caller down, and JAX's CPU dispatch mode can only be chosen before the first computation.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from tuiperf.core.events import Event
+from tuiperf.core.runner import RunRequest
+
+
+def set_dispatch(mode: str) -> None:
+    """Choose JAX's CPU dispatch mode; it only takes effect before the process's first computation."""
+    import jax
+
+    jax.config.update("jax_cpu_enable_async_dispatch", mode == "async")
+
+
+class InProcessRunner:
+    def __init__(self, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
+        self.scenario_dirs = list(scenario_dirs)
+
+    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+        from tuiperf.core.catalog import load_catalog
+
+        return load_catalog(scenario_dirs if scenario_dirs is not None else self.scenario_dirs).describe()
+
+    def devices(self) -> list[dict[str, Any]]:
+        from tuiperf.core.env import list_devices
+
+        return list_devices()
+
+    def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
+            cancel: threading.Event | None = None) -> dict[str, Any]:
+        from tuiperf.core.env import dispatch_mode
+        from tuiperf.core.session import execute
+
+        if not request.scenario_dirs:
+            request.scenario_dirs = self.scenario_dirs
+        set_dispatch(request.dispatch)
+        result = execute(request, on_event or (lambda event: None), cancel or threading.Event())
+        if dispatch_mode() != request.dispatch:
+            result["warnings"].append(f"asked for {request.dispatch} dispatch, but this process was already "
+                                      f"running in {dispatch_mode()} mode (use the worker runner to switch)")
+        return result
+
+    def close(self) -> None:
+        pass
