@@ -13,11 +13,19 @@ from tuiperf.core.events import Event
 from tuiperf.core.runner import RunRequest
 
 
-def set_dispatch(mode: str) -> None:
-    """Choose JAX's CPU dispatch mode; it only takes effect before the process's first computation."""
-    import jax
+_PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
 
-    jax.config.update("jax_cpu_enable_async_dispatch", mode == "async")
+
+def set_dispatch(mode: str) -> str:
+    """Choose JAX's CPU dispatch mode once per process: it only takes effect before the first
+    computation, so later calls change nothing. Returns the mode the process actually uses."""
+    global _PROCESS_DISPATCH
+    if _PROCESS_DISPATCH is None:
+        import jax
+
+        jax.config.update("jax_cpu_enable_async_dispatch", mode == "async")
+        _PROCESS_DISPATCH = mode
+    return _PROCESS_DISPATCH
 
 
 class InProcessRunner:
@@ -36,16 +44,15 @@ class InProcessRunner:
 
     def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
             cancel: threading.Event | None = None) -> dict[str, Any]:
-        from tuiperf.core.env import dispatch_mode
         from tuiperf.core.session import execute
 
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
-        set_dispatch(request.dispatch)
+        actual = set_dispatch(request.dispatch)
         result = execute(request, on_event or (lambda event: None), cancel or threading.Event())
-        if dispatch_mode() != request.dispatch:
+        if actual != request.dispatch:
             result["warnings"].append(f"asked for {request.dispatch} dispatch, but this process was already "
-                                      f"running in {dispatch_mode()} mode (use the worker runner to switch)")
+                                      f"running in {actual} mode (use the worker runner to switch)")
         return result
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import threading
 from typing import Any, Callable
 
 from tuiperf.core.errors import TuiperfError, WorkerCrashed
-from tuiperf.core.events import Event, PhaseChanged, RunFailed, VariantFinished
+from tuiperf.core.events import Event, PhaseChanged, RunFailed, SamplesAdded, VariantFinished
 from tuiperf.core.runner import DISPATCH_MODES, RunRequest
 
 POLL_S = 0.05
@@ -109,6 +109,8 @@ class WorkerRunner:
             process.join(timeout=2)
 
     def _crash_message(self) -> str:
+        if self._process is not None:
+            self._process.join(timeout=5)  # the pipe closes before the exit status is known
         code = self._process.exitcode if self._process is not None else None
         if code is not None and code < 0:
             how = f"killed by {signal.Signals(-code).name}"
@@ -165,11 +167,14 @@ class WorkerRunner:
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
         finished: list[dict[str, Any]] = []
+        samples: dict[str, list[float]] = {}
         running: list[str | None] = [None]
 
         def track(event: Event) -> None:
             if isinstance(event, VariantFinished):
                 finished.append(event.variant)
+            elif isinstance(event, SamplesAdded):
+                samples.setdefault(event.variant, []).extend(event.samples_ns)
             elif isinstance(event, PhaseChanged):
                 running[0] = event.variant
             if on_event is not None:
@@ -178,18 +183,28 @@ class WorkerRunner:
         try:
             return self._request("run", request.to_dict(), track, cancel)
         except WorkerCrashed as crash:
-            partial = crashed_result(request, finished, running[0], crash.message)
+            partial = crashed_result(request, finished, samples, running[0], crash.message)
             if on_event is not None:
                 on_event(RunFailed(crash.message, crash.title, partial))
             return partial
 
 
-def crashed_result(request: RunRequest, finished: list[dict[str, Any]], running: str | None, why: str) -> dict[str, Any]:
-    """A partial result document after the worker died: the variants it finished, and who crashed."""
+def crashed_result(request: RunRequest, finished: list[dict[str, Any]], samples: dict[str, list[float]],
+                   running: str | None, why: str) -> dict[str, Any]:
+    """A partial result after the worker died: finished variants, streamed samples, and the culprit.
+
+    During steady-state sampling ``running`` is None (all variants take turns), so no single variant
+    is blamed; the samples streamed so far are kept for every variant.
+    """
     from tuiperf.core import results
 
     variants = list(finished)
-    if running is not None and all(v["name"] != running for v in variants):
+    done = {v["name"] for v in variants}
+    for name, values in samples.items():
+        if name not in done:
+            variants.append(results.variant_entry(name, samples_ns=values, notes=["partial: the measuring process crashed while sampling"]))
+            done.add(name)
+    if running is not None and running not in done:
         variants.append(results.variant_entry(running, ok=False, error=f"crashed the measuring process: {why}"))
     return {
         "schema_version": results.SCHEMA_VERSION, "scenario": {"id": request.scenario, "title": "", "path": ""},

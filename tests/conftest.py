@@ -1,0 +1,25 @@
+"""Shared fixtures. Tests run on the CPU in synchronous dispatch, so repeated runs agree."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
+
+
+@pytest.fixture(scope="session")
+def fixture_dir() -> str:
+    return str(FIXTURES)
+
+
+@pytest.fixture(scope="session")
+def runner(fixture_dir):
+    from tuiperf.core.inprocess import InProcessRunner, set_dispatch
+
+    set_dispatch("sync")
+    return InProcessRunner([fixture_dir])

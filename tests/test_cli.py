@@ -1,0 +1,55 @@
+"""The command line: exit status 2 and one line for user errors; JSON with the documented keys."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tuiperf.cli import main
+
+TOP_KEYS = {"schema_version", "scenario", "params", "device", "env", "variants", "comparisons", "warnings"}
+VARIANT_KEYS = {"name", "ok", "error", "samples_ns", "stats", "stages_ms", "breakdown_ns", "flops", "retraces", "warnings"}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "nope"], "tuiperf: no scenario 'nope'"),
+    (["run", "tiny", "--set", "size=abc"], "tuiperf: size: 'abc' is not an integer"),
+    (["run", "tiny", "--set", "depth=3"], "tuiperf: unknown parameter 'depth'"),
+    (["run", "tiny", "--device", "gpu:3"], "tuiperf: no device 'gpu:3'"),
+    (["run", "tiny", "--sweep", "size"], "tuiperf: expected NAME=VALUE"),
+])
+def test_user_errors_exit_2_with_one_line(argv, message, fixture_dir, capsys):
+    code = main([*argv[:2], "--scenarios", fixture_dir, "--in-process", *argv[2:]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1
+
+
+def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
+    out = tmp_path / "result.json"
+    code = main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--dispatch", "sync",
+                 "--variants", "jax.jit,eqx.filter_jit", "--samples", "15", "--json", str(out)])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert TOP_KEYS <= set(doc) and all(VARIANT_KEYS <= set(v) for v in doc["variants"])
+    assert {"median_ns", "p10_ns", "p90_ns", "ci95_median_ns"} <= set(doc["variants"][0]["stats"])
+    assert {"trace", "lower", "compile", "first_call"} == set(doc["variants"][0]["stages_ms"])
+    printed = capsys.readouterr().out
+    assert "eqx.filter_jit" in printed and "median" in printed
+
+
+def test_list_shows_broken_files(tmp_path, capsys):
+    (tmp_path / "bad.py").write_text("x = (\n")
+    assert main(["list", "--scenarios", str(tmp_path), "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert listing["broken"][0]["line"] == 1 and "SyntaxError" in listing["broken"][0]["error"]
+    assert "dispatch-floor" in {s["id"] for s in listing["scenarios"]}
+
+
+def test_console_script_runs_in_a_fresh_process(fixture_dir):
+    """The real entry point, worker process included: no traceback, exit 0."""
+    done = subprocess.run([sys.executable, "-m", "tuiperf", "run", "tiny", "--scenarios", fixture_dir,
+                           "--variants", "jax.jit", "--samples", "10", "--no-profile"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "jax.jit" in done.stdout and "Traceback" not in done.stderr

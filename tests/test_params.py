@@ -1,0 +1,52 @@
+import pytest
+
+from tuiperf.core.errors import ParamError, ScenarioError
+from tuiperf.core.params import Bool, Choice, Float, Int, parse_assignment, validate
+from tuiperf.core.scenario import Scenario
+
+SPECS = {"width": Int(64, min=1, max=4096), "lr": Float(0.1, min=0.0), "dtype": Choice("float32", choices=("float32", "bfloat16")),
+         "train": Bool(False)}
+for name, spec in SPECS.items():
+    object.__setattr__(spec, "name", name)
+
+
+def test_defaults_fill_missing_values():
+    assert validate(SPECS, {}) == {"width": 64, "lr": 0.1, "dtype": "float32", "train": False}
+
+
+def test_strings_are_parsed_to_types():
+    values = validate(SPECS, {"width": "2**8", "lr": "1e-3", "dtype": "bfloat16", "train": "yes"})
+    assert values == {"width": 256, "lr": 0.001, "dtype": "bfloat16", "train": True}
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"width": "abc"}, "width: 'abc' is not an integer (allowed: integer 1..4096)"),
+    ({"width": 0}, "width: 0 is below the minimum 1 (allowed: integer 1..4096)"),
+    ({"width": "5000"}, "width: 5000 is above the maximum 4096 (allowed: integer 1..4096)"),
+    ({"width": 2.5}, "width: 2.5 is not an integer"),
+    ({"lr": "-1"}, "lr: -1.0 is below the minimum 0.0"),
+    ({"lr": "nan"}, "lr: 'nan' is not a finite number"),
+    ({"dtype": "int8"}, "dtype: 'int8' is not one of the choices (allowed: one of float32, bfloat16)"),
+    ({"train": "maybe"}, "train: 'maybe' is not a boolean (allowed: true or false)"),
+    ({"depth": 3}, "unknown parameter 'depth' (parameters: width, lr, dtype, train)"),
+])
+def test_invalid_values_name_the_parameter_and_what_is_allowed(values, message):
+    with pytest.raises(ParamError) as info:
+        validate(SPECS, values)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_invalid_declarations_are_rejected():
+    with pytest.raises(ParamError, match="default 0 is below the minimum 1"):
+        Scenario(title="t", question="q", params={"n": Int(0, min=1)})
+    with pytest.raises(ParamError, match="needs at least one choice"):
+        Scenario(title="t", question="q", params={"c": Choice("a")})
+    with pytest.raises(ScenarioError, match="must be Int, Float, Choice or Bool"):
+        Scenario(title="t", question="q", params={"n": 3})
+
+
+def test_assignments():
+    assert parse_assignment("width = 8") == ("width", "8")
+    with pytest.raises(ParamError, match="expected NAME=VALUE"):
+        parse_assignment("width")

@@ -1,0 +1,67 @@
+"""The measuring process: results cross the pipe, cancellation works, a crash is survived."""
+
+import threading
+
+import pytest
+
+from tuiperf.core.errors import ParamError
+from tuiperf.core.events import RunFailed, SamplesAdded
+from tuiperf.core.runner import RunRequest
+from tuiperf.core.worker import WorkerRunner
+
+
+@pytest.fixture(scope="module")
+def worker(fixture_dir):
+    runner = WorkerRunner("sync", [fixture_dir])
+    yield runner
+    runner.close()
+
+
+def test_catalog_devices_and_a_run(worker):
+    catalog = worker.catalog()
+    assert {"tiny", "unfair", "dispatch-floor"} <= {s["id"] for s in catalog["scenarios"]}
+    assert worker.devices()[0]["id"] == "cpu:0"
+    doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=20, dispatch="sync", profile=False))
+    assert doc["variants"][0]["ok"] and len(doc["variants"][0]["samples_ns"]) == 20
+    assert doc["env"]["dispatch"] == "sync"
+
+
+def test_user_errors_cross_the_pipe_with_their_message(worker):
+    with pytest.raises(Exception, match="size: 0 is below the minimum 1") as info:
+        worker.run(RunRequest(scenario="tiny", params={"size": 0}, dispatch="sync"))
+    assert info.value.title == ParamError.title
+
+
+def test_cancel_stops_the_worker_run(worker):
+    cancel = threading.Event()
+
+    def on_event(event):
+        if isinstance(event, SamplesAdded):
+            cancel.set()
+
+    doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], budget_s=60, dispatch="sync", profile=False),
+                     on_event, cancel)
+    assert doc["partial"] and doc["variants"][0]["samples_ns"]
+
+
+def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker):
+    events = []
+    request = RunRequest(scenario="tiny", variants=["jax.jit", "flaky"], params={"abort_after": 20_000}, samples=40_000,
+                         budget_s=60, dispatch="sync", profile=False)
+    doc = worker.run(request, events.append)
+    assert doc["partial"] and "SIGABRT" in doc["error"]
+    failed = [e for e in events if isinstance(e, RunFailed)]
+    assert failed and "SIGABRT" in failed[0].message
+    kept = {v["name"]: v for v in doc["variants"]}
+    assert kept["jax.jit"]["samples_ns"]  # streamed samples survive the crash
+    again = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=10, dispatch="sync", profile=False))
+    assert again["variants"][0]["ok"] and not again["partial"]
+
+
+def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
+    runner = WorkerRunner("sync", [fixture_dir])
+    try:
+        doc = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=5, dispatch="async", profile=False))
+        assert doc["env"]["dispatch"] == "async" and runner.dispatch == "async"
+    finally:
+        runner.close()
