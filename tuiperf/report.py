@@ -21,24 +21,43 @@ def _ns(value: float | None) -> str:
     return "–" if value is None else format_ns(value)
 
 
+def _table(title: str, columns: tuple[str, ...], names: list[str]) -> Table:
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column(columns[0], no_wrap=True, min_width=min(max(map(len, names), default=8), 28))
+    for column in columns[1:]:
+        table.add_column(column, justify="right", no_wrap=True)
+    return table
+
+
 def latency_table(doc: dict[str, Any]) -> Table:
     ratios = {row["a"]: row for row in doc.get("comparisons", [])}
-    table = Table(title=f"{doc['scenario']['id']}: per-call latency", title_justify="left", expand=False)
-    for column in ("variant", "median", "95% CI", "p10–p90", "n", "vs " + (
-            doc["comparisons"][0]["b"] if doc.get("comparisons") else "baseline"), "first call", "compile"):
-        table.add_column(column, justify="left" if column == "variant" else "right")
+    baseline = doc["comparisons"][0]["b"] if doc.get("comparisons") else None
+    names = [v["name"] for v in doc["variants"]]
+    table = _table(f"{doc['scenario']['id']}: per-call latency",
+                   ("variant", "median", "±CI95", "p10–p90", "n", f"× {baseline}" if baseline else "ratio"), names)
     for v in doc["variants"]:
         if not v["ok"] or not v["stats"]:
             status = "skipped: " + "; ".join(v["notes"]) if v["skipped"] else f"failed: {v['error']}"
-            table.add_row(v["name"], Text(status, style="yellow" if v["skipped"] else "red"), *[""] * 6)
+            table.add_row(v["name"], Text(status[:60], style="yellow" if v["skipped"] else "red"))
             continue
         s = v["stats"]
         lo, hi = s["ci95_median_ns"]
         row = ratios.get(v["name"])
-        ratio = f"{row['ratio']:.2f}× [{row['ci95'][0]:.2f}, {row['ci95'][1]:.2f}]" if row else "1 (baseline)"
-        table.add_row(v["name"], format_ns(s["median_ns"]), f"{format_ns(lo)}–{format_ns(hi)}",
-                      f"{format_ns(s['p10_ns'])}–{format_ns(s['p90_ns'])}", str(s["n"]), ratio,
-                      _ms(v["stages_ms"].get("first_call")), _ms(v["stages_ms"].get("compile")))
+        ratio = f"{row['ratio']:.2f} [{row['ci95'][0]:.2f}–{row['ci95'][1]:.2f}]" if row else "1"
+        table.add_row(v["name"], format_ns(s["median_ns"]), f"±{100 * (hi - lo) / 2 / s['median_ns']:.1f}%",
+                      f"{format_ns(s['p10_ns'])}–{format_ns(s['p90_ns'])}", str(s["n"]), ratio)
+    return table
+
+
+def stages_table(doc: dict[str, Any]) -> Table:
+    rows = [v for v in doc["variants"] if v["ok"]]
+    table = _table("one-time stages and size", ("variant", "trace", "lower", "compile", "first call", "FLOPs", "params"),
+                   [v["name"] for v in rows])
+    for v in rows:
+        st = v["stages_ms"]
+        table.add_row(v["name"], *[_ms(st.get(k)) for k in ("trace", "lower", "compile", "first_call")],
+                      "–" if v["flops"] is None else f"{v['flops']:.3g}",
+                      "–" if v["param_count"] is None else f"{v['param_count']:,}")
     return table
 
 
@@ -46,14 +65,11 @@ def breakdown_table(doc: dict[str, Any]) -> Table | None:
     rows = [v for v in doc["variants"] if v.get("breakdown_ns")]
     if not rows:
         return None
-    table = Table(title="where one call's time goes (medians of measured paths)", title_justify="left")
-    for column in ("variant", "framework", "jit dispatch", "launch", "compute", "residual", "FLOPs", "params"):
-        table.add_column(column, justify="left" if column == "variant" else "right")
+    table = _table("where one call's time goes (differences of measured paths)",
+                   ("variant", "framework", "jit dispatch", "launch", "compute", "residual"), [v["name"] for v in rows])
     for v in rows:
         b = v["breakdown_ns"]
-        table.add_row(v["name"], *[_ns(b[k]) for k in STAGES], _ns(b["residual"]),
-                      "–" if v["flops"] is None else f"{v['flops']:.3g}",
-                      "–" if v["param_count"] is None else f"{v['param_count']:,}")
+        table.add_row(v["name"], *[_ns(b[k]) for k in STAGES], _ns(b["residual"]))
     return table
 
 
@@ -79,7 +95,7 @@ def header(doc: dict[str, Any]) -> Text:
 
 
 def render(doc: dict[str, Any], profiles: bool = False) -> Group:
-    parts: list[Any] = [header(doc), latency_table(doc)]
+    parts: list[Any] = [header(doc), latency_table(doc), stages_table(doc)]
     breakdown = breakdown_table(doc)
     if breakdown is not None:
         parts.append(breakdown)
