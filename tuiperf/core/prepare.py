@@ -120,8 +120,11 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple) -> tuple[dict[str, 
     return paths, program
 
 
-def prepare(name: str, bench: Bench) -> Prepared:
-    """Compile, call once, warm up and calibrate one variant. Exceptions propagate to the caller."""
+def prepare(name: str, bench: Bench, cancel: Any = None) -> Prepared:
+    """Compile, call once, warm up and calibrate one variant. Exceptions propagate to the caller.
+
+    ``cancel`` (anything with ``is_set``) skips the breakdown's extra compiles once set.
+    """
     watch = sentinel()
     watch.current = name
     fn, args = bench.fn, bench.args
@@ -144,6 +147,8 @@ def prepare(name: str, bench: Bench) -> Prepared:
 
     jit_level = (bench.jit_fn, bench.jit_args) if bench.jit_fn is not None else (
         (fn, args) if is_jax_jit(fn) else None)
+    if cancel is not None and cancel.is_set():
+        return prepared
     if jit_level is not None:
         try:
             prepared.paths, program = build_paths(*jit_level)
