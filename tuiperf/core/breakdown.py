@@ -17,11 +17,11 @@ import statistics
 import threading
 
 from tuiperf.core.prepare import Prepared
-from tuiperf.core.sampler import Target, sample_interleaved
+from tuiperf.core.sampler import Target, block_size, sample_interleaved
 from tuiperf.core.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
 
 BREAKDOWN_SECONDS = 0.4  # sampling time spent on one variant's breakdown
-MIN_ROUNDS, MAX_ROUNDS = 15, 3000
+MIN_ROUNDS, MAX_ROUNDS = 15, 3000  # samples per path
 
 
 def measure_breakdown(prepared: Prepared, total_ns: float, resolution_ns: float,
@@ -33,9 +33,10 @@ def measure_breakdown(prepared: Prepared, total_ns: float, resolution_ns: float,
     for name, (fn, args) in paths.items():
         block = blocker_for(fn(*args))
         estimate = statistics.median(take_sample(fn, args, 1, block, clock) for _ in range(3))
-        targets.append(Target(name, fn, args, block, loops=choose_loops(estimate, resolution_ns)))
-    per_round_ns = sum(t.loops * max(prepared.estimate_ns, 1.0) for t in targets)
-    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, BREAKDOWN_SECONDS * 1e9 / per_round_ns)))
+        targets.append(Target(name, fn, args, block, loops=choose_loops(estimate, resolution_ns),
+                              per_turn=block_size(estimate)))
+    per_sample_ns = sum(t.loops * max(prepared.estimate_ns, 1.0) for t in targets)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, BREAKDOWN_SECONDS * 1e9 / per_sample_ns)))
     if not sample_interleaved(targets, samples=rounds, budget_s=float("inf"), cancel=cancel, clock=clock):
         return None
     median = {t.name: statistics.median(t.samples) for t in targets}

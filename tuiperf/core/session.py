@@ -28,7 +28,7 @@ from tuiperf.core.params import validate
 from tuiperf.core.prepare import Prepared, prepare
 from tuiperf.core.profiling import profile_call
 from tuiperf.core.runner import DISPATCH_MODES, RunRequest
-from tuiperf.core.sampler import Target, sample_interleaved
+from tuiperf.core.sampler import Target, block_size, sample_interleaved
 from tuiperf.core.scenario import Scenario
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
@@ -168,8 +168,8 @@ class Run:
         return prepared
 
     def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
-        targets = [Target(p.name, p.bench.fn, p.bench.args, p.block, loops=choose_loops(p.estimate_ns, resolution))
-                   for p in prepared]
+        targets = [Target(p.name, p.bench.fn, p.bench.args, p.block, loops=choose_loops(p.estimate_ns, resolution),
+                          per_turn=block_size(p.estimate_ns)) for p in prepared]
         if not targets or self.cancel.is_set():
             return targets
         self.emit(PhaseChanged("sample", None, "steady-state sampling"))

@@ -1,0 +1,59 @@
+"""Every built-in scenario at tiny sizes: results complete, the equivalence guard quiet or loud as it should be."""
+
+import pytest
+
+from tuiperf.core.catalog import load_catalog
+from tuiperf.core.runner import RunRequest
+
+TINY = {
+    "dispatch-floor": {"n_args": "3"},
+    "mlp-closure-vs-argument": {"in_size": "4", "width": "8", "out_size": "2", "batch": "2"},
+    "filter-jit-overhead": {"model": "mlp", "width": "8", "depth": "2"},
+    "static-leaves-partition": {"n_static": "10", "partitions": "3"},
+    "conv-transpose-3d": {"size": "4", "batch": "1", "c_in": "2", "c_out": "2"},
+    "nnx-vs-linen-cnn": {"batch": "1", "c1": "4", "c2": "4", "hidden": "8"},
+}
+
+
+def run(runner, scenario, params, **kwargs):
+    return runner.run(RunRequest(scenario=scenario, params=params, samples=5, profile=False, dispatch="sync", **kwargs))
+
+
+def test_every_builtin_scenario_is_covered():
+    assert set(load_catalog().scenarios) == set(TINY)
+
+
+@pytest.mark.parametrize("scenario", sorted(TINY))
+def test_scenario_runs_completely_and_fairly(runner, scenario):
+    doc = run(runner, scenario, TINY[scenario])
+    assert not doc["partial"]
+    for variant in doc["variants"]:
+        if variant["skipped"]:
+            assert variant["notes"], f"{variant['name']} skipped without saying why"
+            continue
+        assert variant["ok"], f"{variant['name']}: {variant['error']}"
+        assert variant["stats"]["n"] == 5 and variant["stats"]["median_ns"] > 0
+        assert variant["stages_ms"]["first_call"] > 0
+    assert doc["equivalence"]["mismatches"] == [], doc["warnings"]
+    assert len(doc["equivalence"]["checked"]) >= 2
+
+
+def test_training_step_variant_of_filter_jit_overhead(runner):
+    doc = run(runner, "filter-jit-overhead", {**TINY["filter-jit-overhead"], "step": "train"})
+    assert all(v["ok"] for v in doc["variants"]) and doc["equivalence"]["mismatches"] == []
+
+
+def test_int_kernel_size_is_flagged_as_an_unfair_comparison(runner):
+    doc = run(runner, "conv-transpose-3d", {**TINY["conv-transpose-3d"], "flax_kernel_size": "int"})
+    flagged = {m["a"] for m in doc["equivalence"]["mismatches"]}
+    assert flagged == {"linen", "nnx"}
+    quantities = {m["quantity"] for m in doc["equivalence"]["mismatches"] if m["a"] == "linen"}
+    assert {"XLA FLOPs", "parameter count"} <= quantities
+    assert any(w.startswith("linen does not compute the same thing as eqx-vmap") for w in doc["warnings"])
+
+
+def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner):
+    doc = run(runner, "static-leaves-partition", {}, variants=["eqx.filter_jit", "flat-dict"],
+              sweep=("n_static", ["100", "1000", "10000"]))
+    slopes = doc["sweep"]["slopes"]
+    assert slopes["eqx.filter_jit"] > 0.6 and abs(slopes["flat-dict"]) < 0.2, slopes
