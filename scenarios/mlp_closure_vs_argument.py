@@ -18,16 +18,18 @@ scenario = Scenario(
     title="MLP: closure vs argument vs pre-flattened (Equinox, Linen, NNX)",
     question=(
         "What does passing the model as a jit argument cost compared with capturing it in a closure, "
-        "and does the library or the weight layout decide the winner? The original report (seed 000; "
-        "older Equinox/Flax, GPU) timed a 3-layer MLP: closure 14.8 µs (Equinox) vs 12 µs (Flax); as an "
-        "argument eqx.filter_jit 185 µs, Equinox through jax.jit 43.6 µs, Flax apply 19.6 µs. It blamed a "
-        "fixed ~20 µs pytree-flatten cost, removable by pre-flattening, and claimed that transposing the "
-        "weights swaps which library wins. How to read it: closure vs jax.jit of the same library is the "
-        "cost of passing parameters (flattening plus per-argument dispatch); *-preflattened vs *-jax.jit "
-        "is the pytree-walk part of it; the jit-level column of eqx-filter_jit and nnx-nnx.jit separates the "
-        "wrapper's Python work from JAX's. Run layout=native and layout=transposed to see whether the "
-        "layout changes the ranking (each library then stores the other's layout). Closures bake the "
-        "weights in as compile-time constants: a different program, and stale after an in-place update."
+        "and does the library or the weight layout decide the winner? The original report (seed 000, "
+        "cf. equinox issue #928; Equinox/Flax of early 2025) timed a 3-layer MLP: closure 14.8 µs "
+        "(Equinox) vs 12 µs (Flax); as an argument eqx.filter_jit 185 µs, Equinox through jax.jit "
+        "43.6 µs, Flax apply 19.6 µs. It blamed a fixed ~20 µs pytree-flatten cost, removable by "
+        "pre-flattening, and claimed that transposing the weights swaps which library wins. How to read "
+        "it: closure vs jax.jit of the same library is the cost of passing parameters (flattening plus "
+        "per-argument dispatch); *-preflattened vs *-jax.jit is the pytree-walk part of it; the jit-level "
+        "column of eqx-filter_jit and nnx-nnx.jit separates the wrapper's Python work from JAX's. Run "
+        "layout=native and layout=transposed to see whether the layout changes the ranking (each library "
+        "then stores the other's layout). Closures bake the weights in as compile-time constants: a "
+        "different program (with bfloat16/float16 even fewer FLOPs, which the equivalence guard reports), "
+        "and stale after an in-place update."
     ),
     params=dict(
         in_size=Int(32, min=1, max=65536, help="input features"),

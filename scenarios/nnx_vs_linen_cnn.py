@@ -15,7 +15,7 @@ scenario = Scenario(
     title="Flax NNX vs Linen: small CNN forward",
     question=(
         "Is NNX slower than Linen for the same CNN, and which way of calling NNX removes the gap? The "
-        "original report (seed 002, flax issue #4459; jax 0.4.37, flax 0.10.2, T4 GPU) found NNX "
+        "original report (seed 002; jax 0.4.37, flax 0.10.2, T4 GPU) found NNX "
         "noticeably slower than Linen on the Flax-docs CNN and blamed compilation and memory management. "
         "The cost is per call and in Python: default nnx.jit (graph mode) flattens and unflattens the "
         "module graph on every call and returns every parameter from the executable. How to read it: "

@@ -14,7 +14,7 @@ scenario = Scenario(
     title="Many static leaves: tree partition vs flat dict",
     question=(
         "What does each call cost when the model carries many static (non-array) leaves, and how does "
-        "the way it is partitioned change that? The original report (seed 004, equinox PR #983; older "
+        "the way it is partitioned change that? The original report (seed 004, cf. equinox issue #824; older "
         "Equinox) had 1 array leaf and 100,000 static leaves: the Equinox path cost 3.72 ms per jit call, "
         "an Inox-style flat path->array dict 2.7 µs. eqx.partition keeps the tree's shape (None where a "
         "leaf went to the other part), so every call still walks all the static positions; a flat dict "
