@@ -49,10 +49,14 @@ TO_LAST = (0, 2, 3, 4, 1)  # NCDHW -> NDHWC
 TO_FIRST = (0, 4, 1, 2, 3)  # NDHWC -> NCDHW
 
 
+@scenario.check
+def padding_fits_kernel(p):
+    if p.padding > p.kernel - 1:
+        raise ValueError(f"padding: {p.padding} must be at most kernel-1 = {p.kernel - 1}")
+
+
 @scenario.setup
 def build(p):
-    if p.padding > p.kernel - 1:
-        raise ValueError(f"padding {p.padding} must be at most kernel-1 = {p.kernel - 1}")
     rng = np.random.default_rng(0)
     k = p.kernel
     bound = 1 / np.sqrt(p.c_in * k**3)

@@ -50,3 +50,10 @@ def test_assignments():
     assert parse_assignment("width = 8") == ("width", "8")
     with pytest.raises(ParamError, match="expected NAME=VALUE"):
         parse_assignment("width")
+
+
+def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):
+    from tuiperf.core.runner import RunRequest
+
+    with pytest.raises(ParamError, match="padding: 3 must be at most kernel-1 = 2"):
+        runner.run(RunRequest(scenario="conv-transpose-3d", params={"kernel": 3, "padding": 3}, dispatch="sync"))

@@ -80,9 +80,12 @@ class Scenario:
     question: str
     params: dict[str, Param] = field(default_factory=dict)
     id: str = ""  # filled from the file name when empty
-    tolerance: float = 1e-4  # relative tolerance when comparing outputs of equivalent variants
+    # Relative tolerance when the guard compares outputs of equivalent variants; a function of the
+    # parameters when it depends on them, e.g. ``lambda p: 1e-2 if p.dtype == "bfloat16" else 1e-4``.
+    tolerance: float | Callable[[SimpleNamespace], float] = 1e-4
     variants: dict[str, Variant] = field(default_factory=dict, init=False)
     setup_fn: Callable[[SimpleNamespace], Any] | None = field(default=None, init=False)
+    check_fn: Callable[[SimpleNamespace], None] | None = field(default=None, init=False)
     path: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
@@ -100,11 +103,23 @@ class Scenario:
         self.setup_fn = fn
         return fn
 
+    def check(self, fn: Callable[[SimpleNamespace], None]) -> Callable[[SimpleNamespace], None]:
+        """Decorate a check of values that depend on each other (``padding <= kernel - 1``).
+
+        It runs before anything else; a ``ValueError`` it raises is reported as an invalid parameter.
+        """
+        self.check_fn = fn
+        return fn
+
+    def tolerance_for(self, values: SimpleNamespace) -> float:
+        return float(self.tolerance(values) if callable(self.tolerance) else self.tolerance)
+
     def variant(self, name: str, *, equivalent: bool = True) -> Callable[[Callable], Callable]:
         """Decorate a variant builder ``(p, ctx) -> Bench``.
 
         ``equivalent=False`` tells the equivalence guard this variant computes something else on
-        purpose, so its outputs and FLOPs are not compared with the others.
+        purpose, so its outputs and FLOPs are not compared with the others. The guard compares every
+        equivalent variant with the first one declared: declare the reference first.
         """
         if not name or any(c in name for c in ", \t\n"):
             raise ScenarioError(f"variant name {name!r} must be non-empty without spaces or commas")

@@ -60,6 +60,7 @@ def resolve(request: RunRequest) -> tuple[Scenario, dict[str, Any], list[str], A
         raise ParamError(f"budget must be positive, got {request.budget_s}")
     scenario = load_catalog(request.scenario_dirs).get(request.scenario)
     params = validate(scenario.params, request.params)
+    check_together(scenario, params)
     names = list(scenario.variants)
     if request.variants:
         unknown = [n for n in request.variants if n not in scenario.variants]
@@ -73,8 +74,18 @@ def resolve(request: RunRequest) -> tuple[Scenario, dict[str, Any], list[str], A
         if not values:
             raise ParamError(f"sweep over {parameter!r} needs at least one value")
         for value in values:
-            scenario.params[parameter].parse(value)
+            check_together(scenario, {**params, parameter: scenario.params[parameter].parse(value)})
     return scenario, params, names, pick_device(request.device)
+
+
+def check_together(scenario: Scenario, params: dict[str, Any]) -> None:
+    """Run the scenario's own check of values that depend on each other."""
+    if scenario.check_fn is None:
+        return
+    try:
+        scenario.check_fn(SimpleNamespace(**params))
+    except ValueError as exc:
+        raise ParamError(str(exc)) from None
 
 
 def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> dict[str, Any]:
@@ -229,7 +240,7 @@ class Run:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
         subjects = [Subject(p.name, p.output, p.flops, p.param_count) for p in prepared
                     if self.scenario.variants[p.name].same_as_default and self.entries[p.name]["ok"]]
-        self.mismatches = check_equivalence(subjects, self.scenario.tolerance)
+        self.mismatches = check_equivalence(subjects, self.scenario.tolerance_for(SimpleNamespace(**self.params)))
         self.warnings.extend(describe(self.mismatches))
         for m in self.mismatches:
             self.entries[m["a"]]["warnings"].append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")

@@ -7,7 +7,9 @@ was measured so far, and the next request starts a fresh child.
 
 Protocol (``multiprocessing`` pipe, pickled tuples): the parent sends ``(verb, payload)``; the child
 answers ``("event", Event)`` any number of times, then ``("ok", value)`` or ``("error", (title,
-message, where))``. Cancellation goes through a shared ``multiprocessing.Event``.
+message, where))``. Cancellation goes through a byte of shared memory: the sampler checks it after
+every sample, and reading a ``multiprocessing.Event`` there costs a semaphore syscall each time,
+which measurably slowed the next sample (fidelity benchmark, dispatch-floor).
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
             elif verb == "devices":
                 value = runner.devices()
             elif verb == "run":
-                cancel.clear()
                 value = runner.run(RunRequest(**payload), lambda event: conn.send(("event", event)), _CancelView(cancel))
             else:
                 raise TuiperfError(f"unknown request {verb!r}")
@@ -61,13 +62,13 @@ def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
 
 
 class _CancelView:
-    """What the measuring code expects of a cancel flag (``is_set``), over a process-shared Event."""
+    """What the measuring code expects of a cancel flag (``is_set``), over a shared-memory byte."""
 
-    def __init__(self, event: Any) -> None:
-        self._event = event
+    def __init__(self, flag: Any) -> None:
+        self._flag = flag
 
     def is_set(self) -> bool:
-        return self._event.is_set()
+        return bool(self._flag.value)
 
 
 class WorkerRunner:
@@ -81,7 +82,7 @@ class WorkerRunner:
         self._context = mp.get_context("spawn")  # never fork a process that may hold JAX threads
         self._process: Any = None
         self._conn: Any = None
-        self._cancel = self._context.Event()
+        self._cancel = self._context.RawValue("b", 0)
         self._lock = threading.Lock()
 
     # -- process management -----------------------------------------------------------------------
@@ -122,11 +123,12 @@ class WorkerRunner:
                  cancel: threading.Event | None = None) -> Any:
         with self._lock:
             self.start()
+            self._cancel.value = 0  # cleared here, before the request: a cancel that follows is never lost
             self._conn.send((verb, payload))
             cancel_sent = False
             while True:
                 if cancel is not None and cancel.is_set() and not cancel_sent:
-                    self._cancel.set()
+                    self._cancel.value = 1
                     cancel_sent = True
                 try:
                     ready = self._conn.poll(POLL_S)
