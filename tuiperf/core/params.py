@@ -43,8 +43,30 @@ class Param:
                 "allowed": self.allowed()}
 
 
+class _Ranged:
+    """Range checking shared by Int and Float (their ``min``/``max`` fields)."""
+
+    min: Any
+    max: Any
+
+    def in_range(self, value: Any) -> Any:
+        if self.min is not None and value < self.min:
+            raise self.error(value, f"is below the minimum {self.min}")  # type: ignore[attr-defined]
+        if self.max is not None and value > self.max:
+            raise self.error(value, f"is above the maximum {self.max}")  # type: ignore[attr-defined]
+        return value
+
+    def bounds(self, fmt: str) -> str:
+        lo = "-inf" if self.min is None else format(self.min, fmt)
+        hi = "inf" if self.max is None else format(self.max, fmt)
+        return f"{lo}..{hi}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "min": self.min, "max": self.max}  # type: ignore[misc]
+
+
 @dataclass(frozen=True)
-class Int(Param):
+class Int(_Ranged, Param):
     default: int = 0
     min: int | None = None
     max: int | None = None
@@ -69,23 +91,14 @@ class Int(Param):
             value = raw
         else:
             raise self.error(raw, "is not an integer")
-        if self.min is not None and value < self.min:
-            raise self.error(value, f"is below the minimum {self.min}")
-        if self.max is not None and value > self.max:
-            raise self.error(value, f"is above the maximum {self.max}")
-        return value
+        return self.in_range(value)
 
     def allowed(self) -> str:
-        lo = "-inf" if self.min is None else str(self.min)
-        hi = "inf" if self.max is None else str(self.max)
-        return f"integer {lo}..{hi}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "min": self.min, "max": self.max}
+        return f"integer {self.bounds('d')}"
 
 
 @dataclass(frozen=True)
-class Float(Param):
+class Float(_Ranged, Param):
     default: float = 0.0
     min: float | None = None
     max: float | None = None
@@ -101,19 +114,10 @@ class Float(Param):
             raise self.error(raw, "is not a number") from None
         if not math.isfinite(value):
             raise self.error(raw, "is not a finite number")
-        if self.min is not None and value < self.min:
-            raise self.error(value, f"is below the minimum {self.min}")
-        if self.max is not None and value > self.max:
-            raise self.error(value, f"is above the maximum {self.max}")
-        return value
+        return self.in_range(value)
 
     def allowed(self) -> str:
-        lo = "-inf" if self.min is None else f"{self.min:g}"
-        hi = "inf" if self.max is None else f"{self.max:g}"
-        return f"number {lo}..{hi}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "min": self.min, "max": self.max}
+        return f"number {self.bounds('g')}"
 
 
 @dataclass(frozen=True)

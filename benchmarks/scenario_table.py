@@ -1,0 +1,68 @@
+"""Measure every built-in scenario at its defaults (plus the runs that test a report's claim) and
+print the Markdown table the README shows: median per variant, ratios, and guard findings.
+
+    python benchmarks/scenario_table.py [--dispatch sync] [--budget 3] > table.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tuiperf.core.runner import RunRequest
+from tuiperf.core.stats import format_ns
+from tuiperf.core.worker import WorkerRunner
+
+RUNS = [
+    ("dispatch-floor", {}),
+    ("mlp-closure-vs-argument", {}),
+    ("mlp-closure-vs-argument", {"layout": "transposed"}),
+    ("filter-jit-overhead", {}),
+    ("filter-jit-overhead", {"model": "mlp", "width": "256"}),
+    ("static-leaves-partition", {}),
+    ("static-leaves-partition", {"n_static": "100000", "n_arrays": "1"}),
+    ("conv-transpose-3d", {}),
+    ("conv-transpose-3d", {"flax_kernel_size": "int"}),
+    ("nnx-vs-linen-cnn", {}),
+]
+
+
+def describe(doc: dict) -> str:
+    parts = []
+    for v in doc["variants"]:
+        if v["skipped"]:
+            parts.append(f"{v['name']} skipped")
+        elif not v["ok"]:
+            parts.append(f"{v['name']} failed")
+        else:
+            parts.append(f"{v['name']} {format_ns(v['stats']['median_ns'])}")
+    return "; ".join(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dispatch", default="sync", choices=("sync", "async"))
+    parser.add_argument("--budget", type=float, default=3.0)
+    args = parser.parse_args()
+    runner = WorkerRunner(args.dispatch)
+    env = None
+    print("| scenario | parameters | median per call | guard |")
+    print("|---|---|---|---|")
+    try:
+        for scenario, params in RUNS:
+            doc = runner.run(RunRequest(scenario=scenario, params=params, dispatch=args.dispatch,
+                                        budget_s=args.budget, profile=False))
+            env = env or doc["env"]
+            guard = "; ".join(f"{m['a']} vs {m['b']}: {m['quantity']}" for m in doc["equivalence"]["mismatches"]) or "fair"
+            setting = " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+            print(f"| `{scenario}` | {setting} | {describe(doc)} | {guard} |", flush=True)
+    finally:
+        runner.close()
+    print(f"\nMeasured {env['date']} with `python benchmarks/scenario_table.py --dispatch {args.dispatch} "
+          f"--budget {args.budget:g}`: jax {env['jax']}, jaxlib {env['jaxlib']}, equinox {env['equinox']}, "
+          f"flax {env['flax']}, Python {env['python']}, {env['cpu']} ({env['cpu_count']} cores), "
+          f"{args.dispatch} dispatch.", file=sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
