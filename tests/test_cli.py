@@ -53,3 +53,21 @@ def test_console_script_runs_in_a_fresh_process(fixture_dir):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "jax.jit" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
+    """JAX_NUM_CPU_DEVICES=2 gives two devices: the run happens on the one chosen, inputs included."""
+    import os
+
+    out = tmp_path / "result.json"
+    env = {**os.environ, "JAX_NUM_CPU_DEVICES": "2"}
+    listed = subprocess.run([sys.executable, "-m", "tuiperf", "devices", "--json"], capture_output=True,
+                            text=True, timeout=120, env=env)
+    assert [d["id"] for d in json.loads(listed.stdout)] == ["cpu:0", "cpu:1"]
+    done = subprocess.run([sys.executable, "-m", "tuiperf", "run", "tiny", "--scenarios", fixture_dir,
+                           "--variants", "jax.jit", "--samples", "5", "--no-profile", "--device", "cpu:1",
+                           "--json", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["device"]["id"] == "cpu:1" and doc["device"]["index"] == 1
+    assert not any("inputs live on" in w for w in doc["warnings"])

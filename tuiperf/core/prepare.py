@@ -120,19 +120,38 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple) -> tuple[dict[str, 
     return paths, program
 
 
-def prepare(name: str, bench: Bench, cancel: Any = None) -> Prepared:
+def place_inputs(bench: Bench, device: Any) -> list[str]:
+    """Commit top-level array arguments to ``device``; report any array leaf living elsewhere.
+
+    Setup and variant builders run under ``jax.default_device(device)``, so their arrays are there
+    already; committing makes it explicit, and a leaf found elsewhere (say, built with an explicit
+    ``device=``) is named in a warning instead of silently timing a cross-device copy.
+    """
+    import jax
+
+    bench.args = tuple(jax.device_put(a, device) if isinstance(a, jax.Array) else a for a in bench.args)
+    elsewhere = {str(d) for leaf in jax.tree.leaves(bench.args) if isinstance(leaf, jax.Array)
+                 for d in leaf.devices() if d != device}
+    if elsewhere:
+        return [f"some inputs live on {', '.join(sorted(elsewhere))}, not on {device}: calls may copy them"]
+    return []
+
+
+def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> Prepared:
     """Compile, call once, warm up and calibrate one variant. Exceptions propagate to the caller.
 
     ``cancel`` (anything with ``is_set``) skips the breakdown's extra compiles once set.
     """
     watch = sentinel()
     watch.current = name
+    placement_warnings = place_inputs(bench, device) if device is not None else []
     fn, args = bench.fn, bench.args
     stages, compiled, note = aot_stages(fn, args)
     traces_before, compiles_before = watch.snapshot(name)
     stages["first_call"], output = time_once(lambda: _call_and_block(fn, args))
     prepared = Prepared(name=name, bench=bench, block=blocker_for(output), output=output, loops=1,
                         estimate_ns=0.0, stages_ms=stages, param_count=count_params(bench.params))
+    prepared.warnings.extend(placement_warnings)
     if note:
         prepared.notes.append(note)
     if bench.note:

@@ -169,7 +169,7 @@ class Run:
             variant = self.scenario.variants[name]
             try:
                 bench = variant.build(SimpleNamespace(**self.params), ctx)
-                prepared.append(prepare(name, bench, self.cancel))
+                prepared.append(prepare(name, bench, self.cancel, self.device))
             except Skip as why:
                 self.finish(name, results.variant_entry(name, ok=False, skipped=True, notes=[str(why)]))
             except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
