@@ -17,9 +17,16 @@ def fixture_dir() -> str:
     return str(FIXTURES)
 
 
-@pytest.fixture(scope="session")
-def runner(fixture_dir):
-    from tuiperf.core.inprocess import InProcessRunner, set_dispatch
+@pytest.fixture(scope="session", autouse=True)
+def sync_dispatch():
+    """JAX's dispatch mode is fixed by a process's first computation: make it sync before any test."""
+    from tuiperf.core.inprocess import set_dispatch
 
     set_dispatch("sync")
+
+
+@pytest.fixture(scope="session")
+def runner(fixture_dir):
+    from tuiperf.core.inprocess import InProcessRunner
+
     return InProcessRunner([fixture_dir])

@@ -200,7 +200,7 @@ def test_stability_warnings_noisy_vs_tight():
     text = " | ".join(warnings)
     assert "unstable: the middle half" in text and "% of the median" in text
     assert "outliers" in text
-    assert any(w.startswith("multi-modal: clusters at 12.3 µs") and "18.9 µs" in w for w in warnings)
+    assert any(w.startswith("multi-modal: clusters at 12.3 µs") and "60.0 µs (7 %)" in w for w in warnings)
 
 
 def test_stability_warnings_few_samples_and_wide_ci():
