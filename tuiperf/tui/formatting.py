@@ -1,0 +1,158 @@
+"""Pure helpers for the TUI: time formatting, parameter specs from catalog dicts, binning.
+
+Nothing here imports Textual, JAX or numpy, so it is cheap to import and easy to test.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+from tuiperf.core.params import Bool, Choice, Float, Int, Param
+
+try:  # the core's formatter, when it has landed
+    from tuiperf.core.stats import format_ns as _core_format_ns
+except Exception:  # pragma: no cover - fallback while the core is being written
+    _core_format_ns = None
+
+
+def format_ns(ns: float | None) -> str:
+    """``12.3 µs``; an em dash for a missing value."""
+    if ns is None or (isinstance(ns, float) and not math.isfinite(ns)):
+        return "—"
+    if _core_format_ns is not None:
+        return _core_format_ns(ns)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def format_ms(ms: float | None) -> str:
+    return "—" if ms is None else format_ns(ms * 1e6)
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, sec = divmod(int(seconds), 60)
+    return f"{minutes}m{sec:02d}s"
+
+
+def spec_from_dict(d: dict[str, Any]) -> Param:
+    """Rebuild the core's typed parameter from the catalog's plain description."""
+    kind = d.get("kind")
+    common = dict(default=d.get("default"), help=d.get("help", "") or "")
+    if kind == "int":
+        spec: Param = Int(min=d.get("min"), max=d.get("max"), **common)
+    elif kind == "float":
+        spec = Float(min=d.get("min"), max=d.get("max"), **common)
+    elif kind == "choice":
+        spec = Choice(choices=tuple(d.get("choices") or ()), **common)
+    elif kind == "bool":
+        spec = Bool(**common)
+    else:
+        raise ValueError(f"unknown parameter kind {kind!r}")
+    object.__setattr__(spec, "name", d.get("name", ""))
+    return spec
+
+
+def split_values(text: str) -> list[str]:
+    """``"1, 2 4;8"`` → ``["1", "2", "4", "8"]``."""
+    for sep in ",;":
+        text = text.replace(sep, " ")
+    return [t for t in text.split() if t]
+
+
+def suggest_sweep(spec: Param) -> str:
+    """A reasonable list of values to sweep for a parameter (shown pre-filled in the sweep dialog)."""
+    if isinstance(spec, Choice):
+        return ", ".join(spec.choices)
+    if isinstance(spec, Bool):
+        return "false, true"
+    if isinstance(spec, Int):
+        lo = spec.min if spec.min is not None else 1
+        base = max(int(spec.default), 1, lo)
+        values = sorted({max(lo, base // 4), max(lo, base // 2), base, base * 2, base * 4, base * 16})
+        if spec.max is not None:
+            values = [v for v in values if v <= spec.max]
+        if len(values) < 3 and spec.max is not None:
+            values = sorted({*values, *range(lo, min(spec.max, lo + 3) + 1)})
+        return ", ".join(str(v) for v in values)
+    base = float(spec.default) or 1.0
+    return ", ".join(f"{base * f:g}" for f in (0.25, 0.5, 1, 2, 4))
+
+
+def downsample(values: Sequence[float], n: int) -> list[float]:
+    """At most ``n`` evenly spaced values (plots stay cheap whatever the sample count)."""
+    if n <= 0 or len(values) <= n:
+        return list(values)
+    step = len(values) / n
+    return [values[int(i * step)] for i in range(n)]
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def median(values: Iterable[float]) -> float:
+    s = sorted(values)
+    return quantile(s, 0.5)
+
+
+def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005) -> tuple[float, float] | None:
+    """A shared x range for all series: the clip..1-clip quantiles, so a few outliers do not squash it."""
+    lo, hi = math.inf, -math.inf
+    for values in series.values():
+        if not values:
+            continue
+        s = sorted(downsample(values, 20000))
+        lo = min(lo, quantile(s, clip))
+        hi = max(hi, quantile(s, 1 - clip))
+    if not math.isfinite(lo) or not math.isfinite(hi):
+        return None
+    if hi <= lo:
+        lo, hi = lo * 0.95, hi * 1.05 + 1e-9
+    return lo, hi
+
+
+def bin_counts(values: Sequence[float], lo: float, hi: float, bins: int, log: bool = False) -> tuple[list[float], list[float], int]:
+    """Histogram on [lo, hi] with ``bins`` bins (log-spaced when ``log``).
+
+    Returns bin centres, fractions of the series' samples in each bin, and how many samples fell outside.
+    """
+    bins = max(bins, 2)
+    if log:
+        lo, hi = math.log10(max(lo, 1e-9)), math.log10(max(hi, lo * 1.0001 if lo > 0 else 1e-9))
+        lo, hi = min(lo, hi), max(lo, hi)
+        transform = lambda v: math.log10(v) if v > 0 else -math.inf  # noqa: E731
+    else:
+        transform = lambda v: v  # noqa: E731
+    width = (hi - lo) / bins or 1.0
+    counts = [0] * bins
+    outside = 0
+    for v in values:
+        t = transform(v)
+        i = int((t - lo) / width)
+        if i == bins and t <= hi:
+            i = bins - 1
+        if 0 <= i < bins:
+            counts[i] += 1
+        else:
+            outside += 1
+    total = len(values) or 1
+    centres = [lo + (i + 0.5) * width for i in range(bins)]
+    if log:
+        centres = [10 ** c for c in centres]
+    return centres, [c / total for c in counts], outside
+
+
+def nice_label(name: str, width: int = 18) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"

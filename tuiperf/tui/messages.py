@@ -1,0 +1,107 @@
+"""Textual messages the app's thread workers post; only handlers on the UI thread touch widgets.
+
+Every run message carries the ``run_id`` of the run that produced it, so messages of a run that was
+superseded (a new run started while the old thread finished) are recognised and dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass
+class CatalogLoaded(Message):
+    catalog: dict[str, Any]
+    devices: list[dict[str, Any]]
+
+
+@dataclass
+class CatalogFailed(Message):
+    title: str
+    message: str
+
+
+class LiveState:
+    """What a running measurement has produced so far, written by the worker thread.
+
+    The worker appends samples and stores the latest progress here, and posts a coalescing
+    :class:`RunUpdated`; the UI reads a snapshot under the lock at its own pace. This keeps the
+    message queue short however fast samples arrive.
+    """
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.lock = threading.Lock()
+        self.samples: dict[str, list[float]] = {}
+        self.variants: list[str] = []
+        self.fraction = 0.0
+        self.elapsed_s = 0.0
+        self.eta_s: float | None = None
+        self.estimates_ns: dict[str, float] = {}
+        self.counts: dict[str, int] = {}
+        self.phase = "starting"
+        self.phase_variant: str | None = None
+        self.sweep_value: Any = None
+        self.finished_variants: dict[str, dict[str, Any]] = {}
+        self.started = time.monotonic()
+
+    def snapshot_samples(self) -> dict[str, list[float]]:
+        with self.lock:
+            return {k: list(v) for k, v in self.samples.items()}
+
+
+@dataclass
+class RunBegan(Message):
+    run_id: int
+    live: LiveState
+    sweep: bool = False
+
+
+@dataclass
+class RunUpdated(Message):
+    """Progress, phase or new samples: coalesces, so a burst of them costs one redraw."""
+
+    run_id: int
+    live: LiveState
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RunUpdated) and message.run_id == self.run_id
+
+
+@dataclass
+class VariantDone(Message):
+    run_id: int
+    variant: dict[str, Any]
+
+
+@dataclass
+class RunDone(Message):
+    """A complete (or, after cancel, partial) result document."""
+
+    run_id: int
+    result: dict[str, Any]
+
+
+@dataclass
+class RunError(Message):
+    """The single way a failure reaches the UI: from the runner, a RunFailed event or a crash."""
+
+    run_id: int
+    title: str
+    message: str
+    where: str | None = None
+    partial: dict[str, Any] | None = None
+    details: str = ""
+
+
+@dataclass
+class ParamsChanged(Message):
+    """The parameter form changed (used by the live mode to re-run)."""
+
+    valid: bool = True
+    errors: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Modal screens: help (keys), error details, sweep set-up."""

@@ -1,0 +1,1 @@
+"""One widget per module, each named for what it shows."""

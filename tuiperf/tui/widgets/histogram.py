@@ -1,0 +1,105 @@
+"""Latency histogram: every variant's per-call times overlaid, medians marked, optional log axis.
+
+Samples are binned here (pure Python) into about as many bins as the plot has columns, so drawing
+costs the same with 100 or 100,000 samples and several clusters (JAX's asynchronous dispatch makes
+per-call times multi-modal) stay visible as separate peaks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from tuiperf.tui.formatting import bin_counts, format_ns, histogram_range, median
+from tuiperf.tui.widgets.plot_base import CachedPlot, variant_marker, variant_rgb
+
+
+class LatencyHistogram(CachedPlot):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.series: dict[str, Sequence[float]] = {}
+        self.medians: dict[str, float] = {}
+        self.order: list[str] = []
+        self.log_x = False
+        self.note = ""
+
+    def set_series(self, series: dict[str, Sequence[float]], medians: dict[str, float] | None = None,
+                   order: list[str] | None = None, note: str = "") -> None:
+        self.series = {k: v for k, v in series.items() if v}
+        self.order = order or list(series)
+        self.medians = dict(medians or {})
+        self.note = note
+        self.invalidate()
+
+    def set_log(self, log: bool) -> None:
+        self.log_x = log
+        self.invalidate()
+
+    def draw(self, width: int, height: int) -> None:
+        plt = self.plt
+        scale = "log" if self.log_x else "linear"
+        if not self.series:
+            plt.title("Latency histogram — no samples yet (press r to run)")
+            return
+        rng = histogram_range(self.series)
+        if rng is None:
+            return
+        lo, hi = rng
+        if self.log_x:
+            lo = max(lo, 1e-3)
+        unit, div = _unit(hi)
+        n_max = max(len(v) for v in self.series.values())
+        bins = int(min(max(12, 2.5 * math.sqrt(n_max)), max(12, width - 14)))
+        clipped = 0
+        for name in self.order:
+            values = self.series.get(name)
+            if not values:
+                continue
+            index = self.order.index(name)
+            centres, fractions, outside = bin_counts(values, lo, hi, bins, log=self.log_x)
+            clipped += outside
+            med = self.medians.get(name)
+            if med is None:
+                med = median(values)
+            label = f"{name}  median {format_ns(med)}  n={len(values)}"
+            plt.plot([c / div for c in centres], [f * 100 for f in fractions], label=label,
+                     color=variant_rgb(index), marker=variant_marker(index))
+            if lo <= med <= hi:
+                plt.vline(med / div, color=variant_rgb(index))
+        plt.xscale(scale)
+        plt.xlabel(f"time per call ({unit}){', log scale' if self.log_x else ''}")
+        plt.ylabel("% of samples")
+        title = "Latency per call"
+        if clipped:
+            title += f"  ({clipped} outliers beyond the 0.5–99.5 % range not shown)"
+        if self.note:
+            title += f"  {self.note}"
+        plt.title(title)
+        if self.log_x:
+            ticks = _log_ticks(lo / div, hi / div)
+            if ticks:
+                plt.xticks(ticks, [f"{t:g}" for t in ticks])
+
+
+def _unit(ns: float) -> tuple[str, float]:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return unit, scale
+    return "ns", 1.0
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    if lo <= 0 or hi <= lo:
+        return []
+    ticks = []
+    e = math.floor(math.log10(lo))
+    while 10 ** e <= hi * 1.0001:
+        for m in (1, 2, 5):
+            t = m * 10 ** e
+            if lo <= t <= hi:
+                ticks.append(t)
+        e += 1
+    if len(ticks) < 2:
+        ticks = [lo, math.sqrt(lo * hi), hi]
+        ticks = [float(f"{t:.3g}") for t in ticks]
+    return ticks

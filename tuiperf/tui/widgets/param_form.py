@@ -1,0 +1,165 @@
+"""The parameter form: typed inputs, selects for choices, switches for booleans, live validation.
+
+Validation is the core's own: every value goes through ``Param.parse`` (see
+:mod:`tuiperf.core.params`), so the form accepts exactly what a run would accept and shows the
+core's message when it does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from tuiperf.core.errors import ParamError
+from tuiperf.core.params import Bool, Choice, Float, Int, Param
+from tuiperf.tui.formatting import spec_from_dict
+
+
+class ParamValidator(Validator):
+    """Textual validator backed by the core's ``Param.parse``."""
+
+    def __init__(self, spec: Param) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            self.spec.parse(value)
+        except ParamError as exc:
+            return self.failure(exc.message, value)
+        return self.success()
+
+
+class ParamForm(Vertical):
+    """One row per parameter; :attr:`errors` maps a parameter to why its value is not allowed."""
+
+    @dataclass
+    class Changed(Message):
+        form: "ParamForm"
+        name: str
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.specs: dict[str, Param] = {}
+        self.errors: dict[str, str] = {}
+        self._generation = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("no parameters", id="no-params", classes="dim")
+
+    async def set_params(self, params: list[dict[str, Any]], values: dict[str, Any] | None = None) -> None:
+        """Rebuild the form for a scenario's parameter descriptions, optionally with given values."""
+        values = values or {}
+        self._generation += 1
+        gen = self._generation
+        self.specs = {p["name"]: spec_from_dict(p) for p in params}
+        self.errors = {}
+        await self.remove_children()
+        rows = []
+        for name, spec in self.specs.items():
+            value = values.get(name, spec.default)
+            rows.append(self._row(name, spec, value, gen))
+        if not rows:
+            rows.append(Static("no parameters", id="no-params", classes="dim"))
+        await self.mount_all(rows)
+        for name in self.specs:  # validate given values at once (e.g. --set from the command line)
+            self._check(name)
+
+    def _row(self, name: str, spec: Param, value: Any, gen: int) -> Vertical:
+        wid = f"p{gen}-{name}"
+        if isinstance(spec, Choice):
+            field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False,
+                           id=wid, compact=True)
+        elif isinstance(spec, Bool):
+            field = Switch(value=bool(spec.parse(value)) if not isinstance(value, bool) else value,
+                           id=wid, animate=False)
+        else:
+            input_type = "text"  # "2**8" and "1e3" are allowed for integers, so not type="integer"
+            field = Input(str(value), id=wid, type=input_type, compact=True,
+                          validators=[ParamValidator(spec)], valid_empty=False,
+                          tooltip=spec.help or None)
+        field.param_name = name  # type: ignore[attr-defined]
+        hint = spec.allowed() if isinstance(spec, (Int, Float)) else ""
+        label = Label(name, classes="param-name")
+        label.tooltip = spec.help or None
+        row = Vertical(
+            Horizontal(label, field, classes="param-line"),
+            Static(" ".join(x for x in (spec.help, f"[{hint}]" if hint else "") if x), classes="param-help"),
+            Static("", classes="param-error", id=f"err-{wid}"),
+            classes="param-row",
+        )
+        return row
+
+    def _field(self, name: str):
+        return self.query_one(f"#p{self._generation}-{name}")
+
+    def raw_values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.specs:
+            field = self._field(name)
+            out[name] = field.value
+        return out
+
+    def values(self) -> dict[str, Any]:
+        """Typed values (raises ParamError for the first invalid one)."""
+        return {name: self.specs[name].parse(v) for name, v in self.raw_values().items()}
+
+    def set_value(self, name: str, value: Any) -> None:
+        field = self._field(name)
+        if isinstance(field, Switch):
+            field.value = bool(self.specs[name].parse(value))
+        elif isinstance(field, Select):
+            field.value = str(value)
+        else:
+            field.value = str(value)
+        self._check(name)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def first_error(self) -> str | None:
+        for name, message in self.errors.items():
+            return f"{name}: {message}"
+        return None
+
+    def _check(self, name: str) -> None:
+        field = self._field(name)
+        message = ""
+        try:
+            self.specs[name].parse(field.value)
+        except ParamError as exc:
+            message = exc.message
+        if message:
+            self.errors[name] = message
+        else:
+            self.errors.pop(name, None)
+        err = self.query_one(f"#err-{field.id}", Static)
+        err.update(f"✗ {message}" if message else "")
+        err.set_class(bool(message), "-shown")
+        field.set_class(bool(message), "-invalid")
+
+    def _changed(self, widget: Any) -> None:
+        name = getattr(widget, "param_name", None)
+        if name is None or name not in self.specs or widget.id != f"p{self._generation}-{name}":
+            return
+        self._check(name)
+        self.post_message(self.Changed(self, name))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._changed(event.input)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._changed(event.select)
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        self._changed(event.switch)

@@ -1,0 +1,41 @@
+"""Python profile of each variant's call (the framework part): the top functions by cumulative time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+
+TOP = 15
+
+
+class ProfileTable(DataTable):
+    def on_mount(self) -> None:
+        self.zebra_stripes = True
+        self.cursor_type = "row"
+        for col in ("variant", "function", "calls", "cumulative µs/call", "own µs/call"):
+            self.add_column(col, key=col)
+
+    def show(self, result: dict[str, Any] | None) -> None:
+        self.clear()
+        for i, v in enumerate((result or {}).get("variants", [])):
+            rows = sorted(v.get("profile") or [], key=lambda r: -(r.get("cumtime_us") or 0))[:TOP]
+            style = "bold" if no_color() else f"bold {variant_hex(i)}"
+            if not rows:
+                self.add_row(Text(v["name"], style=style), Text("no profile", style="dim"), "", "", "")
+                continue
+            for j, r in enumerate(rows):
+                self.add_row(
+                    Text(v["name"], style=style) if j == 0 else "",
+                    _short(r.get("function", "?")),
+                    str(r.get("ncalls", "")),
+                    f"{r.get('cumtime_us', 0):.2f}",
+                    f"{r.get('tottime_us', 0):.2f}",
+                )
+
+
+def _short(text: str, width: int = 70) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1):]

@@ -1,0 +1,102 @@
+"""Run progress: a bar with elapsed time and ETA, the phase, and each variant's current estimate
+(like hyperfine's running median); after a run, each variant's final median at a glance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import ProgressBar, Static
+
+from tuiperf.tui.formatting import format_ns, format_seconds
+from tuiperf.tui.messages import LiveState
+from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+
+
+class RunProgress(Vertical):
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="progress-line"):
+            yield Static("idle", id="progress-status")
+            yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
+            yield Static("", id="progress-eta")
+        yield Static("", id="estimates")
+
+    def _style(self, index: int) -> str:
+        return "bold" if no_color() else f"bold {variant_hex(index)}"
+
+    def show_live(self, live: LiveState, order: list[str]) -> None:
+        with live.lock:
+            fraction, elapsed, eta = live.fraction, live.elapsed_s, live.eta_s
+            estimates, counts = dict(live.estimates_ns), dict(live.counts)
+            phase, pv, sweep_value = live.phase, live.phase_variant, live.sweep_value
+            finished = dict(live.finished_variants)
+        self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
+        status = Text("● running ", style="bold green")
+        status.append(phase + (f" {pv}" if pv else ""), style="")
+        if sweep_value is not None:
+            status.append(f"  (sweep value {sweep_value})", style="dim")
+        self.query_one("#progress-status", Static).update(status)
+        self.query_one("#progress-eta", Static).update(
+            f"{format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}")
+        table = Table.grid(padding=(0, 2))
+        table.add_column()
+        table.add_column(justify="right")
+        table.add_column(justify="right")
+        table.add_column()
+        for i, name in enumerate(order):
+            done = finished.get(name)
+            if done is not None:
+                if not done.get("ok") and not done.get("skipped"):
+                    state = Text("failed", style="bold red")
+                else:
+                    state = Text("done", style="green") if not done.get("skipped") else Text("skipped", style="dim")
+            else:
+                state = Text("measuring" if name in counts else "waiting", style="dim")
+            table.add_row(Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}"),
+                          Text(f"n={counts.get(name, 0)}", style="dim"), state)
+        self.query_one("#estimates", Static).update(table)
+
+    def show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
+        bar = self.query_one("#progress-bar", ProgressBar)
+        if result is None:
+            bar.update(total=1.0, progress=0)
+            self.query_one("#progress-status", Static).update(Text("idle — press r to run", style="dim"))
+            self.query_one("#progress-eta", Static).update("")
+            self.query_one("#estimates", Static).update("")
+            return
+        partial = result.get("partial")
+        bar.update(total=1.0, progress=1.0 if not partial else bar.progress)
+        if state == "failed":
+            status = Text("✗ run failed — previous result shown", style="bold red")
+        elif partial:
+            status = Text("■ partial result (cancelled)", style="bold yellow")
+        else:
+            status = Text("✓ done", style="bold green")
+        scen = result.get("scenario", {}).get("id", "")
+        dev = result.get("device", {}).get("id", "")
+        opts = result.get("options", {})
+        status.append(f"  {scen} on {dev}, {opts.get('dispatch', '')} dispatch", style="")
+        self.query_one("#progress-status", Static).update(status)
+        self.query_one("#progress-eta", Static).update("")
+        table = Table.grid(padding=(0, 2))
+        table.add_column()
+        table.add_column(justify="right")
+        table.add_column(justify="right")
+        table.add_column()
+        for i, v in enumerate(result.get("variants", [])):
+            s = v.get("stats") or {}
+            if v.get("skipped"):
+                state_text = Text("skipped: " + (v.get("note") or ""), style="dim")
+            elif not v.get("ok"):
+                state_text = Text("FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",
+                                  style="bold red")
+            else:
+                lo, hi = (s.get("ci95_median_ns") or [None, None])
+                state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
+            table.add_row(Text(v["name"], style=self._style(i)),
+                          Text(format_ns(s.get("median_ns")) if s else "—", style="bold"),
+                          Text(f"n={s.get('n', 0)}" if s else "", style="dim"), state_text)
+        self.query_one("#estimates", Static).update(table)

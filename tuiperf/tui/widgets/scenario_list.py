@@ -1,0 +1,109 @@
+"""The scenario list: built-in and user scenarios with a filter; broken files shown with their error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option
+
+
+class ScenarioList(Vertical):
+    """Filter box above an option list. Posts :class:`ScenarioList.Chosen` when the highlight moves."""
+
+    @dataclass
+    class Chosen(Message):
+        scenario: dict[str, Any] | None  # None for a broken file
+        broken: dict[str, Any] | None = None
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenarios: list[dict[str, Any]] = []
+        self.broken: list[dict[str, Any]] = []
+        self.current_key: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter scenarios  ( / )", id="scenario-filter")
+        yield OptionList(id="scenario-options")
+
+    def set_catalog(self, catalog: dict[str, Any]) -> None:
+        self.scenarios = list(catalog.get("scenarios", []))
+        self.broken = list(catalog.get("broken", []))
+        self._rebuild()
+
+    @property
+    def filter_text(self) -> str:
+        return self.query_one("#scenario-filter", Input).value.strip().lower()
+
+    def _matches(self, *texts: str) -> bool:
+        words = self.filter_text.split()
+        blob = " ".join(t.lower() for t in texts if t)
+        return all(w in blob for w in words)
+
+    def _rebuild(self) -> None:
+        options = self.query_one("#scenario-options", OptionList)
+        keep = self.current_key
+        options.clear_options()
+        items: list[Option] = []
+        for s in self.scenarios:
+            if self._matches(s["id"], s.get("title", ""), s.get("question", "")):
+                label = Text.assemble((s["id"], "bold"), "\n", (s.get("title", ""), "dim"))
+                items.append(Option(label, id=f"ok:{s['id']}"))
+        for b in self.broken:
+            if self._matches(b["id"], b.get("path", ""), b.get("error", "")):
+                label = Text.assemble(("✗ " + b["id"], "bold red"), "\n", (_short(b.get("error", "")), "red"))
+                items.append(Option(label, id=f"broken:{b['id']}"))
+        options.add_options(items)
+        if not items:
+            return
+        ids = [o.id for o in items]
+        index = ids.index(keep) if keep in ids else 0
+        options.highlighted = index
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "scenario-filter":
+            event.stop()
+            self._rebuild()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "scenario-filter":
+            event.stop()
+            self.query_one("#scenario-options", OptionList).focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        key = event.option.id
+        if key is None or key == self.current_key:
+            return
+        self.current_key = key
+        kind, _, sid = key.partition(":")
+        if kind == "ok":
+            scenario = next((s for s in self.scenarios if s["id"] == sid), None)
+            self.post_message(self.Chosen(scenario))
+        else:
+            broken = next((b for b in self.broken if b["id"] == sid), None)
+            self.post_message(self.Chosen(None, broken))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        # Enter on a scenario moves on to its parameters.
+        event.stop()
+        self.on_option_list_option_highlighted(event)  # type: ignore[arg-type]
+        self.app.action_focus_form()  # type: ignore[attr-defined]
+
+    def select(self, scenario_id: str) -> bool:
+        options = self.query_one("#scenario-options", OptionList)
+        for index in range(options.option_count):
+            if options.get_option_at_index(index).id == f"ok:{scenario_id}":
+                options.highlighted = index
+                return True
+        return False
+
+
+def _short(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

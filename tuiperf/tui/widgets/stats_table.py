@@ -1,0 +1,121 @@
+"""Statistics table: n, median, p10/p90, IQR, CI of the median and the ratio against a baseline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Label, Select
+
+from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+
+COLUMNS = ["variant", "n", "median", "p10", "p90", "IQR", "95% CI of median", "× baseline", "95% CI of ratio",
+           "p", "status"]
+
+
+def ratio_against(result: dict[str, Any], name: str, baseline: str) -> tuple[float | None, list[float] | None, float | None]:
+    """(ratio, ci95, p_value) of median(name)/median(baseline), from the run's comparisons when present."""
+    if name == baseline:
+        return 1.0, None, None
+    for c in result.get("comparisons", []) or []:
+        if c.get("a") == name and c.get("b") == baseline:
+            return c.get("ratio"), c.get("ci95"), c.get("p_value")
+        if c.get("a") == baseline and c.get("b") == name and c.get("ratio"):
+            ci = c.get("ci95")
+            inv = [1 / ci[1], 1 / ci[0]] if ci and all(ci) else None
+            return 1 / c["ratio"], inv, c.get("p_value")
+    medians = {v["name"]: (v.get("stats") or {}).get("median_ns") for v in result.get("variants", [])}
+    a, b = medians.get(name), medians.get(baseline)
+    return (a / b if a and b else None), None, None
+
+
+class StatsTable(Vertical):
+    @dataclass
+    class BaselineChanged(Message):
+        baseline: str
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.result: dict[str, Any] | None = None
+        self.baseline: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="baseline-row"):
+            yield Label("baseline", classes="param-name")
+            yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
+            yield Label("", id="stats-note")
+        yield DataTable(id="stats", zebra_stripes=True, cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for col in COLUMNS:
+            table.add_column(col, key=col)
+
+    def show(self, result: dict[str, Any] | None) -> None:
+        self.result = result
+        names = [v["name"] for v in (result or {}).get("variants", [])]
+        ok = [v["name"] for v in (result or {}).get("variants", []) if v.get("ok") and v.get("stats")]
+        select = self.query_one("#baseline", Select)
+        with select.prevent(Select.Changed):
+            select.set_options([(n, n) for n in ok])
+            if self.baseline in ok:
+                select.value = self.baseline
+        if self.baseline not in ok:
+            self.baseline = ok[0] if ok else None
+        self._fill(names)
+
+    def set_baseline(self, baseline: str) -> None:
+        self.baseline = baseline
+        select = self.query_one("#baseline", Select)
+        if select.value != baseline:
+            with select.prevent(Select.Changed):
+                select.value = baseline
+        self._fill([v["name"] for v in (self.result or {}).get("variants", [])])
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if isinstance(event.value, str):
+            self.baseline = event.value
+            self._fill([v["name"] for v in (self.result or {}).get("variants", [])])
+            self.post_message(self.BaselineChanged(event.value))
+
+    def _fill(self, names: list[str]) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        result = self.result or {}
+        note = self.query_one("#stats-note", Label)
+        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.get("partial") else "")
+        for i, v in enumerate(result.get("variants", [])):
+            s = v.get("stats") or {}
+            name = Text(v["name"], style="bold" if no_color() else f"bold {variant_hex(i)}")
+            if v.get("skipped"):
+                status = Text("skipped: " + (v.get("note") or v.get("error") or ""), style="dim")
+            elif not v.get("ok"):
+                status = Text("FAILED: " + (v.get("error") or "unknown error").splitlines()[0], style="bold red")
+            else:
+                status = Text("ok", style="green")
+                if len(v.get("modes") or []) > 1:
+                    status = Text(f"ok, {len(v['modes'])} modes", style="yellow")
+            ci = s.get("ci95_median_ns")
+            ratio, rci, p = (None, None, None)
+            if self.baseline and v.get("ok") and s:
+                ratio, rci, p = ratio_against(result, v["name"], self.baseline)
+            table.add_row(
+                name,
+                str(s.get("n", "—")) if s else "—",
+                Text(format_ns(s.get("median_ns")), style="bold") if s else "—",
+                format_ns(s.get("p10_ns")) if s else "—",
+                format_ns(s.get("p90_ns")) if s else "—",
+                format_ns(s.get("iqr_ns")) if s else "—",
+                f"{format_ns(ci[0])} – {format_ns(ci[1])}" if ci else "—",
+                (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v["name"] == self.baseline else ""),
+                f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
+                (f"{p:.2g}" if p is not None else "—"),
+                status,
+                key=v["name"],
+            )

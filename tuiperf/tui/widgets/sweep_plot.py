@@ -1,0 +1,90 @@
+"""Sweep plot: median time per call against the swept parameter, log-log, with fitted slopes.
+
+A slope near 0 means the cost does not grow with the parameter; near 1, it grows linearly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.widgets.histogram import _unit
+from tuiperf.tui.widgets.plot_base import CachedPlot, variant_hex, variant_marker, variant_rgb
+
+
+class SweepLines(CachedPlot):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sweep: dict[str, Any] | None = None
+        self.order: list[str] = []
+
+    def set_sweep(self, sweep: dict[str, Any] | None, order: list[str]) -> None:
+        self.sweep = sweep
+        self.order = order
+        self.invalidate()
+
+    def draw(self, width: int, height: int) -> None:
+        plt = self.plt
+        sweep = self.sweep
+        if not sweep:
+            plt.title("Sweep — press w to sweep one parameter over a list of values")
+            return
+        values = sweep.get("values", [])
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values)
+        medians = sweep.get("medians_ns", {})
+        top = max((m for ms in medians.values() for m in ms if m), default=1.0)
+        unit, div = _unit(top)
+        xs = [float(v) for v in values] if numeric else list(range(1, len(values) + 1))
+        for name in self.order or list(medians):
+            ms = medians.get(name)
+            if not ms:
+                continue
+            index = (self.order or list(medians)).index(name)
+            pts = [(x, m / div) for x, m in zip(xs, ms) if m]
+            if not pts:
+                continue
+            slope = (sweep.get("slopes") or {}).get(name)
+            label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
+            plt.plot([p[0] for p in pts], [p[1] for p in pts], label=label, color=variant_rgb(index),
+                     marker=variant_marker(index, "hd"))
+            plt.scatter([p[0] for p in pts], [p[1] for p in pts], color=variant_rgb(index),
+                        marker=variant_marker(index, "dot"))
+        if numeric:
+            plt.xscale("log")
+            plt.xticks(xs, [f"{v:g}" for v in values])
+        else:
+            plt.xticks(xs, [str(v) for v in values])
+        plt.yscale("log")
+        plt.xlabel(f"{sweep.get('parameter', '')}" + (" (log)" if numeric else ""))
+        plt.ylabel(f"median ({unit}, log)")
+        plt.title(f"Median time per call against {sweep.get('parameter', '')}")
+
+
+class SweepPlot(Vertical):
+    def compose(self) -> ComposeResult:
+        yield SweepLines(id="sweep-lines")
+        yield Static("", id="sweep-caption")
+
+    def show(self, sweep: dict[str, Any] | None, order: list[str]) -> None:
+        self.query_one(SweepLines).set_sweep(sweep, order)
+        caption = self.query_one("#sweep-caption", Static)
+        if not sweep:
+            caption.update("")
+            return
+        text = Text()
+        for i, name in enumerate(order or list(sweep.get("medians_ns", {}))):
+            slope = (sweep.get("slopes") or {}).get(name)
+            ms = sweep.get("medians_ns", {}).get(name, [])
+            first = next((m for m in ms if m), None)
+            last = next((m for m in reversed(ms) if m), None)
+            text.append("■ ", style=variant_hex(i))
+            text.append(f"{name}: ", style="bold")
+            text.append("slope " + (f"{slope:.2f}" if slope is not None else "—"))
+            text.append(f"  ({format_ns(first)} → {format_ns(last)})  ")
+        caption.update(text)
