@@ -1,11 +1,18 @@
 """Does tuiperf report what a plain timing loop would? (Fidelity of the harness.)
 
 For `dispatch-floor` (jax.jit of a no-op) and a small MLP (`filter-jit-overhead`, model=mlp, jax.jit),
-in both CPU dispatch modes, compare tuiperf's median (worker process, auto sampling) with the median
-of a plain ``time.perf_counter_ns`` loop run in a separate fresh Python process on the same callable.
-Prints the ratio tuiperf / plain loop; the target is within ±5 % in sync mode.
+in both CPU dispatch modes, two comparisons of tuiperf's median with a plain
+``t0 = perf_counter_ns(); fn(*args).block_until_ready()`` loop over the same callable:
 
-    python benchmarks/fidelity.py [--repeats 3] [--budget 3]
+A. fresh processes (what the issue asks): tuiperf's whole pipeline (worker process, auto sampling)
+   against the plain loop in a separate fresh Python process, alternating, ``--repeats`` times each.
+   On a small VM the per-process median itself moves by tens of percent (CPU placement, memory
+   layout), so the spread of per-process medians is printed beside the ratio.
+B. same process: tuiperf's sampler and the plain loop take turns in one process, which removes the
+   process-to-process noise and leaves the harness's own bias.
+
+    python benchmarks/fidelity.py [--repeats 7] [--budget 2]
+Target: ratio within ±5 % in sync mode.
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ CASES = [
     ("filter-jit-overhead", {"model": "mlp", "width": "32", "depth": "3"}, "jax.jit"),
 ]
 
-PLAIN_LOOP = r"""
-import json, sys, time
+BUILD = r"""
+import json, sys, time, threading
 from types import SimpleNamespace
 import jax
 jax.config.update("jax_cpu_enable_async_dispatch", sys.argv[1] == "async")
@@ -32,23 +39,43 @@ scenario = load_catalog().get(sys.argv[2])
 p = SimpleNamespace(**validate(scenario.params, json.loads(sys.argv[3])))
 bench = scenario.variants[sys.argv[4]].build(p, scenario.setup_fn(p) if scenario.setup_fn else None)
 fn, args = bench.fn, bench.args
+seconds = float(sys.argv[5])
 for _ in range(200):
     fn(*args).block_until_ready()
-samples = []
-deadline = time.perf_counter() + float(sys.argv[5])
-while time.perf_counter() < deadline:
-    t0 = time.perf_counter_ns()
-    fn(*args).block_until_ready()
-    samples.append(time.perf_counter_ns() - t0)
-samples.sort()
-print(json.dumps({"median_ns": samples[len(samples) // 2], "n": len(samples)}))
+
+def plain_loop(seconds):
+    samples = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        t0 = time.perf_counter_ns()
+        fn(*args).block_until_ready()
+        samples.append(time.perf_counter_ns() - t0)
+    return statistics.median(samples)
+import statistics
+"""
+
+PLAIN_ONLY = BUILD + r"""
+print(json.dumps({"median_ns": plain_loop(seconds)}))
+"""
+
+SAME_PROCESS = BUILD + r"""
+from tuiperf.core.sampler import Target, block_size, sample_interleaved
+from tuiperf.core.timing import blocker_for
+block = blocker_for(fn(*args))
+ours, theirs = [], []
+for turn in range(10):
+    theirs.append(plain_loop(seconds / 10))
+    target = Target("v", fn, args, block, per_turn=block_size(theirs[-1]))
+    sample_interleaved([target], samples=None, budget_s=seconds / 10, cancel=threading.Event())
+    ours.append(statistics.median(target.samples))
+print(json.dumps({"ours": ours, "theirs": theirs}))
 """
 
 
-def plain_median(scenario: str, params: dict, variant: str, dispatch: str, seconds: float) -> float:
-    out = subprocess.run([sys.executable, "-c", PLAIN_LOOP, dispatch, scenario, json.dumps(params), variant,
-                          str(seconds)], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])["median_ns"]
+def in_fresh_process(script: str, scenario: str, params: dict, variant: str, dispatch: str, seconds: float) -> dict:
+    out = subprocess.run([sys.executable, "-c", script, dispatch, scenario, json.dumps(params), variant, str(seconds)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, budget: float) -> float:
@@ -64,22 +91,34 @@ def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, bud
     return doc["variants"][0]["stats"]["median_ns"]
 
 
+def spread(values: list[float]) -> str:
+    return f"{min(values) / 1e3:.2f}–{max(values) / 1e3:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--budget", type=float, default=3.0)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--budget", type=float, default=2.0)
     args = parser.parse_args()
-    print(f"{'case':44} {'dispatch':8} {'tuiperf':>10} {'plain':>10} {'ratio':>7}  per-repeat ratios")
+    print(f"{'case':34} {'mode':5} | A: fresh processes, median of {args.repeats} (range) µs      ratio | "
+          f"B: same process   ratio")
     for scenario, params, variant in CASES:
+        name = "dispatch-floor" if scenario == "dispatch-floor" else "mlp 32x3 (jax.jit)"
         for dispatch in ("sync", "async"):
-            ratios, ours, theirs = [], [], []
-            for _ in range(args.repeats):  # alternate who goes first, so drift is shared
-                a = tuiperf_median(scenario, params, variant, dispatch, args.budget)
-                b = plain_median(scenario, params, variant, dispatch, args.budget)
-                ours.append(a), theirs.append(b), ratios.append(a / b)
-            name = f"{scenario}[{variant}]" + (" " + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
-            print(f"{name:44} {dispatch:8} {statistics.median(ours) / 1e3:8.2f}µs {statistics.median(theirs) / 1e3:8.2f}µs "
-                  f"{statistics.median(ratios):7.3f}  {' '.join(f'{r:.3f}' for r in ratios)}", flush=True)
+            ours, theirs = [], []
+            for i in range(args.repeats):  # alternate who goes first, so drift is shared
+                pair = [lambda: ours.append(tuiperf_median(scenario, params, variant, dispatch, args.budget)),
+                        lambda: theirs.append(in_fresh_process(PLAIN_ONLY, scenario, params, variant, dispatch,
+                                                               args.budget)["median_ns"])]
+                for step in (pair if i % 2 == 0 else pair[::-1]):
+                    step()
+            same = in_fresh_process(SAME_PROCESS, scenario, params, variant, dispatch, 4 * args.budget)
+            ratio_a = statistics.median(ours) / statistics.median(theirs)
+            ratio_b = statistics.median(same["ours"]) / statistics.median(same["theirs"])
+            print(f"{name:34} {dispatch:5} | tuiperf {statistics.median(ours) / 1e3:6.2f} ({spread(ours)}) "
+                  f"plain {statistics.median(theirs) / 1e3:6.2f} ({spread(theirs)})  {ratio_a:5.3f} | "
+                  f"{statistics.median(same['ours']) / 1e3:6.2f} vs {statistics.median(same['theirs']) / 1e3:6.2f}  "
+                  f"{ratio_b:5.3f}", flush=True)
 
 
 if __name__ == "__main__":
