@@ -65,3 +65,34 @@ def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
         assert doc["env"]["dispatch"] == "async" and runner.dispatch == "async"
     finally:
         runner.close()
+
+
+STARTS_UNDER_CAPTURED_STDERR = r'''
+import io, sys
+class CapturedStream(io.StringIO):  # what Textual installs while an app runs: no real file descriptor
+    def fileno(self):
+        return -1
+def main():
+    sys.stdout, sys.stderr = CapturedStream(), CapturedStream()
+    from tuiperf.core.worker import WorkerRunner
+    runner = WorkerRunner("sync")
+    try:
+        count = len(runner.catalog()["scenarios"])
+    finally:
+        runner.close()
+    sys.__stdout__.write(f"{count}\n")
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_worker_starts_while_stdio_is_captured(tmp_path):
+    """Regression: under Textual the start failed with "bad value(s) in fds_to_keep"."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "start_under_capture.py"
+    script.write_text(STARTS_UNDER_CAPTURED_STDERR)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.strip()) >= 6

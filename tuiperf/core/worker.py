@@ -17,9 +17,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import tempfile
 import threading
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from tuiperf.core.errors import TuiperfError, WorkerCrashed
 from tuiperf.core.events import Event, PhaseChanged, RunFailed, SamplesAdded, VariantFinished
@@ -61,6 +63,19 @@ def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
             conn.send(("error", ("Internal error", f"{type(exc).__name__}: {exc}", None)))
 
 
+@contextmanager
+def _real_stdio() -> Iterator[None]:
+    """Starting a process hands ``sys.stderr.fileno()`` to multiprocessing's resource tracker. Under
+    Textual, ``sys.stdout``/``sys.stderr`` are capture objects without a usable file descriptor, and
+    the start fails with "bad value(s) in fds_to_keep": use the real streams for the start only."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = sys.__stdout__ or saved[0], sys.__stderr__ or saved[1]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 class _CancelView:
     """What the measuring code expects of a cancel flag (``is_set``), over a shared-memory byte."""
 
@@ -92,7 +107,8 @@ class WorkerRunner:
         parent, child = self._context.Pipe()
         self._process = self._context.Process(target=_serve, args=(child, self._cancel, self.dispatch, LOG_PATH),
                                               name="tuiperf-worker", daemon=True)
-        self._process.start()
+        with _real_stdio():
+            self._process.start()
         child.close()
         self._conn = parent
 
