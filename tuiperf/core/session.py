@@ -94,17 +94,25 @@ def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> dict[st
         return Run(scenario, params, names, device, request, emit, cancel).measure()
     parameter, raw_values = request.sweep
     values = [scenario.params[parameter].parse(v) for v in raw_values]
-    runs = []
+    runs: list[dict[str, Any]] = []
+    stopped: list[str] = []
+    started = time.monotonic()
     for index, value in enumerate(values):
         span = (index / len(values), (index + 1) / len(values))
-        run = Run(scenario, {**params, parameter: value}, names, device, request, emit, cancel, span, value)
-        runs.append(run.measure())
+        run = Run(scenario, {**params, parameter: value}, names, device, request, emit, cancel, span, value, started)
+        try:
+            runs.append(run.measure())
+        except TuiperfError as exc:
+            if not runs:
+                raise
+            stopped.append(f"sweep stopped at {parameter}={value}: {exc}")  # keep the values measured so far
+            break
         if runs[-1]["partial"]:
             break
     last = runs[-1]
     return {**last, "params": params, "partial": any(r["partial"] for r in runs) or len(runs) < len(values),
             "sweep": results.sweep_summary(parameter, values, runs), "runs": runs,
-            "warnings": list(dict.fromkeys(w for r in runs for w in r["warnings"]))}
+            "warnings": stopped + list(dict.fromkeys(w for r in runs for w in r["warnings"]))}
 
 
 class Run:
@@ -112,11 +120,13 @@ class Run:
 
     def __init__(self, scenario: Scenario, params: dict[str, Any], names: list[str], device: Any,
                  request: RunRequest, emit: Emit, cancel: threading.Event,
-                 span: tuple[float, float] = (0.0, 1.0), sweep_value: Any = None) -> None:
+                 span: tuple[float, float] = (0.0, 1.0), sweep_value: Any = None,
+                 sweep_started: float | None = None) -> None:
         self.scenario, self.params, self.names, self.device = scenario, params, names, device
         self.request, self.emit, self.cancel = request, emit, cancel
         self.span, self.sweep_value = span, sweep_value
         self.started = time.monotonic()
+        self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
         self.entries: dict[str, dict[str, Any]] = {}
         self.warnings: list[str] = []
         self.compile_counts: dict[str, tuple[int, int]] = {}  # (traces, compiles) during sampling
@@ -127,8 +137,8 @@ class Run:
     def progress(self, fraction: float, targets: list[Target] = ()) -> None:
         lo, hi = self.span
         overall = lo + (hi - lo) * min(max(fraction, 0.0), 1.0)
-        elapsed = time.monotonic() - self.started
-        eta = elapsed / fraction * (1 - fraction) if fraction > 0.02 else None
+        elapsed = time.monotonic() - self.sweep_started
+        eta = elapsed / overall * (1 - overall) if overall > 0.02 else None
         self.emit(Progress(fraction=overall, elapsed_s=elapsed, eta_s=eta,
                            estimates_ns={t.name: float(np.median(t.samples)) for t in targets if t.samples},
                            counts={t.name: len(t.samples) for t in targets}))
