@@ -115,3 +115,11 @@ def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, messa
     with pytest.raises(error, match=message.replace("(", r"\(")):
         runner.run(RunRequest(scenario="tiny", dispatch="sync", **kwargs), events.append)
     assert events == []
+
+
+def test_retrace_sentinel_counts_compiles_inside_the_timed_loop(runner):
+    doc, _ = run(runner, scenario="retrace", samples=5, profile=False)
+    stable, retracing = variant(doc, "stable"), variant(doc, "retracing")
+    assert stable["recompiles"] == 0 and stable["retraces"] == 0
+    assert retracing["recompiles"] >= 5 and retracing["retraces"] >= 5
+    assert any("compilation(s)" in w and "during steady-state sampling" in w for w in retracing["warnings"])
