@@ -71,3 +71,19 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
     doc = json.loads(out.read_text())
     assert doc["device"]["id"] == "cpu:1" and doc["device"]["index"] == 1
     assert not any("inputs live on" in w for w in doc["warnings"])
+
+
+def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
+    from tuiperf.core import results
+
+    def doc(scale):
+        samples = [scale * (1000 + i % 17) for i in range(400)]  # deterministic, tight
+        return {"schema_version": 1, "scenario": {"id": "s"}, "env": {"dispatch": "sync"},
+                "variants": [results.variant_entry("v", samples_ns=samples)]}
+
+    old, same, slower = tmp_path / "old.json", tmp_path / "same.json", tmp_path / "slower.json"
+    results.save(doc(1.0), old), results.save(doc(1.0), same), results.save(doc(1.3), slower)
+    assert main(["compare", str(old), str(same), "--fail-above", "5"]) == 0
+    assert main(["compare", str(old), str(slower), "--fail-above", "5"]) == 1
+    assert "slower by more than 5 %: v" in capsys.readouterr().err
+    assert main(["compare", str(old), str(slower), "--fail-above", "50"]) == 0

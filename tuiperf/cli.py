@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("path")
     show.add_argument("--profiles", action="store_true")
 
+    compare = commands.add_parser("compare", help="compare two saved results, variant by variant")
+    compare.add_argument("old")
+    compare.add_argument("new")
+    compare.add_argument("--fail-above", type=float, metavar="PCT",
+                         help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)")
+
     shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
     _common(shot)
     shot.add_argument("scenario", metavar="ID")
@@ -198,6 +204,36 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tuiperf.core import results
+    from tuiperf.core.stats import format_ns
+
+    old, new = results.load(args.old), results.load(args.new)
+    rows = results.compare_runs(old, new)
+    if not rows:
+        raise TuiperfError("the two results have no measured variant in common")
+    table = Table(title=f"{new['scenario']['id']}: new / old median", title_justify="left")
+    for column in ("variant", "old", "new", "new/old", "95% CI", "p"):
+        table.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True)
+    regressions = []
+    for row in rows:
+        lo, hi = row["ci95"]
+        slower = args.fail_above is not None and lo > 1 + args.fail_above / 100
+        regressions += [row["variant"]] if slower else []
+        table.add_row(row["variant"], format_ns(row["old_ns"]), format_ns(row["new_ns"]), f"{row['ratio']:.3f}",
+                      f"{lo:.3f}–{hi:.3f}", f"{row['p_value']:.2g}", style="red" if slower else None)
+    Console().print(table)
+    if old.get("env", {}).get("dispatch") != new.get("env", {}).get("dispatch"):
+        print("note: the two results used different dispatch modes", file=sys.stderr)
+    if regressions:
+        print(f"slower by more than {args.fail_above:g} %: {', '.join(regressions)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from tuiperf.tui.screenshot import take_screenshot
 
@@ -222,7 +258,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "devices": cmd_devices, "run": cmd_run, "show": cmd_show,
+COMMANDS = {"list": cmd_list, "devices": cmd_devices, "run": cmd_run, "show": cmd_show, "compare": cmd_compare,
             "screenshot": cmd_screenshot, None: cmd_app}
 
 

@@ -65,6 +65,21 @@ def comparisons(variants: list[dict[str, Any]], baseline: str | None = None) -> 
     return rows
 
 
+def compare_runs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each variant measured in both documents: new/old ratio of medians with its 95 % CI and p-value."""
+    before = {v["name"]: v for v in old["variants"] if v["ok"] and v["samples_ns"]}
+    rows = []
+    for variant in new["variants"]:
+        base = before.get(variant["name"])
+        if base is None or not variant["ok"] or not variant["samples_ns"]:
+            continue
+        ratio, lo, hi = ratio_ci(variant["samples_ns"], base["samples_ns"])
+        rows.append({"variant": variant["name"], "old_ns": base["stats"]["median_ns"],
+                     "new_ns": variant["stats"]["median_ns"], "ratio": ratio, "ci95": [lo, hi],
+                     "p_value": mann_whitney_p(variant["samples_ns"], base["samples_ns"])})
+    return rows
+
+
 def sweep_summary(parameter: str, values: list[Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-value medians per variant and each variant's log-log slope (1 = linear growth)."""
     names = list(dict.fromkeys(v["name"] for run in runs for v in run["variants"]))
