@@ -162,6 +162,7 @@ class TuiperfApp(App[None]):
         self.catalog = message.catalog
         self.devices = message.devices
         self.query_one(RunOptions).set_devices(message.devices)
+        self._apply_initial_options()
         scenarios = self.query_one(ScenarioList)
         scenarios.set_catalog(message.catalog)
         n, nb = len(message.catalog.get("scenarios", [])), len(message.catalog.get("broken", []))
@@ -200,7 +201,11 @@ class TuiperfApp(App[None]):
         options.set_variants(message.scenario.get("variants", []))
         if first_time:
             self.initial["applied"] = True
-            self._apply_initial_options()
+            if self.initial["variants"]:
+                sl = options.query_one("#variants")
+                sl.deselect_all()
+                for v in self.initial["variants"]:
+                    sl.select(v)
             if self.initial["sweep"]:
                 name, vals = self.initial["sweep"]
                 self.start_run(sweep=(name, list(vals)))
@@ -220,11 +225,6 @@ class TuiperfApp(App[None]):
             opts.query_one("#dispatch").value = init["dispatch"]
         if init["device"]:
             opts.query_one("#device").value = init["device"]
-        if init["variants"]:
-            sl = opts.query_one("#variants")
-            sl.deselect_all()
-            for v in init["variants"]:
-                sl.select(v)
 
     # ------------------------------------------------------------------ building and starting runs
     def build_request(self, sweep: tuple[str, list[Any]] | None = None) -> RunRequest | None:

@@ -114,8 +114,12 @@ def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005) -> 
         if not values:
             continue
         s = sorted(downsample(values, 20000))
-        lo = min(lo, quantile(s, clip))
-        hi = max(hi, quantile(s, 1 - clip))
+        q10, q90 = quantile(s, 0.1), quantile(s, 0.9)
+        spread = max(q90 - q10, 0.02 * quantile(s, 0.5))
+        # the clip quantiles, but no further than a few spreads from the bulk: long tails of rare
+        # slow calls would otherwise squash every peak into a few columns
+        lo = min(lo, max(quantile(s, clip), q10 - 2 * spread))
+        hi = max(hi, min(quantile(s, 1 - clip), q90 + 3 * spread))
     if not math.isfinite(lo) or not math.isfinite(hi):
         return None
     if hi <= lo:

@@ -19,6 +19,7 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
     """Returns ``(parameter, typed values)`` or None when dismissed."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]
+    AUTO_FOCUS = "#sweep-values"
 
     def __init__(self, specs: dict[str, Param], current: str | None = None) -> None:
         super().__init__()
@@ -40,9 +41,6 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
             with Horizontal(id="sweep-buttons"):
                 yield Button("Sweep", id="sweep-go", variant="primary", compact=True)
                 yield Button("Cancel", id="sweep-cancel", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#sweep-values", Input).focus()
 
     def parsed(self) -> tuple[str, list[Any]]:
         name = str(self.query_one("#sweep-param", Select).value)
@@ -67,8 +65,10 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if isinstance(event.value, str) and event.value in self.specs:
-            self.query_one("#sweep-values", Input).value = suggest_sweep(self.specs[event.value])
+        values = self.query("#sweep-values")
+        if isinstance(event.value, str) and event.value in self.specs and values and event.value != self.current:
+            self.current = event.value
+            values.first(Input).value = suggest_sweep(self.specs[event.value])
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

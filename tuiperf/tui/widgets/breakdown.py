@@ -1,85 +1,111 @@
 """Overhead breakdown: per-call cost split into framework, jit dispatch, launch and compute, as
-stacked bars per variant, with the one-time stages (trace, lower, compile, first call) below."""
+stacked bars per variant (drawn with block characters, so they read the same without colour), and
+the one-time stages (trace, lower, compile, first call) below."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tuiperf.tui.formatting import format_ms, format_ns
-from tuiperf.tui.widgets.histogram import _unit
-from tuiperf.tui.widgets.plot_base import CachedPlot, no_color
+from tuiperf.tui.widgets.plot_base import no_color
 
-PARTS = [("framework", "framework", (204, 121, 167)), ("jit_dispatch", "jit dispatch", (230, 159, 0)),
-         ("launch", "launch", (86, 180, 233)), ("compute", "compute", (0, 158, 115))]
+# key, label, colour, fill character (distinct characters keep the parts apart with NO_COLOR)
+PARTS = [("framework", "framework", "#cc79a7", "█"), ("jit_dispatch", "jit dispatch", "#e69f00", "▓"),
+         ("launch", "launch", "#56b4e9", "▒"), ("compute", "compute", "#009e73", "░")]
 STAGES = [("trace", "trace"), ("lower", "lower"), ("compile", "compile"), ("first_call", "first call")]
 
 
-class BreakdownBars(CachedPlot):
+def stacked_bar(breakdown: dict[str, float], scale: float, width: int) -> Text:
+    """One variant's bar: each part's share of ``width`` cells at ``scale`` ns per cell."""
+    text = Text()
+    used = 0
+    carry = 0.0
+    for key, _, colour, char in PARTS:
+        value = max(breakdown.get(key) or 0.0, 0.0)
+        exact = value / scale + carry
+        cells = int(round(exact))
+        carry = exact - cells
+        cells = min(cells, width - used)
+        if value > 0 and cells == 0 and used < width:
+            cells = 1  # a part that exists is always visible
+        text.append((char if no_color() else "█") * cells, style="" if no_color() else colour)
+        used += cells
+    return text
+
+
+class OverheadBreakdown(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.rows: list[tuple[str, dict[str, float]]] = []
+        self.result: dict[str, Any] | None = None
 
-    def set_rows(self, rows: list[tuple[str, dict[str, float]]]) -> None:
-        self.rows = rows
-        self.invalidate()
-
-    def draw(self, width: int, height: int) -> None:
-        plt = self.plt
-        if not self.rows:
-            plt.title("Per-call overhead breakdown — no results yet")
-            return
-        top = max((sum(max(b.get(k) or 0.0, 0.0) for k, _, _ in PARTS) for _, b in self.rows), default=1.0)
-        unit, div = _unit(top or 1.0)
-        names = [n for n, _ in self.rows]
-        parts = [[max(b.get(k) or 0.0, 0.0) / div for _, b in self.rows] for k, _, _ in PARTS]
-        colors = [c for _, _, c in PARTS]
-        kwargs: dict[str, Any] = {"labels": [label for _, label, _ in PARTS], "orientation": "h",
-                                  "width": 0.6}
-        if no_color():
-            kwargs["marker"] = "sd"
-        else:
-            kwargs["color"] = colors
-        plt.stacked_bar(names, parts, **kwargs)
-        plt.xlabel(f"time per call ({unit})")
-        plt.title("Per-call overhead breakdown")
-
-
-class OverheadBreakdown(Vertical):
-    def compose(self) -> ComposeResult:
-        yield BreakdownBars(id="breakdown-bars")
+    def compose(self):
+        yield Static("", id="breakdown-bars")
         yield Static("", id="breakdown-detail")
 
+    def on_resize(self) -> None:
+        self._render_bars()
+
     def show(self, result: dict[str, Any] | None) -> None:
-        bars = self.query_one(BreakdownBars)
+        self.result = result
+        self._render_bars()
+        self._render_detail()
+
+    def _render_bars(self) -> None:
+        bars = self.query_one("#breakdown-bars", Static)
+        variants = (self.result or {}).get("variants", [])
+        if not variants:
+            bars.update(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
+            return
+        rows = [v for v in variants if v.get("breakdown_ns")]
+        name_w = max([len(v["name"]) for v in variants] + [8])
+        width = max(10, self.size.width - name_w - 18)
+        legend = Text("Per call: ", style="bold")
+        for _, label, colour, char in PARTS:
+            legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
+            legend.append(label + "   ")
+        lines: list[Any] = [legend, Text("")]
+        totals = [sum(max(v["breakdown_ns"].get(k) or 0.0, 0.0) for k, *_ in PARTS) for v in rows]
+        scale = (max(totals) if totals else 1.0) / width or 1.0
+        for v in variants:
+            line = Text(v["name"].ljust(name_w) + "  ", style="bold")
+            b = v.get("breakdown_ns")
+            if b:
+                line.append_text(stacked_bar(b, scale, width))
+                line.append(f" {format_ns(b.get('total') or sum(max(b.get(k) or 0, 0) for k, *_ in PARTS))}")
+            elif not v.get("ok"):
+                line.append("failed", style="red")
+            else:
+                line.append("no breakdown for this variant", style="dim")
+            lines.append(line)
+        bars.update(Group(*lines))
+
+    def _render_detail(self) -> None:
         detail = self.query_one("#breakdown-detail", Static)
-        variants = (result or {}).get("variants", [])
-        rows = [(v["name"], v["breakdown_ns"]) for v in variants if v.get("breakdown_ns")]
-        bars.set_rows(rows)
+        variants = (self.result or {}).get("variants", [])
         if not variants:
             detail.update("")
             return
-        table = Table(box=None, expand=False, padding=(0, 1), header_style="bold")
-        table.add_column("variant")
-        for _, label, rgb in PARTS:
-            table.add_column(Text(label, style="" if no_color() else f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"),
-                             justify="right")
-        table.add_column("residual", justify="right")
+        per_call = Table(box=None, padding=(0, 1), header_style="bold", title="per call", title_justify="left",
+                         title_style="bold")
+        per_call.add_column("variant")
+        for _, label, colour, _ in PARTS:
+            per_call.add_column(Text(label, style="" if no_color() else colour), justify="right")
+        per_call.add_column("residual", justify="right")
+        stages = Table(box=None, padding=(0, 1), header_style="bold", title="one-time stages",
+                       title_justify="left", title_style="bold")
+        stages.add_column("variant")
         for _, label in STAGES:
-            table.add_column(label, justify="right")
+            stages.add_column(label, justify="right")
         for v in variants:
             b = v.get("breakdown_ns") or {}
             s = v.get("stages_ms") or {}
-            cells = [format_ns(b.get(k)) if b else "—" for k, _, _ in PARTS]
-            cells.append(format_ns(b.get("residual")) if b else "—")
-            cells += [format_ms(s.get(k)) for k, _ in STAGES]
-            table.add_row(v["name"], *cells)
-        caption = Text("per call (left), one-time stages (right): trace, lower, compile and the first call",
-                       style="dim")
-        from rich.console import Group
-        detail.update(Group(table, caption))
+            per_call.add_row(v["name"], *[format_ns(b.get(k)) if b else "—" for k, *_ in PARTS],
+                             format_ns(b.get("residual")) if b else "—")
+            stages.add_row(v["name"], *[format_ms(s.get(k)) for k, _ in STAGES])
+        detail.update(Group(Text(""), per_call, Text(""), stages))

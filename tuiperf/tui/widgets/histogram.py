@@ -11,7 +11,7 @@ import math
 from typing import Any, Sequence
 
 from tuiperf.tui.formatting import bin_counts, format_ns, histogram_range, median
-from tuiperf.tui.widgets.plot_base import CachedPlot, variant_marker, variant_rgb
+from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
 
 class LatencyHistogram(CachedPlot):
@@ -61,7 +61,7 @@ class LatencyHistogram(CachedPlot):
             med = self.medians.get(name)
             if med is None:
                 med = median(values)
-            label = f"{name}  median {format_ns(med)}  n={len(values)}"
+            label = f"{name} {format_ns(med)}" if no_color() else None  # colour needs no legend
             plt.plot([c / div for c in centres], [f * 100 for f in fractions], label=label,
                      color=variant_rgb(index), marker=variant_marker(index))
             if lo <= med <= hi:
@@ -69,9 +69,9 @@ class LatencyHistogram(CachedPlot):
         plt.xscale(scale)
         plt.xlabel(f"time per call ({unit}){', log scale' if self.log_x else ''}")
         plt.ylabel("% of samples")
-        title = "Latency per call"
+        title = "Latency per call, medians marked"
         if clipped:
-            title += f"  ({clipped} outliers beyond the 0.5–99.5 % range not shown)"
+            title += f"  ({clipped} outlying samples beyond the axis)"
         if self.note:
             title += f"  {self.note}"
         plt.title(title)

@@ -31,7 +31,7 @@ class ProfileTable(DataTable):
                 self.add_row(
                     Text(v["name"], style=style) if j == 0 else "",
                     _short(r.get("function", "?")),
-                    str(r.get("ncalls", "")),
+                    _calls(r.get("ncalls")),
                     f"{r.get('cumtime_us', 0):.2f}",
                     f"{r.get('tottime_us', 0):.2f}",
                 )
@@ -39,3 +39,9 @@ class ProfileTable(DataTable):
 
 def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def _calls(n) -> str:
+    if isinstance(n, float) and n.is_integer():
+        return str(int(n))
+    return "" if n is None else f"{n:g}" if isinstance(n, float) else str(n)

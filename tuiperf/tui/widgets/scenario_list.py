@@ -28,7 +28,7 @@ class ScenarioList(Vertical):
         self.current_key: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter scenarios  ( / )", id="scenario-filter")
+        yield Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
         yield OptionList(id="scenario-options")
 
     def set_catalog(self, catalog: dict[str, Any]) -> None:

@@ -14,8 +14,8 @@ from textual.widgets import DataTable, Label, Select
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
-COLUMNS = ["variant", "n", "median", "p10", "p90", "IQR", "95% CI of median", "× baseline", "95% CI of ratio",
-           "p", "status"]
+COLUMNS = ["variant", "status", "median", "× baseline", "95% CI of ratio", "p", "95% CI of median", "p10", "p90",
+           "IQR", "n"]
 
 
 def ratio_against(result: dict[str, Any], name: str, baseline: str) -> tuple[float | None, list[float] | None, float | None]:
@@ -49,7 +49,7 @@ class StatsTable(Vertical):
             yield Label("baseline", classes="param-name")
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
-        yield DataTable(id="stats", zebra_stripes=True, cursor_type="row")
+        yield DataTable(id="stats-table", zebra_stripes=True, cursor_type="row")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -94,28 +94,28 @@ class StatsTable(Vertical):
             s = v.get("stats") or {}
             name = Text(v["name"], style="bold" if no_color() else f"bold {variant_hex(i)}")
             if v.get("skipped"):
-                status = Text("skipped: " + (v.get("note") or v.get("error") or ""), style="dim")
+                status = Text("skipped", style="dim")
             elif not v.get("ok"):
-                status = Text("FAILED: " + (v.get("error") or "unknown error").splitlines()[0], style="bold red")
+                status = Text("FAILED", style="bold red")
             else:
                 status = Text("ok", style="green")
                 if len(v.get("modes") or []) > 1:
-                    status = Text(f"ok, {len(v['modes'])} modes", style="yellow")
+                    status = Text(f"{len(v['modes'])} modes", style="yellow")
             ci = s.get("ci95_median_ns")
             ratio, rci, p = (None, None, None)
             if self.baseline and v.get("ok") and s:
                 ratio, rci, p = ratio_against(result, v["name"], self.baseline)
             table.add_row(
                 name,
-                str(s.get("n", "—")) if s else "—",
+                status,
                 Text(format_ns(s.get("median_ns")), style="bold") if s else "—",
-                format_ns(s.get("p10_ns")) if s else "—",
-                format_ns(s.get("p90_ns")) if s else "—",
-                format_ns(s.get("iqr_ns")) if s else "—",
-                f"{format_ns(ci[0])} – {format_ns(ci[1])}" if ci else "—",
                 (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v["name"] == self.baseline else ""),
                 f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
                 (f"{p:.2g}" if p is not None else "—"),
-                status,
+                f"{format_ns(ci[0])} – {format_ns(ci[1])}" if ci else "—",
+                format_ns(s.get("p10_ns")) if s else "—",
+                format_ns(s.get("p90_ns")) if s else "—",
+                format_ns(s.get("iqr_ns")) if s else "—",
+                str(s.get("n", "—")) if s else "—",
                 key=v["name"],
             )

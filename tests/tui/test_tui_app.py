@@ -1,0 +1,268 @@
+"""Pilot tests of the app: GIVEN an app on tiny scenarios, WHEN the user acts, THEN state and messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from conftest import FakeRunner, ready, sync, wait_until
+
+from tuiperf.core.errors import WorkerCrashed
+from tuiperf.tui.app import TuiperfApp
+
+def notifications(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+@sync
+async def test_ui_never_imports_jax_and_first_frame_is_fast():
+    code = textwrap.dedent("""
+        import sys, time
+        t0 = time.perf_counter()
+        from tuiperf.tui.app import TuiperfApp
+        class Stub:
+            def catalog(self, dirs=None): return {"dirs": [], "scenarios": [], "broken": []}
+            def devices(self): return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
+            def run(self, *a, **k): raise RuntimeError
+            def close(self): pass
+        first = []
+        async def pilot(p):
+            await p.pause()
+            first.append(time.perf_counter() - t0)
+            p.app.exit()
+        TuiperfApp(Stub()).run(headless=True, size=(80, 24), auto_pilot=pilot)
+        assert "jax" not in sys.modules and "equinox" not in sys.modules and "flax" not in sys.modules
+        print(f"FIRST {first[0]:.3f}")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    first = float(out.stdout.split("FIRST")[1])
+    assert first < 1.5  # < 1 s on a quiet machine; some slack for a loaded CI box
+
+
+@sync
+async def test_scenario_list_shows_scenarios_broken_files_and_filters(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot, scenario=None)
+        ids = {s["id"] for s in app.catalog["scenarios"]}
+        assert "tiny-sin" in ids and "dispatch-floor" in ids  # user folder and built-in
+        options = app.query_one("#scenario-options")
+        keys = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert "broken:bad-file" in keys
+        # selecting the broken file shows its error
+        options.highlighted = keys.index("broken:bad-file")
+        await pilot.pause()
+        assert app.scenario is None
+        assert "broken on purpose" in str(app.query_one("#info").render())
+        # the filter narrows the list
+        app.query_one("#scenario-filter").value = "tiny sine"
+        await pilot.pause()
+        assert options.option_count == 1
+        assert options.get_option_at_index(0).id == "ok:tiny-sin"
+
+
+@sync
+async def test_selecting_a_scenario_builds_its_form(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        form = app.query_one("ParamForm")
+        assert list(form.specs) == ["size", "scale", "dtype", "double"]
+        assert form.raw_values() == {"size": "8", "scale": "1.0", "dtype": "float32", "double": False}
+        assert type(form._field("dtype")).__name__ == "Select"
+        assert type(form._field("double")).__name__ == "Switch"
+        assert app.query_one("RunOptions").variants == ["jit", "aot", "broken"]
+        assert "Tiny sine" in str(app.query_one("#info").render())
+
+
+@sync
+async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        form = app.query_one("ParamForm")
+        field = form._field("size")
+        field.focus()
+        field.value = ""
+        await pilot.press("0")
+        assert "size" in form.errors and "below the minimum 1" in form.errors["size"]
+        assert field.has_class("-invalid")
+        await pilot.press("escape", "r")  # leave the field, then run
+        await pilot.pause()
+        assert app.run_id == 0 and not app.running
+        assert any("below the minimum 1" in n for n in notifications(app))
+        assert "below the minimum" in app.blocked_reason
+        # fixing the value unblocks it
+        form.set_value("size", "2**4")
+        assert form.valid and form.values()["size"] == 16
+
+
+@sync
+async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.run_count == 1, what="run end")
+        result = app.result
+        assert result is not None and not result["partial"]
+        by_name = {v["name"]: v for v in result["variants"]}
+        assert by_name["jit"]["ok"] and by_name["aot"]["ok"] and not by_name["broken"]["ok"]
+        table = app.query_one("#stats-table")
+        assert table.row_count == 3
+        status = table.get_row("broken")[1]
+        assert "FAILED" in str(status)
+        assert "µs" in str(table.get_row("jit")[2]) or "ns" in str(table.get_row("jit")[2])
+        hist = app.query_one("LatencyHistogram")
+        assert set(hist.series) == {"jit", "aot"} and len(hist.series["jit"]) >= 100
+        warnings = app.query_one("WarningsPanel")
+        assert any("broken" in text and sev == "error" for sev, text in warnings.items)
+        assert "Warnings (" in str(app.query_one("#tabs").get_tab("warnings").label)
+        # every result tab renders without error
+        for key in "123456":
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.press("l")
+        assert app.query_one("LatencyHistogram").log_x
+
+
+@sync
+async def test_cancel_keeps_the_partial_result(make_app):
+    app = make_app(samples=5_000_000, budget_s=600)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        app.query_one("RunOptions").query_one("#variants").deselect("broken")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.live is not None and sum(app.live.counts.values()) > 50,
+                         what="samples", timeout=30)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.run_count == 1, what="cancelled run end", timeout=20)
+        assert app.result is not None and app.result["partial"] is True
+        assert any(v.get("samples_ns") for v in app.result["variants"])
+        assert any("partial" in text.lower() for _, text in app.query_one("WarningsPanel").items)
+        assert "PARTIAL" in str(app.query_one("#stats-note").render())
+
+
+@sync
+async def test_sweep_runs_each_value_and_plots_slopes(make_app):
+    app = make_app(samples=50)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        app.query_one("RunOptions").query_one("#variants").deselect("broken")
+        await pilot.press("escape", "w")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SweepScreen"
+                         and app.screen.query("#sweep-values"), what="sweep dialog")
+        app.screen.query_one("#sweep-values").value = "4, 64, 1024"
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.run_count == 1, what="sweep end", timeout=40)
+        sweep = app.result["sweep"]
+        assert sweep["parameter"] == "size" and sweep["values"] == [4, 64, 1024]
+        assert set(sweep["medians_ns"]) == {"jit", "aot"}
+        assert app.query_one("#tabs").active == "sweep"
+        assert app.query_one("SweepLines").sweep is sweep
+
+
+@sync
+async def test_sweep_dialog_rejects_invalid_values(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        app.action_sweep()
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SweepScreen"
+                         and app.screen.query("#sweep-values"), what="sweep dialog")
+        app.screen.query_one("#sweep-values").value = "4, 99999"
+        await pilot.pause()
+        await pilot.press("enter")
+        assert type(app.screen).__name__ == "SweepScreen"
+        assert "above the maximum" in str(app.screen.query_one("#sweep-error").render())
+        await pilot.press("escape")
+        assert app.run_id == 0
+
+
+@sync
+async def test_run_error_is_shown_and_previous_result_kept(saved, scenario_dirs, tmp_path):
+    runner = FakeRunner(saved)
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.run_count == 1, what="first run")
+        first = app.result
+        runner.fail = WorkerCrashed("the measuring process died (signal 6)")
+        app.action_run()
+        await wait_until(pilot, lambda: app.run_count == 2, what="failing run")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ErrorScreen"
+        assert app.screen.error_title == "Measuring process crashed"
+        assert app.last_error == ("Measuring process crashed", "the measuring process died (signal 6)")
+        await pilot.press("escape")
+        assert app.result is first  # previous results kept
+        assert app.query_one("#stats-table").row_count == len(first["variants"])
+        assert "failed" in str(app.query_one("#progress-status").render())
+
+
+@sync
+async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "s")
+        await pilot.pause()
+        shot = app.last_screenshot
+        assert shot is not None and shot.exists() and shot.suffix == ".svg"
+        assert shot.parent == tmp_path / "shots" and shot.name.startswith("tiny-sin-")
+        assert "<svg" in shot.read_text()[:500]
+        assert shot.with_suffix(".png").exists()  # cairosvg is installed here
+        assert any(str(shot) in n for n in notifications(app))
+
+
+@sync
+async def test_live_mode_reruns_after_a_parameter_change(saved, scenario_dirs, tmp_path):
+    runner = FakeRunner(saved)
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        app.query_one("#live").value = True
+        await pilot.pause()
+        app.query_one("ParamForm").set_value("size", "32")
+        app.query_one("ParamForm")._changed(app.query_one("ParamForm")._field("size"))
+        await wait_until(pilot, lambda: app.run_count == 1, what="live run", timeout=5)
+        assert runner.requests[-1].params["size"] == 32
+        # an invalid value does not start a run
+        app.query_one("ParamForm").set_value("size", "-3")
+        app.query_one("ParamForm")._changed(app.query_one("ParamForm")._field("size"))
+        await pilot.pause(1.0)
+        assert len(runner.requests) == 1
+
+
+@sync
+async def test_narrow_screen_collapses_panels_into_tabs(fake_runner, scenario_dirs, tmp_path):
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        assert app.screen.has_class("-narrow")
+        assert app.query_one("#view-tabs").display
+        assert app.query_one("#sidebar").region.width == 80 and app.query_one("#results").region.width == 0
+        await pilot.press("escape", "r")
+        await wait_until(pilot, lambda: app.run_count == 1, what="run")
+        await pilot.pause()
+        assert app.query_one("#results").region.width == 80 and app.query_one("#sidebar").region.width == 0
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.query_one("#sidebar").region.width == 80
+
+
+@sync
+async def test_help_and_command_palette_list_every_action(fake_runner, scenario_dirs, tmp_path):
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for needed in ("Run", "Cancel run", "Sweep a parameter", "Save screenshot", "Toggle log scale", "Show keys"):
+            assert needed in titles

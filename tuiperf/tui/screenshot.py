@@ -1,0 +1,83 @@
+"""Headless screenshots: run a scenario in the app without a terminal and save the screen as SVG.
+
+``tuiperf screenshot ID --out FILE.svg`` calls :func:`take_screenshot`; ``scripts/screenshots.py``
+uses it to regenerate the README's pictures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from tuiperf.core.errors import TuiperfError
+
+
+def parse_size(size: str | tuple[int, int]) -> tuple[int, int]:
+    """``"120x40"`` → ``(120, 40)``."""
+    if isinstance(size, tuple):
+        return size
+    try:
+        w, _, h = size.lower().partition("x")
+        return int(w), int(h)
+    except ValueError:
+        raise TuiperfError(f"size must look like 120x40, got {size!r}") from None
+
+
+def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict[str, Any] | None = None,
+                    tab: str = "histogram", size: str | tuple[int, int] = (160, 48), *,
+                    scenario_dirs: list[str] | tuple[str, ...] = (), sweep: tuple[str, list[Any]] | None = None,
+                    variants: list[str] | None = None, device: str | None = None, dispatch: str | None = None,
+                    budget_s: float | None = None, samples: int | None = None, png: bool | None = None,
+                    timeout_s: float = 600.0, log_scale: bool = False) -> dict[str, Any]:
+    """Run ``scenario_id`` in the app headless, show ``tab`` and save the screen to ``out`` (SVG).
+
+    ``params`` are raw values (strings are parsed as on the command line); ``tab`` is one of
+    histogram, breakdown, sweep, stats, profile, warnings. ``png``: also write ``out`` with .png
+    (None: when cairosvg is installed). Returns ``{"svg": path, "png": path|None, "result": dict|None,
+    "error": (title, message)|None}``; raises :class:`TuiperfError` when the scenario is unknown or the
+    run failed without any result.
+    """
+    from tuiperf.tui.app import TuiperfApp, write_png
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    width, height = parse_size(size)
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=out.parent, scenario=scenario_id,
+                     params=params, autorun=sweep is None, sweep=sweep, variants=variants, device=device,
+                     dispatch=dispatch, budget_s=budget_s, samples=samples, live_errors_modal=False)
+    app.is_headless_screenshot = True
+    outcome: dict[str, Any] = {"svg": None, "png": None, "result": None, "error": None}
+
+    async def pilot_fn(pilot: Any) -> None:
+        deadline = time.monotonic() + timeout_s
+        await pilot.pause()
+        try:
+            while app.run_count == 0 and time.monotonic() < deadline:
+                if app.catalog is not None and app.errors_seen and not app.running and app.scenario is None:
+                    break  # unknown scenario
+                await asyncio.sleep(0.1)
+            app.log_scale = log_scale
+            app.action_show_tab(tab)
+            await pilot.pause(0.3)
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause(0.2)
+            app.save_screenshot(filename=out.name, path=str(out.parent))
+            outcome["svg"] = out
+            outcome["result"] = app.result
+            outcome["error"] = app.last_error
+        finally:
+            app.exit()
+
+    app.run(headless=True, size=(width, height), auto_pilot=pilot_fn)
+    if outcome["svg"] is None:
+        raise TuiperfError(f"no screenshot was taken ({outcome['error'] or 'the app stopped early'})")
+    if outcome["result"] is None and outcome["error"]:
+        title, message = outcome["error"]
+        raise TuiperfError(f"{title}: {message} (screenshot saved to {out})")
+    if png is None or png:
+        outcome["png"] = write_png(out)
+        if png and outcome["png"] is None:
+            raise TuiperfError("PNG needs the optional cairosvg package (pip install 'tuiperf[png]')")
+    return outcome
