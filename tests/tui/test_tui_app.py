@@ -38,7 +38,7 @@ async def test_ui_never_imports_jax_and_first_frame_is_fast():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     first = float(out.stdout.split("FIRST")[1])
-    assert first < 1.5  # < 1 s on a quiet machine; some slack for a loaded CI box
+    assert first < 3.0  # well under 1 s on a quiet machine; slack for a loaded CI box
 
 
 @sync
@@ -147,19 +147,19 @@ async def test_cancel_keeps_the_partial_result(make_app):
 
 @sync
 async def test_sweep_runs_each_value_and_plots_slopes(make_app):
-    app = make_app(samples=50)
+    app = make_app(samples=30)
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(pilot)
         app.query_one("RunOptions").query_one("#variants").deselect("broken")
         await pilot.press("escape", "w")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SweepScreen"
                          and app.screen.query("#sweep-values"), what="sweep dialog")
-        app.screen.query_one("#sweep-values").value = "4, 64, 1024"
+        app.screen.query_one("#sweep-values").value = "4, 1024"
         await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.run_count == 1, what="sweep end", timeout=40)
         sweep = app.result["sweep"]
-        assert sweep["parameter"] == "size" and sweep["values"] == [4, 64, 1024]
+        assert sweep["parameter"] == "size" and sweep["values"] == [4, 1024]
         assert set(sweep["medians_ns"]) == {"jit", "aot"}
         assert app.query_one("#tabs").active == "sweep"
         assert app.query_one("SweepLines").sweep is sweep

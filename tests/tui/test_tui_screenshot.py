@@ -12,8 +12,10 @@ from tuiperf.tui.screenshot import parse_size, take_screenshot
 def test_take_screenshot_runs_and_saves(saved, scenario_dirs, tmp_path):
     runner = FakeRunner(saved)
     out = tmp_path / "sub" / "tiny.svg"
-    outcome = take_screenshot(runner, "tiny-sin", out, {"size": "16"}, tab="stats", size="100x30",
-                              scenario_dirs=scenario_dirs)
+    outcome: dict = {}
+    path = take_screenshot(runner, "tiny-sin", out, {"size": "16"}, tab="stats", size=(100, 30),
+                           scenario_dirs=scenario_dirs, outcome=outcome)
+    assert path == out
     assert out.exists() and "<svg" in out.read_text()[:300]
     assert outcome["png"] is not None and outcome["png"].exists()
     assert runner.requests[0].params["size"] == 16

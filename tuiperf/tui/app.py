@@ -57,9 +57,11 @@ class TuiperfApp(App[None]):
     TITLE = "tuiperf"
     SUB_TITLE = "per-call cost of JAX code"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    AUTO_FOCUS = "#scenario-options"  # so r, w, s work at once; / goes to the filter
 
     BINDINGS = [
-        Binding("r,ctrl+r", "run", "Run"),
+        Binding("r", "run", "Run"),
+        Binding("ctrl+r", "run", "Run", show=False),
         Binding("escape", "cancel", "Cancel"),
         Binding("w", "sweep", "Sweep"),
         Binding("l", "toggle_log", "Log scale"),
@@ -166,12 +168,15 @@ class TuiperfApp(App[None]):
         scenarios = self.query_one(ScenarioList)
         scenarios.set_catalog(message.catalog)
         n, nb = len(message.catalog.get("scenarios", [])), len(message.catalog.get("broken", []))
-        self.sub_title = f"{n} scenarios" + (f", {nb} broken" if nb else "") + f" · {len(self.devices)} device(s)"
+        nd = len(self.devices)
+        self.sub_title = (f"{n} scenario{'s' * (n != 1)}" + (f", {nb} broken" if nb else "")
+                          + f" · {nd} device{'s' * (nd != 1)}")
         wanted = self.initial["scenario"]
         if wanted and not scenarios.select(wanted):
-            self._report_error("Unknown scenario", f"no scenario {wanted!r}")
-        if not wanted:
-            self.query_one("#scenario-options").focus()
+            self.initial_failed = True
+            known = ", ".join(s["id"] for s in message.catalog.get("scenarios", []))
+            self._report_error("Unknown scenario", f"no scenario {wanted!r} (known: {known})")
+        self.query_one("#scenario-options").focus()
 
     def on_catalog_failed(self, message: CatalogFailed) -> None:
         self._report_error(message.title, message.message)
@@ -412,6 +417,7 @@ class TuiperfApp(App[None]):
             self.notify(self.last_error[1], title=title, severity="error", timeout=8)
 
     is_headless_screenshot = False
+    initial_failed = False
 
     # ------------------------------------------------------------------ showing results
     def show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
@@ -657,7 +663,7 @@ def main(runner: Any = None, scenario_dirs: Iterable[str] = (), screenshots_dir:
     if own:
         from tuiperf.core.worker import WorkerRunner
 
-        runner = WorkerRunner(dispatch=opts.pop("runner_dispatch", "async"))
+        runner = WorkerRunner(opts.get("dispatch") or "async", list(scenario_dirs))
     mouse = opts.pop("mouse", True)
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, **opts)
     try:

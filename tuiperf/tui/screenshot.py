@@ -26,18 +26,19 @@ def parse_size(size: str | tuple[int, int]) -> tuple[int, int]:
 
 
 def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict[str, Any] | None = None,
-                    tab: str = "histogram", size: str | tuple[int, int] = (160, 48), *,
+                    tab: str | None = "histogram", size: str | tuple[int, int] = (160, 48), *,
                     scenario_dirs: list[str] | tuple[str, ...] = (), sweep: tuple[str, list[Any]] | None = None,
                     variants: list[str] | None = None, device: str | None = None, dispatch: str | None = None,
                     budget_s: float | None = None, samples: int | None = None, png: bool | None = None,
-                    timeout_s: float = 600.0, log_scale: bool = False) -> dict[str, Any]:
+                    timeout_s: float = 600.0, log_scale: bool = False,
+                    outcome: dict[str, Any] | None = None) -> Path:
     """Run ``scenario_id`` in the app headless, show ``tab`` and save the screen to ``out`` (SVG).
 
     ``params`` are raw values (strings are parsed as on the command line); ``tab`` is one of
     histogram, breakdown, sweep, stats, profile, warnings. ``png``: also write ``out`` with .png
-    (None: when cairosvg is installed). Returns ``{"svg": path, "png": path|None, "result": dict|None,
-    "error": (title, message)|None}``; raises :class:`TuiperfError` when the scenario is unknown or the
-    run failed without any result.
+    (None: when cairosvg is installed). Returns the SVG's path. Pass a dict as ``outcome`` to get
+    ``{"svg", "png" (path or None), "result" (the run's document), "error" ((title, message) or None)}``.
+    Raises :class:`TuiperfError` when the scenario is unknown or the run failed without any result.
     """
     from tuiperf.tui.app import TuiperfApp, write_png
 
@@ -48,15 +49,17 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
                      params=params, autorun=sweep is None, sweep=sweep, variants=variants, device=device,
                      dispatch=dispatch, budget_s=budget_s, samples=samples, live_errors_modal=False)
     app.is_headless_screenshot = True
-    outcome: dict[str, Any] = {"svg": None, "png": None, "result": None, "error": None}
+    outcome = {} if outcome is None else outcome
+    outcome.update({"svg": None, "png": None, "result": None, "error": None})
+    tab = tab or "histogram"
 
     async def pilot_fn(pilot: Any) -> None:
         deadline = time.monotonic() + timeout_s
         await pilot.pause()
         try:
             while app.run_count == 0 and time.monotonic() < deadline:
-                if app.catalog is not None and app.errors_seen and not app.running and app.scenario is None:
-                    break  # unknown scenario
+                if app.initial_failed or (app.catalog is not None and app.errors_seen and not app.running):
+                    break  # unknown scenario or a failure before any run
                 await asyncio.sleep(0.1)
             app.log_scale = log_scale
             app.action_show_tab(tab)
@@ -80,4 +83,4 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
         outcome["png"] = write_png(out)
         if png and outcome["png"] is None:
             raise TuiperfError("PNG needs the optional cairosvg package (pip install 'tuiperf[png]')")
-    return outcome
+    return out

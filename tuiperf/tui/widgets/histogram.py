@@ -49,7 +49,7 @@ class LatencyHistogram(CachedPlot):
             lo = max(lo, 1e-3)
         unit, div = _unit(hi)
         n_max = max(len(v) for v in self.series.values())
-        bins = int(min(max(12, 2.5 * math.sqrt(n_max)), max(12, width - 14)))
+        bins = int(min(max(12, 2.5 * math.sqrt(n_max)), max(12, 2 * (width - 14))))  # braille: 2 dots a cell
         clipped = 0
         for name in self.order:
             values = self.series.get(name)

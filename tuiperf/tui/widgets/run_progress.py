@@ -89,7 +89,8 @@ class RunProgress(Vertical):
         for i, v in enumerate(result.get("variants", [])):
             s = v.get("stats") or {}
             if v.get("skipped"):
-                state_text = Text("skipped: " + (v.get("note") or ""), style="dim")
+                why = v.get("note") or v.get("error") or ""
+                state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
             elif not v.get("ok"):
                 state_text = Text("FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",
                                   style="bold red")

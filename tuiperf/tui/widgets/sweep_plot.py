@@ -8,14 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from tuiperf.tui.formatting import format_ns
-from tuiperf.tui.widgets.histogram import _unit
-from tuiperf.tui.widgets.plot_base import CachedPlot, variant_hex, variant_marker, variant_rgb
+from tuiperf.tui.widgets.histogram import _log_ticks, _unit
+from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 
 
 class SweepLines(CachedPlot):
@@ -52,15 +53,20 @@ class SweepLines(CachedPlot):
             slope = (sweep.get("slopes") or {}).get(name)
             label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
             plt.plot([p[0] for p in pts], [p[1] for p in pts], label=label, color=variant_rgb(index),
-                     marker=variant_marker(index, "hd"))
+                     marker=variant_marker(index, "braille"))
             plt.scatter([p[0] for p in pts], [p[1] for p in pts], color=variant_rgb(index),
-                        marker=variant_marker(index, "dot"))
+                        marker=variant_marker(index, "●"))
         if numeric:
             plt.xscale("log")
             plt.xticks(xs, [f"{v:g}" for v in values])
         else:
             plt.xticks(xs, [str(v) for v in values])
         plt.yscale("log")
+        ys = [m / div for ms in medians.values() for m in ms if m]
+        if ys:
+            ticks = _log_ticks(min(ys), max(ys))
+            if ticks:
+                plt.yticks(ticks, [f"{t:g}" for t in ticks])
         plt.xlabel(f"{sweep.get('parameter', '')}" + (" (log)" if numeric else ""))
         plt.ylabel(f"median ({unit}, log)")
         plt.title(f"Median time per call against {sweep.get('parameter', '')}")
@@ -77,14 +83,16 @@ class SweepPlot(Vertical):
         if not sweep:
             caption.update("")
             return
-        text = Text()
+        text = Table.grid(padding=(0, 2))
+        for _ in range(3):
+            text.add_column()
         for i, name in enumerate(order or list(sweep.get("medians_ns", {}))):
             slope = (sweep.get("slopes") or {}).get(name)
             ms = sweep.get("medians_ns", {}).get(name, [])
             first = next((m for m in ms if m), None)
             last = next((m for m in reversed(ms) if m), None)
-            text.append("■ ", style=variant_hex(i))
-            text.append(f"{name}: ", style="bold")
-            text.append("slope " + (f"{slope:.2f}" if slope is not None else "—"))
-            text.append(f"  ({format_ns(first)} → {format_ns(last)})  ")
+            label = Text("■ ", style="" if no_color() else variant_hex(i))
+            label.append(name, style="bold")
+            text.add_row(label, "slope " + (f"{slope:.2f}" if slope is not None else "—"),
+                         f"{format_ns(first)} → {format_ns(last)}" if first else "no result")
         caption.update(text)

@@ -1,0 +1,68 @@
+#!/usr/bin/env python
+"""Regenerate the README's screenshots: ``python scripts/screenshots.py [--only NAME] [--out DIR]``.
+
+Each picture is a real run of a built-in scenario in the explorer, headless, through the same
+measuring process the app uses (``WorkerRunner``). SVGs go to ``screenshots/``; a PNG is written beside
+each when the optional ``cairosvg`` is installed. Timings differ from machine to machine, of course.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tuiperf.core.worker import WorkerRunner  # noqa: E402
+from tuiperf.tui.screenshot import take_screenshot  # noqa: E402
+
+# name, scenario, params, tab, size, extra options
+SHOTS = [
+    ("dispatch-floor-histogram", "dispatch-floor", {}, "histogram", (160, 48), {"budget_s": 2.0}),
+    ("dispatch-floor-80x24", "dispatch-floor", {}, "histogram", (80, 24), {"budget_s": 1.0}),
+    ("mlp-closure-vs-argument-stats", "mlp-closure-vs-argument", {}, "stats", (160, 48), {"budget_s": 2.0}),
+    ("mlp-closure-vs-argument-breakdown", "mlp-closure-vs-argument", {}, "breakdown", (160, 48), {"budget_s": 2.0}),
+    ("conv-transpose-3d-int-kernel-warnings", "conv-transpose-3d", {"flax_kernel_size": "int", "size": "12"},
+     "warnings", (160, 48), {"budget_s": 2.0}),
+    ("conv-transpose-3d-int-kernel-stats", "conv-transpose-3d", {"flax_kernel_size": "int", "size": "12"},
+     "stats", (160, 48), {"budget_s": 2.0}),
+    ("static-leaves-sweep", "static-leaves-partition", {}, "sweep", (160, 48),
+     {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])}),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
+    parser.add_argument("--only", action="append", help="name of one picture (repeatable)")
+    parser.add_argument("--dispatch", default="async", choices=("async", "sync"))
+    args = parser.parse_args()
+    out = Path(args.out)
+    runner = WorkerRunner(args.dispatch)
+    failed = 0
+    try:
+        for name, scenario, params, tab, size, extra in SHOTS:
+            if args.only and name not in args.only:
+                continue
+            start = time.monotonic()
+            outcome: dict = {}
+            try:
+                take_screenshot(runner, scenario, out / f"{name}.svg", params, tab, size,
+                                dispatch=args.dispatch, outcome=outcome, **extra)
+            except Exception as exc:  # noqa: BLE001 - report and go on with the others
+                failed += 1
+                print(f"FAILED {name}: {exc}", file=sys.stderr)
+                continue
+            png = f" + {outcome['png'].name}" if outcome.get("png") else ""
+            note = f"  (error: {outcome['error'][0]})" if outcome.get("error") else ""
+            print(f"{out / (name + '.svg')}{png}  {time.monotonic() - start:.1f} s{note}")
+    finally:
+        runner.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
