@@ -125,7 +125,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
             await pilot.press(key)
             await pilot.pause()
         await pilot.press("l")
-        assert app.query_one("LatencyHistogram").log_x
+        assert app.query_one("LatencyHistogram").effective_log
 
 
 @sync

@@ -76,7 +76,7 @@ class TuiperfApp(App[None]):
         *[Binding(str(i + 1), f"show_tab('{tid}')", label, show=False) for i, (tid, label) in enumerate(RESULT_TABS)],
     ]
 
-    log_scale: reactive[bool] = reactive(False)
+    log_scale: reactive[bool | None] = reactive(None)  # None: automatic
     running: reactive[bool] = reactive(False)
 
     def __init__(self, runner: Any, scenario_dirs: Iterable[str] = (), screenshots_dir: str | Path = "screenshots",
@@ -349,9 +349,7 @@ class TuiperfApp(App[None]):
     def on_run_began(self, message: RunBegan) -> None:
         if message.run_id != self.run_id:
             return
-        self.screen.remove_class("-show-setup")
-        self.screen.add_class("-show-results")
-        self.query_one("#view-tabs", Tabs).active = "view-results"
+        self._show_view("results")
         self.query_one(LatencyHistogram).set_series({}, note="(waiting for samples)")
         self.query_one(RunProgress).show_live(message.live, self._order)
 
@@ -435,7 +433,9 @@ class TuiperfApp(App[None]):
         note = "PARTIAL" if doc.get("partial") else ""
         if result and result.get("sweep") and doc is not result:
             note = (note + f" (last sweep value)").strip()
-        self.query_one(LatencyHistogram).set_series(series, medians, order=self._order, note=note)
+        modes = [m["center_ns"] for v in variants if v.get("ok") for m in v.get("modes") or []
+                 if (m.get("fraction") or 0) >= 0.02]
+        self.query_one(LatencyHistogram).set_series(series, medians, order=self._order, note=note, marks=modes)
         self.query_one(OverheadBreakdown).show(doc if result else None)
         self.query_one(SweepPlot).show((result or {}).get("sweep"), self._order)
         self.query_one(StatsTable).show(doc if result else None)
@@ -493,9 +493,22 @@ class TuiperfApp(App[None]):
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         if event.tabs.id != "view-tabs":
             return
-        setup = event.tab.id == "view-setup"
+        self._show_view("setup" if event.tab.id == "view-setup" else "results")
+
+    def _show_view(self, view: str) -> None:
+        """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
+        setup = view == "setup"
         self.screen.set_class(setup, "-show-setup")
         self.screen.set_class(not setup, "-show-results")
+        tabs = self.query_one("#view-tabs", Tabs)
+        if tabs.active != f"view-{view}":
+            tabs.active = f"view-{view}"
+        if self.screen.has_class("-narrow"):
+            focused = self.focused
+            if setup and (focused is None or not self.query_one("#sidebar") in focused.ancestors_with_self):
+                self.query_one("#scenario-options").focus()
+            elif not setup and (focused is None or not self.query_one("#results") in focused.ancestors_with_self):
+                self.query_one("#tabs Tabs").focus()
 
     def watch_running(self, running: bool) -> None:
         if self.is_mounted:
@@ -547,8 +560,8 @@ class TuiperfApp(App[None]):
         self.push_screen(SweepScreen(specs), chosen)
 
     def action_toggle_log(self) -> None:
-        self.log_scale = not self.log_scale
-        self.notify(f"Histogram x axis: {'log' if self.log_scale else 'linear'} scale", timeout=2)
+        self.log_scale = not self.query_one(LatencyHistogram).effective_log
+        self.notify(f"Histogram time axis: {'log' if self.log_scale else 'linear'} scale", timeout=2)
 
     def action_next_baseline(self) -> None:
         stats = self.query_one(StatsTable)
@@ -567,9 +580,7 @@ class TuiperfApp(App[None]):
             tab = lowered.get(tab.lower(), tab)
         if tab in ids:
             self.query_one("#tabs", TabbedContent).active = tab
-            self.screen.remove_class("-show-setup")
-            self.screen.add_class("-show-results")
-            self.query_one("#view-tabs", Tabs).active = "view-results"
+            self._show_view("results")
 
     def action_prev_tab(self) -> None:
         self._step_tab(-1)
@@ -585,11 +596,10 @@ class TuiperfApp(App[None]):
 
     def action_toggle_view(self) -> None:
         tabs = self.query_one("#view-tabs", Tabs)
-        tabs.active = "view-results" if tabs.active == "view-setup" else "view-setup"
+        self._show_view("results" if tabs.active == "view-setup" else "setup")
 
     def action_focus_filter(self) -> None:
-        tabs = self.query_one("#view-tabs", Tabs)
-        tabs.active = "view-setup"
+        self._show_view("setup")
         self.query_one("#scenario-filter", Input).focus()
 
     def action_focus_form(self) -> None:

@@ -107,21 +107,32 @@ def median(values: Iterable[float]) -> float:
     return quantile(s, 0.5)
 
 
-def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005) -> tuple[float, float] | None:
-    """A shared x range for all series: the clip..1-clip quantiles, so a few outliers do not squash it."""
+def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005,
+                    include: Iterable[float] = ()) -> tuple[float, float] | None:
+    """A shared x range for all series.
+
+    The bulk of each series (a few IQRs around its middle half) plus every point in ``include``
+    (cluster centres and medians, so a second mode stays on the axis), never beyond the
+    ``clip``..``1-clip`` quantiles: a long tail of rare slow calls would otherwise squash every peak.
+    """
     lo, hi = math.inf, -math.inf
+    q_lo, q_hi = math.inf, -math.inf
     for values in series.values():
         if not values:
             continue
         s = sorted(downsample(values, 20000))
-        q10, q90 = quantile(s, 0.1), quantile(s, 0.9)
-        spread = max(q90 - q10, 0.02 * quantile(s, 0.5))
-        # the clip quantiles, but no further than a few spreads from the bulk: long tails of rare
-        # slow calls would otherwise squash every peak into a few columns
-        lo = min(lo, max(quantile(s, clip), q10 - 2 * spread))
-        hi = max(hi, min(quantile(s, 1 - clip), q90 + 3 * spread))
+        q25, q50, q75 = quantile(s, 0.25), quantile(s, 0.5), quantile(s, 0.75)
+        iqr = max(q75 - q25, 0.02 * q50)
+        a, b = quantile(s, clip), quantile(s, 1 - clip)
+        q_lo, q_hi = min(q_lo, a), max(q_hi, b)
+        lo = min(lo, max(a, q25 - 3 * iqr))
+        hi = max(hi, min(b, q75 + 5 * iqr))
     if not math.isfinite(lo) or not math.isfinite(hi):
         return None
+    for point in include:
+        if point is not None and math.isfinite(point):
+            lo = min(lo, max(q_lo, point * 0.97))
+            hi = max(hi, min(q_hi, point * 1.05))
     if hi <= lo:
         lo, hi = lo * 0.95, hi * 1.05 + 1e-9
     return lo, hi

@@ -30,7 +30,7 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
                     scenario_dirs: list[str] | tuple[str, ...] = (), sweep: tuple[str, list[Any]] | None = None,
                     variants: list[str] | None = None, device: str | None = None, dispatch: str | None = None,
                     budget_s: float | None = None, samples: int | None = None, png: bool | None = None,
-                    timeout_s: float = 600.0, log_scale: bool = False,
+                    timeout_s: float = 600.0, log_scale: bool | None = None,
                     outcome: dict[str, Any] | None = None) -> Path:
     """Run ``scenario_id`` in the app headless, show ``tab`` and save the screen to ``out`` (SVG).
 

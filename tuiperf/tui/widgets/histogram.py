@@ -20,32 +20,42 @@ class LatencyHistogram(CachedPlot):
         self.series: dict[str, Sequence[float]] = {}
         self.medians: dict[str, float] = {}
         self.order: list[str] = []
-        self.log_x = False
+        self.log_x: bool | None = None  # None: automatic (log when medians differ more than 8×)
         self.note = ""
+        self.marks: list[float] = []
 
     def set_series(self, series: dict[str, Sequence[float]], medians: dict[str, float] | None = None,
-                   order: list[str] | None = None, note: str = "") -> None:
+                   order: list[str] | None = None, note: str = "", marks: list[float] | None = None) -> None:
         self.series = {k: v for k, v in series.items() if v}
+        self.marks = list(marks or [])
         self.order = order or list(series)
         self.medians = dict(medians or {})
         self.note = note
         self.invalidate()
 
-    def set_log(self, log: bool) -> None:
+    @property
+    def effective_log(self) -> bool:
+        if self.log_x is not None:
+            return self.log_x
+        meds = [m for m in self.medians.values() if m and m > 0]
+        return bool(meds) and max(meds) / min(meds) > 8
+
+    def set_log(self, log: bool | None) -> None:
         self.log_x = log
         self.invalidate()
 
     def draw(self, width: int, height: int) -> None:
         plt = self.plt
-        scale = "log" if self.log_x else "linear"
+        log = self.effective_log
+        scale = "log" if log else "linear"
         if not self.series:
             plt.title("Latency histogram — no samples yet (press r to run)")
             return
-        rng = histogram_range(self.series)
+        rng = histogram_range(self.series, include=[*self.marks, *self.medians.values()])
         if rng is None:
             return
         lo, hi = rng
-        if self.log_x:
+        if log:
             lo = max(lo, 1e-3)
         unit, div = _unit(hi)
         n_max = max(len(v) for v in self.series.values())
@@ -56,7 +66,7 @@ class LatencyHistogram(CachedPlot):
             if not values:
                 continue
             index = self.order.index(name)
-            centres, fractions, outside = bin_counts(values, lo, hi, bins, log=self.log_x)
+            centres, fractions, outside = bin_counts(values, lo, hi, bins, log=log)
             clipped += outside
             med = self.medians.get(name)
             if med is None:
@@ -67,7 +77,7 @@ class LatencyHistogram(CachedPlot):
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
         plt.xscale(scale)
-        plt.xlabel(f"time per call ({unit}){', log scale' if self.log_x else ''}")
+        plt.xlabel(f"time per call ({unit}){', log scale' if log else ''}")
         plt.ylabel("% of samples")
         title = "Latency per call, medians marked"
         if clipped:
@@ -75,7 +85,7 @@ class LatencyHistogram(CachedPlot):
         if self.note:
             title += f"  {self.note}"
         plt.title(title)
-        if self.log_x:
+        if log:
             ticks = _log_ticks(lo / div, hi / div)
             if ticks:
                 plt.xticks(ticks, [f"{t:g}" for t in ticks])
@@ -99,7 +109,8 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
             if lo <= t <= hi:
                 ticks.append(t)
         e += 1
-    if len(ticks) < 2:
-        ticks = [lo, math.sqrt(lo * hi), hi]
-        ticks = [float(f"{t:.3g}") for t in ticks]
+    if len(ticks) < 3:
+        ratio = (hi / lo) ** (1 / 4)
+        ticks = [float(f"{lo * ratio ** i:.2g}") for i in range(5)]
+        ticks = sorted({t for t in ticks if lo <= t <= hi})
     return ticks
