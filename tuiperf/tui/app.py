@@ -46,7 +46,7 @@ from tuiperf.tui.widgets.warnings_panel import WarningsPanel
 RESULT_TABS = [("histogram", "Histogram"), ("breakdown", "Breakdown"), ("sweep", "Sweep"),
                ("stats", "Statistics"), ("profile", "Profile"), ("warnings", "Warnings")]
 LIVE_DELAY_S = 0.6
-LIVE_REDRAW_S = 0.25
+LIVE_REDRAW_S = 0.4
 POST_INTERVAL_S = 0.1
 
 
@@ -494,6 +494,11 @@ class TuiperfApp(App[None]):
         if event.tabs.id != "view-tabs":
             return
         self._show_view("setup" if event.tab.id == "view-setup" else "results")
+
+    def on_resize(self) -> None:
+        # after the breakpoint classes change: keep focus on something visible
+        self.call_after_refresh(lambda: self._show_view(
+            "setup" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "results"))
 
     def _show_view(self, view: str) -> None:
         """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""

@@ -120,7 +120,7 @@ def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005,
     for values in series.values():
         if not values:
             continue
-        s = sorted(downsample(values, 20000))
+        s = sorted(downsample(values, 5000))
         q25, q50, q75 = quantile(s, 0.25), quantile(s, 0.5), quantile(s, 0.75)
         iqr = max(q75 - q25, 0.02 * q50)
         a, b = quantile(s, clip), quantile(s, 1 - clip)
