@@ -541,13 +541,12 @@ class TuiperfApp(App[None]):
         if self._live_timer is not None:
             self._live_timer.stop()
             self._live_timer = None
+        # Not running: leave the field being edited, so single-key bindings (r, w, s, ?) work.
         focused = self.focused
-        if isinstance(focused, Input) or focused is not None:
-            self.query_one("#tabs", TabbedContent).focus()
-            try:
-                self.query_one("#tabs Tabs").focus()
-            except Exception:  # noqa: BLE001
-                pass
+        if focused is not None and self.query_one("#sidebar") in focused.ancestors_with_self:
+            self.query_one("#run-button", Button).focus()
+        else:
+            self.query_one("#tabs Tabs").focus()
 
     def action_sweep(self) -> None:
         if self.scenario is None:

@@ -1,0 +1,68 @@
+"""Pure helpers of the TUI: parameter specs from the catalog, sweep values, histogram binning."""
+
+from __future__ import annotations
+
+import pytest
+
+from tuiperf.core.errors import ParamError
+from tuiperf.core.params import Choice, Int
+from tuiperf.tui.formatting import (bin_counts, downsample, format_ns, histogram_range, spec_from_dict,
+                                    split_values, suggest_sweep)
+from tuiperf.tui.widgets.breakdown import stacked_bar
+from tuiperf.tui.widgets.stats_table import ratio_against
+from tuiperf.tui.widgets.warnings_panel import collect_warnings
+
+
+def test_spec_from_catalog_dict_validates_like_the_core():
+    spec = spec_from_dict({"name": "width", "kind": "int", "default": 64, "min": 1, "max": 8192, "help": "h"})
+    assert isinstance(spec, Int) and spec.parse("2**8") == 256
+    with pytest.raises(ParamError, match="below the minimum 1"):
+        spec.parse("0")
+    choice = spec_from_dict({"name": "k", "kind": "choice", "default": "a", "choices": ["a", "b"]})
+    assert isinstance(choice, Choice) and choice.parse("b") == "b"
+
+
+def test_sweep_suggestions_are_valid_values():
+    spec = spec_from_dict({"name": "n", "kind": "int", "default": 8, "min": 1, "max": 64})
+    values = [spec.parse(v) for v in split_values(suggest_sweep(spec))]
+    assert len(values) >= 3 and max(values) <= 64
+    assert split_values("1, 2 4;8") == ["1", "2", "4", "8"]
+
+
+def test_bimodal_samples_keep_two_peaks():
+    samples = [100.0] * 600 + [200.0] * 400 + [10_000.0]  # one far outlier
+    lo, hi = histogram_range({"a": samples})
+    assert lo <= 100 and 200 <= hi < 10_000
+    centres, fractions, outside = bin_counts(samples, lo, hi, 20)
+    peaks = [c for c, f in zip(centres, fractions) if f > 0.3]
+    assert len(peaks) == 2 and outside == 1
+    assert abs(sum(fractions) - 1000 / 1001) < 1e-9
+
+
+def test_downsample_and_format():
+    assert len(downsample(list(range(100_000)), 500)) == 500
+    assert format_ns(12_300) == "12.3 µs" and format_ns(None) == "—"
+
+
+def test_ratio_uses_comparisons_or_inverts_them():
+    result = {"variants": [{"name": "a", "stats": {"median_ns": 2.0}}, {"name": "b", "stats": {"median_ns": 1.0}}],
+              "comparisons": [{"a": "a", "b": "b", "ratio": 2.0, "ci95": [1.8, 2.2], "p_value": 0.001}]}
+    assert ratio_against(result, "a", "b") == (2.0, [1.8, 2.2], 0.001)
+    ratio, ci, _ = ratio_against(result, "b", "a")
+    assert ratio == 0.5 and ci[0] == pytest.approx(1 / 2.2) and ci[1] == pytest.approx(1 / 1.8)
+
+
+def test_stacked_bar_shows_every_part():
+    bar = stacked_bar({"framework": 1.0, "jit_dispatch": 100.0, "launch": 5000.0, "compute": 1000.0}, 100.0, 62)
+    assert 60 <= len(bar.plain) <= 62
+
+
+def test_warnings_collect_partial_failures_modes_and_recompiles():
+    result = {"partial": True, "warnings": ["run-level"], "variants": [
+        {"name": "a", "ok": False, "error": "boom", "warnings": []},
+        {"name": "b", "ok": True, "modes": [{"center_ns": 1e3, "fraction": 0.7}, {"center_ns": 5e3, "fraction": 0.3}],
+         "retraces": 2, "warnings": []}]}
+    texts = [t for _, t in collect_warnings(result)]
+    assert any("Partial" in t for t in texts) and any("a: FAILED — boom" in t for t in texts)
+    assert any("multi-modal" in t for t in texts) and any("recompiled 2" in t for t in texts)
+    assert "run-level" in texts
