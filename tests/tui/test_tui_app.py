@@ -215,7 +215,7 @@ async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
         assert shot is not None and shot.exists() and shot.suffix == ".svg"
         assert shot.parent == tmp_path / "shots" and shot.name.startswith("tiny-sin-")
         assert "<svg" in shot.read_text()[:500]
-        assert shot.with_suffix(".png").exists()  # cairosvg is installed here
+        await wait_until(pilot, lambda: shot.with_suffix(".png").exists(), what="PNG (cairosvg is installed here)")
         assert any(str(shot) in n for n in notifications(app))
 
 

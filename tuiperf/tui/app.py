@@ -626,9 +626,15 @@ class TuiperfApp(App[None]):
             self._report_error("Screenshot failed", f"{exc}")
             return
         self.last_screenshot = path
-        png = write_png(path)
-        where = str(path) + (f" (+ {png.name})" if png else "")
-        self.notify(f"Saved {where}", title="Screenshot", timeout=6)
+        self.notify(f"Saved {path}", title="Screenshot", timeout=6)
+        self._write_png(path)
+
+    @work(thread=True, group="png", exit_on_error=False)
+    def _write_png(self, svg: Path) -> None:
+        """cairosvg takes a moment: off the UI thread. Silent when the optional extra is missing."""
+        png = write_png(svg)
+        if png is not None:
+            self.call_from_thread(self.notify, f"and {png.name} beside it", title="PNG", timeout=4)
 
     async def action_quit(self) -> None:
         if self._cancel is not None:

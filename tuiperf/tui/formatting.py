@@ -10,22 +10,22 @@ from typing import Any, Iterable, Sequence
 
 from tuiperf.core.params import Bool, Choice, Float, Int, Param
 
-try:  # the core's formatter, when it has landed
-    from tuiperf.core.stats import format_ns as _core_format_ns
-except Exception:  # pragma: no cover - fallback while the core is being written
-    _core_format_ns = None
+_core_format_ns = None
 
 
 def format_ns(ns: float | None) -> str:
-    """``12.3 µs``; an em dash for a missing value."""
+    """``12.3 µs`` (the core's formatter); an em dash for a missing value.
+
+    The core's module is imported on first use: it brings numpy, which the first frame does not need.
+    """
+    global _core_format_ns
     if ns is None or (isinstance(ns, float) and not math.isfinite(ns)):
         return "—"
-    if _core_format_ns is not None:
-        return _core_format_ns(ns)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+    if _core_format_ns is None:
+        from tuiperf.core.stats import format_ns as core_format_ns
+
+        _core_format_ns = core_format_ns
+    return _core_format_ns(ns)
 
 
 def format_ms(ms: float | None) -> str:
