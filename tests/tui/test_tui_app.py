@@ -266,3 +266,24 @@ async def test_help_and_command_palette_list_every_action(fake_runner, scenario_
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for needed in ("Run", "Cancel run", "Sweep a parameter", "Save screenshot", "Toggle log scale", "Show keys"):
             assert needed in titles
+
+
+@sync
+async def test_mouse_runs_and_switches_tabs(fake_runner, scenario_dirs, tmp_path):
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ready(pilot)
+        assert await pilot.click("#run-button")
+        await wait_until(pilot, lambda: app.run_count == 1, what="run from a click")
+        assert await pilot.click("#--content-tab-stats")
+        await pilot.pause()
+        assert app.query_one("#tabs").active == "stats"
+
+
+def test_no_color_uses_distinct_markers(monkeypatch):
+    from tuiperf.tui.widgets.plot_base import variant_marker
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert len({variant_marker(i) for i in range(4)}) == 4
+    monkeypatch.delenv("NO_COLOR")
+    assert variant_marker(0) == variant_marker(1) == "braille"

@@ -441,7 +441,8 @@ class TuiperfApp(App[None]):
         self.query_one(StatsTable).show(doc if result else None)
         self.query_one(ProfileTable).show(doc if result else None)
         self.query_one(WarningsPanel).show(doc if result else None, self.last_error)
-        self.query_one(RunProgress).show_result(doc if result else None, state=state)
+        fraction = self.live.fraction if (self.live is not None and doc.get("partial")) else None
+        self.query_one(RunProgress).show_result(doc if result else None, state=state, fraction=fraction)
         self._update_tab_labels()
 
     def _update_tab_labels(self) -> None:

@@ -59,7 +59,7 @@ class RunProgress(Vertical):
                           Text(f"n={counts.get(name, 0)}", style="dim"), state)
         self.query_one("#estimates", Static).update(table)
 
-    def show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
+    def show_result(self, result: dict[str, Any] | None, state: str = "done", fraction: float | None = None) -> None:
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
@@ -68,7 +68,7 @@ class RunProgress(Vertical):
             self.query_one("#estimates", Static).update("")
             return
         partial = result.get("partial")
-        bar.update(total=1.0, progress=1.0 if not partial else bar.progress)
+        bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
         if state == "failed":
             status = Text("✗ run failed — previous result shown", style="bold red")
         elif partial:

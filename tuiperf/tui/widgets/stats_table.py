@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Label, Select
+from textual.widgets import DataTable, Label, Select, Static
 
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -50,6 +50,7 @@ class StatsTable(Vertical):
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
         yield DataTable(id="stats-table", zebra_stripes=True, cursor_type="row")
+        yield Static("", id="stats-verdict")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -60,13 +61,13 @@ class StatsTable(Vertical):
         self.result = result
         names = [v["name"] for v in (result or {}).get("variants", [])]
         ok = [v["name"] for v in (result or {}).get("variants", []) if v.get("ok") and v.get("stats")]
+        if self.baseline not in ok:
+            self.baseline = ok[0] if ok else None
         select = self.query_one("#baseline", Select)
         with select.prevent(Select.Changed):
             select.set_options([(n, n) for n in ok])
-            if self.baseline in ok:
+            if self.baseline is not None:
                 select.value = self.baseline
-        if self.baseline not in ok:
-            self.baseline = ok[0] if ok else None
         self._fill(names)
 
     def set_baseline(self, baseline: str) -> None:
@@ -85,6 +86,7 @@ class StatsTable(Vertical):
             self.post_message(self.BaselineChanged(event.value))
 
     def _fill(self, names: list[str]) -> None:
+        self.query_one("#stats-verdict", Static).update(verdicts(self.result or {}, self.baseline))
         table = self.query_one(DataTable)
         table.clear()
         result = self.result or {}
@@ -119,3 +121,28 @@ class StatsTable(Vertical):
                 str(s.get("n", "—")) if s else "—",
                 key=v["name"],
             )
+
+
+def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
+    """One line per variant against the baseline, in words: faster/slower by how much, or no difference."""
+    text = Text()
+    if not baseline:
+        return text
+    for v in result.get("variants", []):
+        if v["name"] == baseline or not v.get("ok") or not v.get("stats"):
+            continue
+        ratio, ci, p = ratio_against(result, v["name"], baseline)
+        if ratio is None:
+            continue
+        if ci and ci[0] <= 1.0 <= ci[1]:
+            line = Text.assemble((v["name"], "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})")
+        else:
+            word, pct = ("slower", (ratio - 1) * 100) if ratio >= 1 else ("faster", (1 - ratio) * 100)
+            line = Text.assemble((v["name"], "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
+            if ci:
+                lo, hi = sorted(abs(c - 1) * 100 for c in ci)
+                line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p={p:.2g})" if p is not None else ")"))
+        text.append_text(line)
+        text.append("\n")
+    text.rstrip()
+    return text
