@@ -28,7 +28,8 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sweep-box"):
-            yield Static("[b]Sweep a parameter[/b]  each value is one run; medians are plotted log-log")
+            yield Static("[b]Sweep a parameter[/b]")
+            yield Static("One run per value; the medians are plotted log-log with a fitted slope.", classes="dim")
             with Horizontal(classes="param-line"):
                 yield Label("parameter", classes="param-name")
                 yield Select([(n, n) for n in self.specs], value=self.current, allow_blank=False,

@@ -63,7 +63,9 @@ class RunProgress(Vertical):
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
-            self.query_one("#progress-status", Static).update(Text("idle — press r to run", style="dim"))
+            self.query_one("#progress-status", Static).update(
+                Text("✗ run failed — see Warnings", style="bold red") if state == "failed"
+                else Text("idle — press r to run", style="dim"))
             self.query_one("#progress-eta", Static).update("")
             self.query_one("#estimates", Static).update("")
             return

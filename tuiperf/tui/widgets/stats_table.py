@@ -113,7 +113,7 @@ class StatsTable(Vertical):
                 Text(format_ns(s.get("median_ns")), style="bold") if s else "—",
                 (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v["name"] == self.baseline else ""),
                 f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
-                (f"{p:.2g}" if p is not None else "—"),
+                format_p(p),
                 f"{format_ns(ci[0])} – {format_ns(ci[1])}" if ci else "—",
                 format_ns(s.get("p10_ns")) if s else "—",
                 format_ns(s.get("p90_ns")) if s else "—",
@@ -141,8 +141,14 @@ def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
             line = Text.assemble((v["name"], "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
-                line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p={p:.2g})" if p is not None else ")"))
+                line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")"))
         text.append_text(line)
         text.append("\n")
     text.rstrip()
     return text
+
+
+def format_p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
