@@ -287,3 +287,14 @@ def test_no_color_uses_distinct_markers(monkeypatch):
     assert len({variant_marker(i) for i in range(4)}) == 4
     monkeypatch.delenv("NO_COLOR")
     assert variant_marker(0) == variant_marker(1) == "braille"
+
+
+@sync
+async def test_a_malformed_result_is_reported_not_fatal(fake_runner, scenario_dirs, tmp_path):
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.show_result({"variants": [{"ok": True}]})  # no name, no stats
+        await pilot.pause()
+        assert app.last_error[0] == "Cannot display this result"
+        assert app.is_running

@@ -419,7 +419,16 @@ class TuiperfApp(App[None]):
 
     # ------------------------------------------------------------------ showing results
     def show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
-        """Fill every result panel from one result document (also used by tests and screenshots)."""
+        """Fill every result panel from one result document (also used by tests and screenshots).
+
+        A document the panels cannot show (a newer schema, a bug) is reported, never fatal."""
+        try:
+            self._show_result(result, state)
+        except Exception as exc:  # noqa: BLE001 - the app must stay up
+            self._report_error("Cannot display this result", f"{type(exc).__name__}: {exc}",
+                               details=traceback.format_exc(limit=4))
+
+    def _show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
         if state != "failed":
             self.result = result
         doc = result or {}
