@@ -72,7 +72,7 @@ async def test_selecting_a_scenario_builds_its_form(make_app):
         assert list(form.specs) == ["size", "scale", "dtype", "double"]
         assert form.raw_values() == {"size": "8", "scale": "1.0", "dtype": "float32", "double": False}
         assert type(form._field("dtype")).__name__ == "Select"
-        assert type(form._field("double")).__name__ == "Switch"
+        assert type(form._field("double")).__name__ == "Toggle"
         assert app.query_one("RunOptions").variants == ["jit", "aot", "broken"]
         assert "Tiny sine" in str(app.query_one("#info").render())
 

@@ -19,6 +19,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Bool, Choice, Float, Int, Param
 from tuiperf.tui.formatting import spec_from_dict
+from tuiperf.tui.widgets.toggle import Toggle
 
 
 class ParamValidator(Validator):
@@ -77,7 +78,7 @@ class ParamForm(Vertical):
             field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False,
                            id=wid, compact=True)
         elif isinstance(spec, Bool):
-            field = Switch(value=bool(spec.parse(value)) if not isinstance(value, bool) else value,
+            field = Toggle(value=bool(spec.parse(value)) if not isinstance(value, bool) else value,
                            id=wid, animate=False)
         else:
             input_type = "text"  # "2**8" and "1e3" are allowed for integers, so not type="integer"

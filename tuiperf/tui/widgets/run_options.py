@@ -14,6 +14,7 @@ from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Float, Int
 from tuiperf.core.runner import DISPATCH_MODES
 from tuiperf.tui.widgets.param_form import ParamValidator
+from tuiperf.tui.widgets.toggle import Toggle
 
 BUDGET = Float(3.0, min=0.05, max=3600.0, name="budget")
 SAMPLES = Int(0, min=0, max=10_000_000, name="samples")
@@ -47,7 +48,7 @@ class RunOptions(Vertical):
         yield Static("", id="options-error", classes="param-error")
         with Horizontal(classes="param-line"):
             yield Label("live", classes="param-name")
-            yield Switch(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
+            yield Toggle(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
         with Horizontal(id="run-buttons"):
             yield Button("Run  r", id="run-button", variant="primary", compact=True)
             yield Button("Sweep  w", id="sweep-button", compact=True)
