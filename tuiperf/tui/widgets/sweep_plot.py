@@ -61,6 +61,7 @@ class SweepLines(CachedPlot):
             plt.xticks(xs, [f"{v:g}" for v in values])
         else:
             plt.xticks(xs, [str(v) for v in values])
+            plt.xlim(0.6, len(xs) + 0.4)
         plt.yscale("log")
         ys = [m / div for ms in medians.values() for m in ms if m]
         if ys:
