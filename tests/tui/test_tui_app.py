@@ -298,3 +298,17 @@ async def test_a_malformed_result_is_reported_not_fatal(fake_runner, scenario_di
         await pilot.pause()
         assert app.last_error[0] == "Cannot display this result"
         assert app.is_running
+
+
+@sync
+async def test_resizing_to_80x24_keeps_focus_on_a_visible_widget(fake_runner, scenario_dirs, tmp_path):
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await ready(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.run_count == 1, what="run")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: app.screen.has_class("-narrow") and app.focused is not None
+                         and app.query_one("#results") in app.focused.ancestors, what="focus in results")
+        await pilot.press("4")  # a single-key binding works: nothing hidden swallowed it
+        assert app.query_one("#tabs").active == "stats"

@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Iterable
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -507,8 +507,18 @@ class TuiperfApp(App[None]):
 
     def on_resize(self) -> None:
         # after the breakpoint classes change: keep focus on something visible
-        self.call_after_refresh(lambda: self._show_view(
-            "setup" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "results"))
+        self.set_timer(0.05, self._keep_focus_visible)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Textual moves focus off a widget that became hidden, possibly into the hidden half
+        if self.screen.has_class("-narrow"):
+            self.call_after_refresh(self._keep_focus_visible)
+
+    def _keep_focus_visible(self) -> None:
+        if self.screen is not self.screen_stack[0] or not self.screen.has_class("-narrow"):
+            return  # a dialog is open, or both halves are shown
+        view = "setup" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "results"
+        self._show_view(view)
 
     def _show_view(self, view: str) -> None:
         """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
