@@ -24,6 +24,21 @@ class RunProgress(Vertical):
             yield Static("", id="progress-eta")
         yield Static("", id="estimates")
 
+    def _limit(self, n: int) -> int:
+        """How many variant rows fit: a few on a small screen (the Statistics tab has them all)."""
+        height = self.app.size.height
+        rows = max(3, (height - 16) // 2) if height < 40 else max(4, height // 4)
+        return n if n <= rows else rows - 1
+
+    @staticmethod
+    def _with_more(table: Table, hidden: int) -> Any:
+        if hidden <= 0:
+            return table
+        from rich.console import Group
+
+        return Group(table, Text(f"… {hidden} more variant{'s' * (hidden != 1)} (see Statistics, key 4)",
+                                 style="dim"))
+
     def _style(self, index: int) -> str:
         return "bold" if no_color() else f"bold {variant_hex(index)}"
 
@@ -46,7 +61,8 @@ class RunProgress(Vertical):
         table.add_column(justify="right")
         table.add_column(justify="right")
         table.add_column()
-        for i, name in enumerate(order):
+        shown = self._limit(len(order))
+        for i, name in enumerate(order[:shown]):
             done = finished.get(name)
             if done is not None:
                 if not done.get("ok") and not done.get("skipped"):
@@ -57,7 +73,7 @@ class RunProgress(Vertical):
                 state = Text("measuring" if name in counts else "waiting", style="dim")
             table.add_row(Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}"),
                           Text(f"n={counts.get(name, 0)}", style="dim"), state)
-        self.query_one("#estimates", Static).update(table)
+        self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
 
     def show_result(self, result: dict[str, Any] | None, state: str = "done", fraction: float | None = None) -> None:
         bar = self.query_one("#progress-bar", ProgressBar)
@@ -88,7 +104,9 @@ class RunProgress(Vertical):
         table.add_column(justify="right")
         table.add_column(justify="right")
         table.add_column()
-        for i, v in enumerate(result.get("variants", [])):
+        variants = result.get("variants", [])
+        shown = self._limit(len(variants))
+        for i, v in enumerate(variants[:shown]):
             s = v.get("stats") or {}
             if v.get("skipped"):
                 why = v.get("note") or v.get("error") or ""
@@ -102,4 +120,4 @@ class RunProgress(Vertical):
             table.add_row(Text(v["name"], style=self._style(i)),
                           Text(format_ns(s.get("median_ns")) if s else "—", style="bold"),
                           Text(f"n={s.get('n', 0)}" if s else "", style="dim"), state_text)
-        self.query_one("#estimates", Static).update(table)
+        self.query_one("#estimates", Static).update(self._with_more(table, len(variants) - shown))
