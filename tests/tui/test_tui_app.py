@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import FakeRunner, ready, sync, wait_until
+from tui_helpers import FakeRunner, ready, sync, wait_until
 
 from tuiperf.core.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp

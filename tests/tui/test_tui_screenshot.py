@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FakeRunner
+from tui_helpers import FakeRunner
 
 from tuiperf.core.errors import TuiperfError
 from tuiperf.tui.screenshot import parse_size, take_screenshot

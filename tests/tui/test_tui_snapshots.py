@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import FakeRunner, ready
+from tui_helpers import FakeRunner, ready
 
 from tuiperf.tui.app import TuiperfApp
 
