@@ -99,6 +99,8 @@ class StatsTable(Vertical):
                 status = Text("skipped", style="dim")
             elif not v.get("ok"):
                 status = Text("FAILED", style="bold red")
+            elif not_equivalent(v):
+                status = Text("⚠ differs", style="bold yellow")
             else:
                 status = Text("ok", style="green")
                 if len(v.get("modes") or []) > 1:
@@ -142,6 +144,8 @@ def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
                 line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")"))
+        if not_equivalent(v):
+            line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)
         text.append("\n")
     text.rstrip()
@@ -152,3 +156,8 @@ def format_p(p: float | None) -> str:
     if p is None:
         return "—"
     return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def not_equivalent(variant: dict[str, Any]) -> bool:
+    """The equivalence guard found different outputs, FLOPs or parameter counts for this variant."""
+    return any("differs from" in w or "does not compute the same" in w for w in variant.get("warnings") or [])
