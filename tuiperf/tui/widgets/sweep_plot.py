@@ -54,8 +54,6 @@ class SweepLines(CachedPlot):
             label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
             plt.plot([p[0] for p in pts], [p[1] for p in pts], label=label, color=variant_rgb(index),
                      marker=variant_marker(index, "braille"))
-            plt.scatter([p[0] for p in pts], [p[1] for p in pts], color=variant_rgb(index),
-                        marker=variant_marker(index, "●"))
         if numeric:
             plt.xscale("log")
             plt.xticks(xs, [f"{v:g}" for v in values])
