@@ -20,6 +20,7 @@ def _show(saved, key: str, tab: str):
         app.query_one("#tabs Tabs").focus()
         await pilot.pause(0.2)
         await pilot.wait_for_scheduled_animations()
+        await app.plots_settled()
         await pilot.pause()
 
     return run_before

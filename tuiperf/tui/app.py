@@ -7,6 +7,7 @@ events back as messages (:mod:`tuiperf.tui.messages`). Only message handlers tou
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import traceback
@@ -34,6 +35,7 @@ from tuiperf.tui.screens.sweep import SweepScreen
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.param_form import ParamForm
+from tuiperf.tui.widgets.plot_base import CachedPlot
 from tuiperf.tui.widgets.profile_table import ProfileTable
 from tuiperf.tui.widgets.run_options import RunOptions
 from tuiperf.tui.widgets.run_progress import RunProgress
@@ -596,6 +598,14 @@ class TuiperfApp(App[None]):
         stats.set_baseline(ok[(i + 1) % len(ok)])
         self.action_show_tab("stats")
         self.notify(f"Baseline: {stats.baseline}", timeout=2)
+
+    async def plots_settled(self, timeout_s: float = 30.0) -> None:
+        """Wait until every plot on screen shows its current data (plots are drawn in threads)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # let pending refreshes reach render() and start their builds
+            if all(plot.settled for plot in self.query(CachedPlot) if plot.region.area):
+                return
 
     def action_show_tab(self, tab: str) -> None:
         ids = [t for t, _ in RESULT_TABS]

@@ -65,7 +65,8 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
             app.action_show_tab(tab)
             await pilot.pause(0.3)
             await pilot.wait_for_scheduled_animations()
-            await pilot.pause(0.2)
+            await app.plots_settled()
+            await pilot.pause(0.1)
             app.save_screenshot(filename=out.name, path=str(out.parent))
             outcome["svg"] = out
             outcome["result"] = app.result

@@ -1,10 +1,13 @@
-"""A plotext plot that rebuilds only when its data, options or size changed."""
+"""A plotext plot built off the UI thread, only when its data, options, size or theme changed."""
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
+from rich.text import Text
+from textual import work
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
@@ -33,12 +36,21 @@ def variant_marker(index: int, default: str = "braille") -> str:
 
 
 class CachedPlot(PlotextPlot):
-    """Subclasses implement :meth:`draw`; call :meth:`invalidate` after changing their data."""
+    """Subclasses implement :meth:`draw`; call :meth:`invalidate` after changing their data.
+
+    Building a plotext figure costs tens of milliseconds (over 100 ms with ten overlaid series), and
+    ``PlotextPlot.render`` rebuilds it on every refresh. Here the figure is built once per change of
+    data, size or theme, in a thread worker, and ``render`` returns the cached text: the event loop
+    never waits on plotext (measured by ``benchmarks/ui_responsiveness.py``). The previous picture
+    stays on screen while the next one is drawn.
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._version = 0
-        self._drawn_key: tuple | None = None
+        self._built: tuple[tuple, Text] | None = None  # (key, picture)
+        self._building: tuple | None = None
+        self._build_lock = threading.Lock()  # one builder at a time owns the plotext figure
 
     def invalidate(self) -> None:
         self._version += 1
@@ -47,12 +59,42 @@ class CachedPlot(PlotextPlot):
     def draw(self, width: int, height: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _key(self) -> tuple:
+        return (self._version, self.size.width, self.size.height, self._get_plotext_theme_name(self.app.theme))
+
+    @property
+    def settled(self) -> bool:
+        """True when the picture on screen shows the current data at the current size."""
+        return self._building is None and self._built is not None and self._built[0] == self._key()
+
     def render(self) -> RenderResult:
-        key = (self._version, self.size.width, self.size.height)
-        if key != self._drawn_key:
-            plt = self.plt
-            plt.clear_figure()
-            if self.size.width > 4 and self.size.height > 3:
-                self.draw(self.size.width, self.size.height)
-            self._drawn_key = key
-        return super().render()
+        key = self._key()
+        if self._built is not None and self._built[0] == key:
+            return self._built[1]
+        if self._building != key:
+            self._building = key
+            self._build(key)
+        return self._built[1] if self._built is not None else Text("")
+
+    @work(thread=True, group="plots", exit_on_error=False)
+    def _build(self, key: tuple) -> None:
+        _, width, height, theme = key
+        with self._build_lock:
+            plt = self._plot
+            try:
+                plt.clear_figure()
+                if width > 4 and height > 3:
+                    self.draw(width, height)
+                plt.plotsize(width, height)
+                plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
+                plt.theme(theme)
+                picture = Text.from_ansi(plt.build())
+            except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
+                picture = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
+        self.app.call_from_thread(self._show_built, key, picture)
+
+    def _show_built(self, key: tuple, picture: Text) -> None:
+        self._built = (key, picture)
+        if self._building == key:
+            self._building = None
+        self.refresh()
