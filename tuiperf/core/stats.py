@@ -12,6 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
+from tuiperf.core.units import format_ns  # noqa: F401 - re-exported: stats users format too
+
 OUTLIER_RULE = "1.5*IQR (Tukey)"
 MIN_SAMPLES = 20  # below this, modes and warnings are not meaningful
 MERGE_VALLEY = 0.7  # merge two KDE peaks when the valley between them is above 0.7x the lower peak
@@ -260,17 +262,3 @@ def loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     dx = lx - lx.mean()
     return float((dx * (ly - ly.mean())).sum() / (dx * dx).sum())
 
-
-def format_ns(ns: float) -> str:
-    """A duration in nanoseconds in human units with 3 significant figures: "12.3 µs"."""
-    if not math.isfinite(ns):
-        return f"{ns} ns"
-    rounded = float(f"{ns:.3g}")  # round first so 999.7 µs becomes "1.00 ms", not "1000 µs"
-    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns")):
-        if abs(rounded) >= scale or unit == "ns":
-            value = rounded / scale
-            if value == 0:
-                return "0 ns"
-            decimals = max(0, 2 - math.floor(math.log10(abs(value))))
-            return f"{value:.{decimals}f} {unit}"
-    raise AssertionError("unreachable")

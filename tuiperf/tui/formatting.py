@@ -9,23 +9,14 @@ import math
 from typing import Any, Iterable, Sequence
 
 from tuiperf.core.params import Bool, Choice, Float, Int, Param
-
-_core_format_ns = None
+from tuiperf.core.units import format_ns as _format_ns
 
 
 def format_ns(ns: float | None) -> str:
-    """``12.3 µs`` (the core's formatter); an em dash for a missing value.
-
-    The core's module is imported on first use: it brings numpy, which the first frame does not need.
-    """
-    global _core_format_ns
+    """``12.3 µs`` (the core's formatter); an em dash for a missing value."""
     if ns is None or (isinstance(ns, float) and not math.isfinite(ns)):
         return "—"
-    if _core_format_ns is None:
-        from tuiperf.core.stats import format_ns as core_format_ns
-
-        _core_format_ns = core_format_ns
-    return _core_format_ns(ns)
+    return _format_ns(ns)
 
 
 def format_ms(ms: float | None) -> str:
