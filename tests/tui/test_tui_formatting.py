@@ -66,3 +66,12 @@ def test_warnings_collect_partial_failures_modes_and_recompiles():
     assert any("Partial" in t for t in texts) and any("a: FAILED — boom" in t for t in texts)
     assert any("multi-modal" in t for t in texts) and any("recompiled 2" in t for t in texts)
     assert "run-level" in texts
+
+
+def test_guard_findings_come_from_the_structured_mismatches():
+    from tuiperf.tui.widgets.stats_table import not_equivalent
+
+    result = {"equivalence": {"mismatches": [{"a": "linen", "b": "eqx-vmap", "quantity": "XLA FLOPs", "detail": ""}]}}
+    assert not_equivalent(result, "linen")
+    assert not not_equivalent(result, "eqx-vmap")  # the reference is not the one that differs
+    assert not not_equivalent({}, "linen")

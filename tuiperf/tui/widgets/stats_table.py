@@ -99,7 +99,7 @@ class StatsTable(Vertical):
                 status = Text("skipped", style="dim")
             elif not v.get("ok"):
                 status = Text("FAILED", style="bold red")
-            elif not_equivalent(v):
+            elif not_equivalent(result, v["name"]):
                 status = Text("⚠ differs", style="bold yellow")
             else:
                 status = Text("ok", style="green")
@@ -144,7 +144,7 @@ def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
                 line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")"))
-        if not_equivalent(v):
+        if not_equivalent(result, v["name"]):
             line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)
         text.append("\n")
@@ -158,6 +158,7 @@ def format_p(p: float | None) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
 
 
-def not_equivalent(variant: dict[str, Any]) -> bool:
+def not_equivalent(result: dict[str, Any], name: str) -> bool:
     """The equivalence guard found different outputs, FLOPs or parameter counts for this variant."""
-    return any("differs from" in w or "does not compute the same" in w for w in variant.get("warnings") or [])
+    mismatches = (result.get("equivalence") or {}).get("mismatches") or []
+    return any(m.get("a") == name for m in mismatches)
