@@ -57,15 +57,23 @@ def test_stacked_bar_shows_every_part():
     assert 60 <= len(bar.plain) <= 62
 
 
-def test_warnings_collect_partial_failures_modes_and_recompiles():
-    result = {"partial": True, "warnings": ["run-level"], "variants": [
-        {"name": "a", "ok": False, "error": "boom", "warnings": []},
-        {"name": "b", "ok": True, "modes": [{"center_ns": 1e3, "fraction": 0.7}, {"center_ns": 5e3, "fraction": 0.3}],
-         "retraces": 2, "warnings": []}]}
-    texts = [t for _, t in collect_warnings(result)]
-    assert any("Partial" in t for t in texts) and any("a: FAILED — boom" in t for t in texts)
-    assert any("multi-modal" in t for t in texts) and any("recompiled 2" in t for t in texts)
-    assert "run-level" in texts
+def test_warnings_show_the_results_own_list_once_then_notes():
+    from tuiperf.core import results
+
+    failed = results.variant_entry("a", ok=False, error="tiny.py:3: ValueError: boom")
+    skipped = results.variant_entry("c", ok=False, skipped=True, notes=["inox is not installed"])
+    result = {"variants": [failed, skipped, results.variant_entry("b", notes=["closures bake weights in"])],
+              "equivalence": {"mismatches": [{"a": "b", "b": "a", "quantity": "XLA FLOPs", "detail": ""}]},
+              "warnings": ["partial result: cancelled", "b does not compute the same thing as a: XLA FLOPs",
+                           "a failed: tiny.py:3: ValueError: boom", "b: multi-modal: clusters at 1 µs, 5 µs"]}
+    items = collect_warnings(result)
+    assert [t for _, t in items][:4] == result["warnings"]  # the core's order, nothing repeated
+    severity = dict((t, s) for s, t in items)
+    assert severity["a failed: tiny.py:3: ValueError: boom"] == "error"
+    assert severity["b does not compute the same thing as a: XLA FLOPs"] == "error"
+    assert severity["b: multi-modal: clusters at 1 µs, 5 µs"] == "warning"
+    assert ("info", "c: skipped — inox is not installed") in items
+    assert ("info", "b: closures bake weights in") in items
 
 
 def test_guard_findings_come_from_the_structured_mismatches():

@@ -260,14 +260,14 @@ class Run:
         partial = self.cancel.is_set()
         variants = [self.entries.get(n) or results.variant_entry(n, ok=False, error="not measured: the run was cancelled")
                     for n in self.names]
+        # Most important first: a partial run, unfair comparisons (already in self.warnings), failures,
+        # then each variant's own warnings (the guard's per-variant lines repeat the sentences above).
         if partial:
             measured = ", ".join(v["name"] for v in variants if v["samples_ns"]) or "none"
             self.warnings.insert(0, f"partial result: the run was cancelled (variants with samples: {measured})")
-        for variant in variants:
-            self.warnings.extend(f"{variant['name']}: {w}" for w in variant["warnings"]
-                                 if not w.startswith("differs from"))
-            if variant["error"]:
-                self.warnings.append(f"{variant['name']} failed: {variant['error']}")
+        self.warnings.extend(f"{v['name']} failed: {v['error']}" for v in variants if v["error"])
+        self.warnings.extend(f"{v['name']}: {w}" for v in variants for w in v["warnings"]
+                             if not w.startswith("differs from"))
         return {
             "schema_version": results.SCHEMA_VERSION,
             "tool": {"name": "tuiperf", "version": __version__},

@@ -17,6 +17,13 @@ from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 
 class RunProgress(Vertical):
+    _shown: tuple[Any, ...] | None = None  # (method, args) last shown, redrawn when the screen resizes
+
+    def on_resize(self) -> None:
+        if self._shown is not None:  # how many variant rows fit depends on the screen's height
+            method, *args = self._shown
+            method(*args)
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="progress-line"):
             yield Static("idle", id="progress-status")
@@ -43,6 +50,7 @@ class RunProgress(Vertical):
         return "bold" if no_color() else f"bold {variant_hex(index)}"
 
     def show_live(self, live: LiveState, order: list[str]) -> None:
+        self._shown = (self.show_live, live, order)
         with live.lock:
             fraction, elapsed, eta = live.fraction, live.elapsed_s, live.eta_s
             estimates, counts = dict(live.estimates_ns), dict(live.counts)
@@ -76,6 +84,7 @@ class RunProgress(Vertical):
         self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
 
     def show_result(self, result: dict[str, Any] | None, state: str = "done", fraction: float | None = None) -> None:
+        self._shown = (self.show_result, result, state, fraction)
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
@@ -109,7 +118,7 @@ class RunProgress(Vertical):
         for i, v in enumerate(variants[:shown]):
             s = v.get("stats") or {}
             if v.get("skipped"):
-                why = v.get("note") or v.get("error") or ""
+                why = "; ".join(v.get("notes") or []) or v.get("error") or ""
                 state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
             elif not v.get("ok"):
                 state_text = Text("FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",

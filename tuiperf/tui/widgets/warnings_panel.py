@@ -10,41 +10,29 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tuiperf.tui.formatting import format_ns
 
 
 def collect_warnings(result: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """(severity, text) pairs: severity is "error", "warning" or "info"."""
+    """(severity, text) pairs, severity "error", "warning" or "info".
+
+    The result's own ``warnings`` come first, in the core's order (partial run, unfair comparisons,
+    failures, then each variant's); the variants' notes and skip reasons follow as information.
+    """
     if not result:
         return []
+    failed = {f"{v['name']} failed: " for v in result.get("variants", []) if v.get("error")}
+    unfair = {m.get("a") for m in (result.get("equivalence") or {}).get("mismatches") or []}
     out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-
-    def add(severity: str, text: str) -> None:
-        if text not in seen:
-            seen.add(text)
-            out.append((severity, text))
-
-    if result.get("partial"):
-        add("warning", "Partial result: the run was cancelled or stopped before every variant was measured.")
+    for text in dict.fromkeys(result.get("warnings") or []):
+        serious = any(text.startswith(prefix) for prefix in failed) or any(
+            text.startswith(f"{name} does not compute") for name in unfair)
+        out.append(("error" if serious else "warning", text))
     for v in result.get("variants", []):
-        name = v.get("name", "?")
+        notes = "; ".join(v.get("notes") or [])
         if v.get("skipped"):
-            add("info", f"{name}: skipped — {v.get('note') or v.get('error') or ''}")
-        elif not v.get("ok"):
-            add("error", f"{name}: FAILED — {v.get('error') or 'unknown error'}")
-        for w in v.get("warnings") or []:
-            add("warning", f"{name}: {w}")
-        modes = v.get("modes") or []
-        if len(modes) > 1 and not any("modal" in w for w in v.get("warnings") or []):
-            centres = ", ".join(f"{format_ns(m['center_ns'])} ({m['fraction'] * 100:.0f} %)" for m in modes)
-            add("warning", f"{name}: multi-modal per-call times, clusters at {centres}")
-        if (v.get("retraces") or 0) > 0 and not any("retrac" in w or "recompil" in w for w in v.get("warnings") or []):
-            add("warning", f"{name}: recompiled {v['retraces']} time(s) while being timed")
-        if v.get("note"):
-            add("info", f"{name}: {v['note']}")
-    for w in result.get("warnings") or []:
-        add("warning", w)
+            out.append(("info", f"{v['name']}: skipped — {notes or 'no reason given'}"))
+        elif notes:
+            out.append(("info", f"{v['name']}: {notes}"))
     return out
 
 
