@@ -83,3 +83,20 @@ def test_guard_findings_come_from_the_structured_mismatches():
     assert not_equivalent(result, "linen")
     assert not not_equivalent(result, "eqx-vmap")  # the reference is not the one that differs
     assert not not_equivalent({}, "linen")
+
+
+def test_live_state_folds_events_and_says_which_are_urgent():
+    from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+    from tuiperf.tui.live import LiveState
+
+    live = LiveState(run_id=1)
+    assert live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync")) is True
+    assert live.apply(SamplesAdded("a", [1.0, 2.0])) is False
+    assert live.apply(SamplesAdded("a", [3.0])) is False
+    assert live.apply(Progress(0.5, 1.0, 1.0, {"a": 2.0}, {"a": 3})) is False
+    assert live.apply(PhaseChanged("breakdown", "a")) is True
+    assert live.apply(VariantFinished({"name": "a", "ok": True})) is True
+    assert live.snapshot_samples() == {"a": [1.0, 2.0, 3.0]}
+    assert (live.fraction, live.counts, live.phase, list(live.finished_variants)) == (0.5, {"a": 3}, "breakdown", ["a"])
+    live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync", sweep_value=64))  # next pass of a sweep starts clean
+    assert live.snapshot_samples() == {} and live.sweep_value == 64

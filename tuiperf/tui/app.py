@@ -24,14 +24,15 @@ from textual.widgets import Button, Footer, Header, Input, Label, Tab, TabbedCon
 from textual.worker import Worker, WorkerState
 
 from tuiperf.core.errors import ParamError, TuiperfError
-from tuiperf.core.events import (PhaseChanged, Progress, RunFailed, RunFinished, RunStarted, SamplesAdded,
-                                 VariantFinished)
+from tuiperf.core.events import RunFailed
 from tuiperf.core.runner import RunRequest
-from tuiperf.tui.messages import (CatalogFailed, CatalogLoaded, LiveState, RunBegan, RunDone, RunError,
+from tuiperf.tui.live import LiveState
+from tuiperf.tui.messages import (CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError,
                                   RunUpdated, VariantDone)
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen
+from tuiperf.tui.screenshot import write_png
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.param_form import ParamForm
@@ -284,34 +285,10 @@ class TuiperfApp(App[None]):
         failed: list[RunFailed] = []
 
         def on_event(event: Any) -> None:
-            urgent = False
-            with live.lock:
-                if isinstance(event, SamplesAdded):
-                    live.samples.setdefault(event.variant, []).extend(event.samples_ns)
-                elif isinstance(event, Progress):
-                    live.fraction, live.elapsed_s, live.eta_s = event.fraction, event.elapsed_s, event.eta_s
-                    live.estimates_ns.update(event.estimates_ns)
-                    live.counts.update(event.counts)
-                elif isinstance(event, PhaseChanged):
-                    live.phase, live.phase_variant = event.phase, event.variant
-                    urgent = True
-                elif isinstance(event, RunStarted):
-                    live.variants = list(event.variants)
-                    live.sweep_value = event.sweep_value
-                    if event.sweep_value is not None:
-                        live.samples.clear()  # a new pass of the sweep: the histogram shows this value
-                        live.estimates_ns.clear()
-                        live.counts.clear()
-                        live.finished_variants.clear()
-                    urgent = True
-                elif isinstance(event, VariantFinished):
-                    live.finished_variants[event.variant.get("name", "?")] = event.variant
-                    urgent = True
-                elif isinstance(event, RunFailed):
-                    failed.append(event)
-                    return
-                elif isinstance(event, RunFinished):
-                    return
+            if isinstance(event, RunFailed):
+                failed.append(event)
+                return
+            urgent = live.apply(event)
             now = time.monotonic()
             if urgent or now - last_post[0] >= POST_INTERVAL_S:
                 last_post[0] = now
@@ -690,20 +667,6 @@ class TuiperfApp(App[None]):
         for tid, label in RESULT_TABS:
             yield SystemCommand(f"Show {label}", f"Show the {label.lower()} tab",
                                 lambda t=tid: self.action_show_tab(t))
-
-
-def write_png(svg_path: Path) -> Path | None:
-    """Write a PNG beside an SVG when the optional cairosvg is installed; None otherwise."""
-    try:
-        import cairosvg  # type: ignore[import-not-found]
-    except Exception:  # noqa: BLE001 - optional extra (and the cairo system library)
-        return None
-    png = svg_path.with_suffix(".png")
-    try:
-        cairosvg.svg2png(url=str(svg_path), write_to=str(png), output_width=None)
-    except Exception:  # noqa: BLE001 - a PNG is a bonus, the SVG is saved
-        return None
-    return png
 
 
 def main(runner: Any = None, scenario_dirs: Iterable[str] = (), screenshots_dir: str | Path = "screenshots",

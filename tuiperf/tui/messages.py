@@ -6,12 +6,12 @@ superseded (a new run started while the old thread finished) are recognised and 
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
+
+from tuiperf.tui.live import LiveState
 
 
 @dataclass
@@ -24,35 +24,6 @@ class CatalogLoaded(Message):
 class CatalogFailed(Message):
     title: str
     message: str
-
-
-class LiveState:
-    """What a running measurement has produced so far, written by the worker thread.
-
-    The worker appends samples and stores the latest progress here, and posts a coalescing
-    :class:`RunUpdated`; the UI reads a snapshot under the lock at its own pace. This keeps the
-    message queue short however fast samples arrive.
-    """
-
-    def __init__(self, run_id: int) -> None:
-        self.run_id = run_id
-        self.lock = threading.Lock()
-        self.samples: dict[str, list[float]] = {}
-        self.variants: list[str] = []
-        self.fraction = 0.0
-        self.elapsed_s = 0.0
-        self.eta_s: float | None = None
-        self.estimates_ns: dict[str, float] = {}
-        self.counts: dict[str, int] = {}
-        self.phase = "starting"
-        self.phase_variant: str | None = None
-        self.sweep_value: Any = None
-        self.finished_variants: dict[str, dict[str, Any]] = {}
-        self.started = time.monotonic()
-
-    def snapshot_samples(self) -> dict[str, list[float]]:
-        with self.lock:
-            return {k: list(v) for k, v in self.samples.items()}
 
 
 @dataclass

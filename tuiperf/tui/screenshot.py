@@ -40,7 +40,7 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
     ``{"svg", "png" (path or None), "result" (the run's document), "error" ((title, message) or None)}``.
     Raises :class:`TuiperfError` when the scenario is unknown or the run failed without any result.
     """
-    from tuiperf.tui.app import TuiperfApp, write_png
+    from tuiperf.tui.app import TuiperfApp
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -85,3 +85,17 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
         if png and outcome["png"] is None:
             raise TuiperfError("PNG needs the optional cairosvg package (pip install 'tuiperf[png]')")
     return out
+
+
+def write_png(svg_path: Path) -> Path | None:
+    """Write a PNG beside an SVG when the optional cairosvg is installed; None otherwise."""
+    try:
+        import cairosvg  # type: ignore[import-not-found]
+    except Exception:  # noqa: BLE001 - optional extra (and the cairo system library)
+        return None
+    png = svg_path.with_suffix(".png")
+    try:
+        cairosvg.svg2png(url=str(svg_path), write_to=str(png), output_width=None)
+    except Exception:  # noqa: BLE001 - a PNG is a bonus, the SVG is saved
+        return None
+    return png

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 
 from tuiperf.tui.formatting import format_ns, format_seconds
-from tuiperf.tui.messages import LiveState
+from tuiperf.tui.live import LiveState
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 
