@@ -11,6 +11,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 
+def _cairo_works() -> bool:
+    try:
+        import cairosvg  # noqa: F401 - needs the system cairo library too
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+HAS_CAIRO = _cairo_works()  # PNGs are written only with the optional cairosvg (the png/test extras)
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"
 FIXTURE = HERE / "fixtures" / "tiny_sin.json"
