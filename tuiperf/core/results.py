@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.core.errors import TuiperfError
-from tuiperf.core.stats import (detect_modes, format_ns, loglog_slope, mann_whitney_p, ratio_ci,
-                                stability_warnings, summarize)
+from tuiperf.core.stats import (detect_modes, loglog_slope, mann_whitney_p, ratio_ci, stability_warnings,
+                                summarize)
 
 SCHEMA_VERSION = 1
 
@@ -95,18 +95,6 @@ def sweep_summary(parameter: str, values: list[Any], runs: list[dict[str, Any]])
         points = [(x, y) for x, y in zip(values, series) if y is not None] if numeric else []
         slopes[name] = loglog_slope([p[0] for p in points], [p[1] for p in points]) if points else None
     return {"parameter": parameter, "values": values[: len(runs)], "medians_ns": medians, "slopes": slopes}
-
-
-def summary_lines(doc: dict[str, Any]) -> list[str]:
-    """A few plain sentences: the fastest variant and how the others compare."""
-    lines = []
-    for row in doc.get("comparisons", []):
-        lo, hi = row["ci95"]
-        lines.append(f"{row['a']} takes {row['ratio']:.3g}× the time of {row['b']} (95 % CI {lo:.3g}–{hi:.3g})")
-    for variant in doc.get("variants", []):
-        if variant["ok"] and variant["stats"]:
-            lines.append(f"{variant['name']}: median {format_ns(variant['stats']['median_ns'])}")
-    return lines
 
 
 def save(doc: dict[str, Any], path: str | Path) -> Path:
