@@ -107,11 +107,12 @@ def main() -> None:
         for dispatch in ("sync", "async"):
             ours, theirs = [], []
             for i in range(args.repeats):  # alternate who goes first, so drift is shared
-                pair = [lambda: ours.append(tuiperf_median(scenario, params, variant, dispatch, args.budget)),
-                        lambda: theirs.append(in_fresh_process(PLAIN_ONLY, scenario, params, variant, dispatch,
-                                                               args.budget)["median_ns"])]
-                for step in (pair if i % 2 == 0 else pair[::-1]):
-                    step()
+                for side in (("tuiperf", "plain") if i % 2 == 0 else ("plain", "tuiperf")):
+                    if side == "tuiperf":
+                        ours.append(tuiperf_median(scenario, params, variant, dispatch, args.budget))
+                    else:
+                        theirs.append(in_fresh_process(PLAIN_ONLY, scenario, params, variant, dispatch,
+                                                       args.budget)["median_ns"])
             same = in_fresh_process(SAME_PROCESS, scenario, params, variant, dispatch, 4 * args.budget)
             ratio_a = statistics.median(ours) / statistics.median(theirs)
             ratio_b = statistics.median(same["ours"]) / statistics.median(same["theirs"])

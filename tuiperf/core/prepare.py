@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from tuiperf.core.scenario import Bench
 from tuiperf.core.sentinel import sentinel
-from tuiperf.core.timing import blocker_for, choose_loops, take_sample, time_once
+from tuiperf.core.timing import blocker_for, take_sample, time_once
 
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5

@@ -229,7 +229,7 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
 def stability_warnings(stats: dict, modes: list[dict]) -> list[str]:
     """pyperf-style warnings about a result's reliability, each a sentence naming the figure."""
     warnings = []
-    n, median, mean = stats["n"], stats["median_ns"], stats["mean_ns"]
+    n, median = stats["n"], stats["median_ns"]
     if n < MIN_SAMPLES:
         warnings.append(f"only {n} samples: at least {MIN_SAMPLES} are needed for reliable figures")
     # Robust spreads: a single 500 µs interrupt among thousands of 7 µs calls would make the std

@@ -420,7 +420,7 @@ class TuiperfApp(App[None]):
         medians = {v["name"]: v["stats"]["median_ns"] for v in variants if v.get("stats")}
         note = "PARTIAL" if doc.get("partial") else ""
         if result and result.get("sweep") and doc is not result:
-            note = (note + f" (last sweep value)").strip()
+            note = (note + " (last sweep value)").strip()
         modes = [m["center_ns"] for v in variants if v.get("ok") for m in v.get("modes") or []
                  if (m.get("fraction") or 0) >= 0.02]
         self.query_one(LatencyHistogram).set_series(series, medians, order=self._order, note=note, marks=modes)
