@@ -123,3 +123,9 @@ def test_retrace_sentinel_counts_compiles_inside_the_timed_loop(runner):
     assert stable["recompiles"] == 0 and stable["retraces"] == 0
     assert retracing["recompiles"] >= 5 and retracing["retraces"] >= 5
     assert any("compilation(s)" in w and "during steady-state sampling" in w for w in retracing["warnings"])
+
+
+def test_the_async_dispatch_hint_stays_out_of_sync_runs(runner):
+    doc, _ = run(runner, variants=["jax.jit"], samples=50, profile=False)
+    assert doc["env"]["dispatch"] == "sync"
+    assert not any("asynchronous CPU dispatch" in w for w in doc["warnings"])

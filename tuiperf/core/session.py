@@ -266,6 +266,11 @@ class Run:
             measured = ", ".join(v["name"] for v in variants if v["samples_ns"]) or "none"
             self.warnings.insert(0, f"partial result: the run was cancelled (variants with samples: {measured})")
         self.warnings.extend(f"{v['name']} failed: {v['error']}" for v in variants if v["error"])
+        clustered = [v["name"] for v in variants if len(v["modes"]) > 1]
+        if clustered and dispatch_mode() == "async" and self.device.platform == "cpu":
+            self.warnings.append(
+                f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
+                "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures")
         self.warnings.extend(f"{v['name']}: {w}" for v in variants for w in v["warnings"]
                              if not w.startswith("differs from"))
         return {
