@@ -87,3 +87,18 @@ def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
     assert main(["compare", str(old), str(slower), "--fail-above", "5"]) == 1
     assert "slower by more than 5 %: v" in capsys.readouterr().err
     assert main(["compare", str(old), str(slower), "--fail-above", "50"]) == 0
+
+
+def test_any_variant_can_be_the_baseline_with_a_confidence_interval():
+    from tuiperf.core import results
+    from tuiperf.core.ratios import against
+
+    variants = [results.variant_entry(name, samples_ns=[scale * (1000 + i % 13) for i in range(300)])
+                for name, scale in (("a", 1.0), ("b", 2.0), ("c", 4.0))]
+    doc = {"variants": variants, "comparisons": results.comparisons(variants)}
+    base, rows = against(doc)
+    assert base == "a" and rows["c"]["ratio"] == pytest.approx(4.0, rel=0.01)
+    base, rows = against(doc, "b")
+    assert rows["a"]["ratio"] == pytest.approx(0.5, rel=0.01) and rows["c"]["ratio"] == pytest.approx(2.0, rel=0.01)
+    lo, hi = rows["a"]["ci95"]
+    assert lo <= rows["a"]["ratio"] <= hi  # the inverted interval still brackets the inverted ratio

@@ -57,3 +57,13 @@ def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):
 
     with pytest.raises(ParamError, match="padding: 3 must be at most kernel-1 = 2"):
         runner.run(RunRequest(scenario="conv-transpose-3d", params={"kernel": 3, "padding": 3}, dispatch="sync"))
+
+
+def test_every_kind_survives_the_round_trip_through_plain_data():
+    from tuiperf.core.params import param_from_dict
+
+    for spec in SPECS.values():
+        again = param_from_dict(spec.to_dict())
+        assert again == spec and again.name == spec.name and again.allowed() == spec.allowed()
+    with pytest.raises(ParamError, match="unknown parameter kind 'complex'"):
+        param_from_dict({"name": "z", "kind": "complex"})

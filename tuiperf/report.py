@@ -8,7 +8,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from tuiperf.core.stats import format_ns
+from tuiperf.core.ratios import against
+from tuiperf.core.units import format_ns
 
 STAGES = ("framework", "jit_dispatch", "launch", "compute")
 
@@ -30,11 +31,10 @@ def _table(title: str, columns: tuple[str, ...], names: list[str]) -> Table:
 
 
 def latency_table(doc: dict[str, Any]) -> Table:
-    ratios = {row["a"]: row for row in doc.get("comparisons", [])}
-    baseline = doc["comparisons"][0]["b"] if doc.get("comparisons") else None
+    baseline, ratios = against(doc)
     names = [v["name"] for v in doc["variants"]]
     table = _table(f"{doc['scenario']['id']}: per-call latency",
-                   ("variant", "median", "±CI95", "p10–p90", "n", f"× {baseline}" if baseline else "ratio"), names)
+                   ("variant", "median", "±CI95", "p10–p90", "n", f"× {baseline}" if ratios else "ratio"), names)
     for v in doc["variants"]:
         if not v["ok"] or not v["stats"]:
             status = "skipped: " + "; ".join(v["notes"]) if v["skipped"] else f"failed: {v['error']}"

@@ -11,6 +11,7 @@ from tui_helpers import HAS_CAIRO, FakeRunner, ready, sync, wait_until
 from tuiperf.core.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp
 
+
 def notifications(app) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications]
 
@@ -115,6 +116,9 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         status = table.get_row("broken")[1]
         assert "FAILED" in str(status)
         assert "µs" in str(table.get_row("jit")[2]) or "ns" in str(table.get_row("jit")[2])
+        app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
+        await pilot.pause()
+        assert "–" in str(table.get_row("jit")[4]) and "baseline" in str(table.get_row("aot")[3])
         hist = app.query_one("LatencyHistogram")
         assert set(hist.series) == {"jit", "aot"} and len(hist.series["jit"]) >= 100
         warnings = app.query_one("WarningsPanel")

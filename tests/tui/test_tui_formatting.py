@@ -5,25 +5,24 @@ from __future__ import annotations
 import pytest
 
 from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Choice, Int
-from tuiperf.tui.formatting import (bin_counts, downsample, format_ns, histogram_range, spec_from_dict,
-                                    split_values, suggest_sweep)
+from tuiperf.core.params import Choice, Int, param_from_dict
+from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, split_values, suggest_sweep
 from tuiperf.tui.widgets.breakdown import stacked_bar
 from tuiperf.tui.widgets.stats_table import ratio_against
 from tuiperf.tui.widgets.warnings_panel import collect_warnings
 
 
-def test_spec_from_catalog_dict_validates_like_the_core():
-    spec = spec_from_dict({"name": "width", "kind": "int", "default": 64, "min": 1, "max": 8192, "help": "h"})
+def test_param_from_catalog_dict_validates_like_the_core():
+    spec = param_from_dict({"name": "width", "kind": "int", "default": 64, "min": 1, "max": 8192, "help": "h"})
     assert isinstance(spec, Int) and spec.parse("2**8") == 256
     with pytest.raises(ParamError, match="below the minimum 1"):
         spec.parse("0")
-    choice = spec_from_dict({"name": "k", "kind": "choice", "default": "a", "choices": ["a", "b"]})
+    choice = param_from_dict({"name": "k", "kind": "choice", "default": "a", "choices": ["a", "b"]})
     assert isinstance(choice, Choice) and choice.parse("b") == "b"
 
 
 def test_sweep_suggestions_are_valid_values():
-    spec = spec_from_dict({"name": "n", "kind": "int", "default": 8, "min": 1, "max": 64})
+    spec = param_from_dict({"name": "n", "kind": "int", "default": 8, "min": 1, "max": 64})
     values = [spec.parse(v) for v in split_values(suggest_sweep(spec))]
     assert len(values) >= 3 and max(values) <= 64
     assert split_values("1, 2 4;8") == ["1", "2", "4", "8"]
@@ -45,7 +44,7 @@ def test_downsample_and_format():
 
 
 def test_ratio_uses_comparisons_or_inverts_them():
-    result = {"variants": [{"name": "a", "stats": {"median_ns": 2.0}}, {"name": "b", "stats": {"median_ns": 1.0}}],
+    result = {"variants": [{"name": "a", "ok": True, "samples_ns": [2.0]}, {"name": "b", "ok": True, "samples_ns": [1.0]}],
               "comparisons": [{"a": "a", "b": "b", "ratio": 2.0, "ci95": [1.8, 2.2], "p_value": 0.001}]}
     assert ratio_against(result, "a", "b") == (2.0, [1.8, 2.2], 0.001)
     ratio, ci, _ = ratio_against(result, "b", "a")

@@ -12,7 +12,6 @@ from typing import Any, Callable
 from tuiperf.core.events import Event
 from tuiperf.core.runner import RunRequest
 
-
 _PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
 
 

@@ -177,6 +177,23 @@ def _exact_int(text: str) -> int | None:
     return int(value) if value.is_integer() else None
 
 
+def param_from_dict(description: dict[str, Any]) -> Param:
+    """The inverse of ``Param.to_dict``: the TUI gets parameters as plain data from the measuring
+    process and validates its form with the very same ``parse``."""
+    kinds: dict[str, type[Param]] = {"int": Int, "float": Float, "choice": Choice, "bool": Bool}
+    kind = kinds.get(description.get("kind", ""))
+    if kind is None:
+        raise ParamError(f"unknown parameter kind {description.get('kind')!r}", where=description.get("name"))
+    fields = {"default": description.get("default"), "help": description.get("help") or ""}
+    if kind in (Int, Float):
+        fields.update(min=description.get("min"), max=description.get("max"))
+    elif kind is Choice:
+        fields["choices"] = tuple(description.get("choices") or ())
+    spec = kind(**fields)
+    object.__setattr__(spec, "name", description.get("name", ""))
+    return spec
+
+
 def check_declaration(name: str, spec: Param) -> None:
     """Reject a declaration that is itself invalid (its default is not allowed, an empty choice list)."""
     if not name.isidentifier():

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.core.errors import TuiperfError
-from tuiperf.core.stats import (detect_modes, loglog_slope, mann_whitney_p, ratio_ci, stability_warnings,
-                                summarize)
+from tuiperf.core.stats import detect_modes, loglog_slope, mann_whitney_p, ratio_ci, stability_warnings, summarize
 
 SCHEMA_VERSION = 1
 
@@ -49,19 +48,20 @@ def variant_entry(name: str, *, ok: bool = True, skipped: bool = False, error: s
     }
 
 
-def comparisons(variants: list[dict[str, Any]], baseline: str | None = None) -> list[dict[str, Any]]:
-    """Every measured variant against the baseline (default: the first measured one)."""
+def comparisons(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every pair of measured variants, each later one against each earlier one (``a`` / ``b``).
+
+    Any variant can then be the baseline: the reverse ratio is 1/ratio with the CI bounds inverted
+    (a percentile bootstrap CI follows a monotone transform). The first measured variant is the
+    default baseline.
+    """
     measured = [v for v in variants if v["ok"] and v["samples_ns"]]
-    if len(measured) < 2:
-        return []
-    base = next((v for v in measured if v["name"] == baseline), measured[0])
     rows = []
-    for variant in measured:
-        if variant is base:
-            continue
-        ratio, lo, hi = ratio_ci(variant["samples_ns"], base["samples_ns"])
-        rows.append({"a": variant["name"], "b": base["name"], "ratio": ratio, "ci95": [lo, hi],
-                     "p_value": mann_whitney_p(variant["samples_ns"], base["samples_ns"])})
+    for i, later in enumerate(measured):
+        for earlier in measured[:i]:
+            ratio, lo, hi = ratio_ci(later["samples_ns"], earlier["samples_ns"])
+            rows.append({"a": later["name"], "b": earlier["name"], "ratio": ratio, "ci95": [lo, hi],
+                         "p_value": mann_whitney_p(later["samples_ns"], earlier["samples_ns"])})
     return rows
 
 

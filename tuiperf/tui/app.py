@@ -27,8 +27,7 @@ from tuiperf.core.errors import ParamError, TuiperfError
 from tuiperf.core.events import RunFailed
 from tuiperf.core.runner import RunRequest
 from tuiperf.tui.live import LiveState
-from tuiperf.tui.messages import (CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError,
-                                  RunUpdated, VariantDone)
+from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated, VariantDone
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen

@@ -6,9 +6,9 @@ Nothing here imports Textual, JAX or numpy, so it is cheap to import and easy to
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from tuiperf.core.params import Bool, Choice, Float, Int, Param
+from tuiperf.core.params import Bool, Choice, Int, Param
 from tuiperf.core.units import format_ns as _format_ns
 
 
@@ -30,24 +30,6 @@ def format_seconds(seconds: float | None) -> str:
         return f"{seconds:.1f} s"
     minutes, sec = divmod(int(seconds), 60)
     return f"{minutes}m{sec:02d}s"
-
-
-def spec_from_dict(d: dict[str, Any]) -> Param:
-    """Rebuild the core's typed parameter from the catalog's plain description."""
-    kind = d.get("kind")
-    common = dict(default=d.get("default"), help=d.get("help", "") or "")
-    if kind == "int":
-        spec: Param = Int(min=d.get("min"), max=d.get("max"), **common)
-    elif kind == "float":
-        spec = Float(min=d.get("min"), max=d.get("max"), **common)
-    elif kind == "choice":
-        spec = Choice(choices=tuple(d.get("choices") or ()), **common)
-    elif kind == "bool":
-        spec = Bool(**common)
-    else:
-        raise ValueError(f"unknown parameter kind {kind!r}")
-    object.__setattr__(spec, "name", d.get("name", ""))
-    return spec
 
 
 def split_values(text: str) -> list[str]:

@@ -13,7 +13,6 @@ from typing import Any, Sequence
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
-
 MAX_BINNED = 20_000
 
 

@@ -17,8 +17,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Bool, Choice, Float, Int, Param
-from tuiperf.tui.formatting import spec_from_dict
+from tuiperf.core.params import Bool, Choice, Float, Int, Param, param_from_dict
 from tuiperf.tui.widgets.toggle import Toggle
 
 
@@ -59,7 +58,7 @@ class ParamForm(Vertical):
         values = values or {}
         self._generation += 1
         gen = self._generation
-        self.specs = {p["name"]: spec_from_dict(p) for p in params}
+        self.specs = {p["name"]: param_from_dict(p) for p in params}
         self.errors = {}
         await self.remove_children()
         rows = []

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Label, Select, Static
 
+from tuiperf.core.ratios import against
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
@@ -19,19 +20,11 @@ COLUMNS = ["variant", "status", "median", "× baseline", "95% CI of ratio", "p",
 
 
 def ratio_against(result: dict[str, Any], name: str, baseline: str) -> tuple[float | None, list[float] | None, float | None]:
-    """(ratio, ci95, p_value) of median(name)/median(baseline), from the run's comparisons when present."""
+    """(ratio, ci95, p_value) of median(name)/median(baseline), from the run's pairwise comparisons."""
     if name == baseline:
         return 1.0, None, None
-    for c in result.get("comparisons", []) or []:
-        if c.get("a") == name and c.get("b") == baseline:
-            return c.get("ratio"), c.get("ci95"), c.get("p_value")
-        if c.get("a") == baseline and c.get("b") == name and c.get("ratio"):
-            ci = c.get("ci95")
-            inv = [1 / ci[1], 1 / ci[0]] if ci and all(ci) else None
-            return 1 / c["ratio"], inv, c.get("p_value")
-    medians = {v["name"]: (v.get("stats") or {}).get("median_ns") for v in result.get("variants", [])}
-    a, b = medians.get(name), medians.get(baseline)
-    return (a / b if a and b else None), None, None
+    row = against(result, baseline)[1].get(name)
+    return (row["ratio"], row["ci95"], row["p_value"]) if row else (None, None, None)
 
 
 class StatsTable(Vertical):

@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 
-
 def collect_warnings(result: dict[str, Any] | None) -> list[tuple[str, str]]:
     """(severity, text) pairs, severity "error", "warning" or "info".
 
