@@ -54,11 +54,16 @@ def plain_loop(seconds):
 import statistics
 """
 
-PLAIN_ONLY = BUILD + r"""
+PLAIN_ONLY = (
+    BUILD
+    + r"""
 print(json.dumps({"median_ns": plain_loop(seconds)}))
 """
+)
 
-SAME_PROCESS = BUILD + r"""
+SAME_PROCESS = (
+    BUILD
+    + r"""
 from tuiperf.core.sampler import Target, block_size, sample_interleaved
 from tuiperf.core.timing import blocker_for
 block = blocker_for(fn(*args))
@@ -70,11 +75,16 @@ for turn in range(10):
     ours.append(statistics.median(target.samples))
 print(json.dumps({"ours": ours, "theirs": theirs}))
 """
+)
 
 
 def in_fresh_process(script: str, scenario: str, params: dict, variant: str, dispatch: str, seconds: float) -> dict:
-    out = subprocess.run([sys.executable, "-c", script, dispatch, scenario, json.dumps(params), variant, str(seconds)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script, dispatch, scenario, json.dumps(params), variant, str(seconds)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -84,8 +94,11 @@ def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, bud
 
     runner = WorkerRunner(dispatch)  # a fresh worker process per measurement, like the plain loop
     try:
-        doc = runner.run(RunRequest(scenario=scenario, params=params, variants=[variant], dispatch=dispatch,
-                                    budget_s=budget, profile=False))
+        doc = runner.run(
+            RunRequest(
+                scenario=scenario, params=params, variants=[variant], dispatch=dispatch, budget_s=budget, profile=False
+            )
+        )
     finally:
         runner.close()
     return doc["variants"][0]["stats"]["median_ns"]
@@ -100,26 +113,32 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--budget", type=float, default=2.0)
     args = parser.parse_args()
-    print(f"{'case':34} {'mode':5} | A: fresh processes, median of {args.repeats} (range) µs      ratio | "
-          f"B: same process   ratio")
+    print(
+        f"{'case':34} {'mode':5} | A: fresh processes, median of {args.repeats} (range) µs      ratio | "
+        f"B: same process   ratio"
+    )
     for scenario, params, variant in CASES:
         name = "dispatch-floor" if scenario == "dispatch-floor" else "mlp 32x3 (jax.jit)"
         for dispatch in ("sync", "async"):
             ours, theirs = [], []
             for i in range(args.repeats):  # alternate who goes first, so drift is shared
-                for side in (("tuiperf", "plain") if i % 2 == 0 else ("plain", "tuiperf")):
+                for side in ("tuiperf", "plain") if i % 2 == 0 else ("plain", "tuiperf"):
                     if side == "tuiperf":
                         ours.append(tuiperf_median(scenario, params, variant, dispatch, args.budget))
                     else:
-                        theirs.append(in_fresh_process(PLAIN_ONLY, scenario, params, variant, dispatch,
-                                                       args.budget)["median_ns"])
+                        theirs.append(
+                            in_fresh_process(PLAIN_ONLY, scenario, params, variant, dispatch, args.budget)["median_ns"]
+                        )
             same = in_fresh_process(SAME_PROCESS, scenario, params, variant, dispatch, 4 * args.budget)
             ratio_a = statistics.median(ours) / statistics.median(theirs)
             ratio_b = statistics.median(same["ours"]) / statistics.median(same["theirs"])
-            print(f"{name:34} {dispatch:5} | tuiperf {statistics.median(ours) / 1e3:6.2f} ({spread(ours)}) "
-                  f"plain {statistics.median(theirs) / 1e3:6.2f} ({spread(theirs)})  {ratio_a:5.3f} | "
-                  f"{statistics.median(same['ours']) / 1e3:6.2f} vs {statistics.median(same['theirs']) / 1e3:6.2f}  "
-                  f"{ratio_b:5.3f}", flush=True)
+            print(
+                f"{name:34} {dispatch:5} | tuiperf {statistics.median(ours) / 1e3:6.2f} ({spread(ours)}) "
+                f"plain {statistics.median(theirs) / 1e3:6.2f} ({spread(theirs)})  {ratio_a:5.3f} | "
+                f"{statistics.median(same['ours']) / 1e3:6.2f} vs {statistics.median(same['theirs']) / 1e3:6.2f}  "
+                f"{ratio_b:5.3f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -50,18 +50,26 @@ def main() -> None:
     print("|---|---|---|---|")
     try:
         for scenario, params in RUNS:
-            doc = runner.run(RunRequest(scenario=scenario, params=params, dispatch=args.dispatch,
-                                        budget_s=args.budget, profile=False))
+            doc = runner.run(
+                RunRequest(
+                    scenario=scenario, params=params, dispatch=args.dispatch, budget_s=args.budget, profile=False
+                )
+            )
             env = env or doc["env"]
-            guard = "; ".join(f"{m['a']} vs {m['b']}: {m['quantity']}" for m in doc["equivalence"]["mismatches"]) or "fair"
+            guard = (
+                "; ".join(f"{m['a']} vs {m['b']}: {m['quantity']}" for m in doc["equivalence"]["mismatches"]) or "fair"
+            )
             setting = " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
             print(f"| `{scenario}` | {setting} | {describe(doc)} | {guard} |", flush=True)
     finally:
         runner.close()
-    print(f"\nMeasured {env['date']} with `python benchmarks/scenario_table.py --dispatch {args.dispatch} "
-          f"--budget {args.budget:g}`: jax {env['jax']}, jaxlib {env['jaxlib']}, equinox {env['equinox']}, "
-          f"flax {env['flax']}, Python {env['python']}, {env['cpu']} ({env['cpu_count']} cores), "
-          f"{args.dispatch} dispatch.", file=sys.stdout)
+    print(
+        f"\nMeasured {env['date']} with `python benchmarks/scenario_table.py --dispatch {args.dispatch} "
+        f"--budget {args.budget:g}`: jax {env['jax']}, jaxlib {env['jaxlib']}, equinox {env['equinox']}, "
+        f"flax {env['flax']}, Python {env['python']}, {env['cpu']} ({env['cpu_count']} cores), "
+        f"{args.dispatch} dispatch.",
+        file=sys.stdout,
+    )
 
 
 if __name__ == "__main__":

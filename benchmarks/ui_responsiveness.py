@@ -26,7 +26,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def summary(lags: list[float]) -> str:
     ms = [1e3 * lag for lag in lags]
-    return f"p50 {statistics.median(ms):6.1f} ms   p99 {percentile(ms, 0.99):6.1f} ms   max {max(ms):6.1f} ms   ({len(ms)} ticks)"
+    p50, p99 = statistics.median(ms), percentile(ms, 0.99)
+    return f"p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   max {max(ms):6.1f} ms   ({len(ms)} ticks)"
 
 
 async def measure_lag(scenario: str, budget: float) -> tuple[list[float], list[float]]:
@@ -98,8 +99,10 @@ def main() -> None:
     print(f"event-loop lag, idle:          {summary(idle)}")
     print(f"event-loop lag, while running: {summary(busy)}   ({args.scenario}, budget {args.budget:g} s)")
     samples, build, render = asyncio.run(measure_redraw())
-    print(f"histogram with {samples:,} samples per variant: picture built in {1e3 * build:.1f} ms (thread worker), "
-          f"UI-thread render {1e3 * render:.3f} ms")
+    print(
+        f"histogram with {samples:,} samples per variant: picture built in {1e3 * build:.1f} ms (thread worker), "
+        f"UI-thread render {1e3 * render:.3f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,10 @@ def main() -> None:
     frames = [r["first_frame_s"] for r in reports]
     catalogs = [r["catalog_s"] for r in reports]
     leaked = sorted({m for r in reports for m in r["frameworks_in_ui"]})
-    print(f"first frame:     median {statistics.median(frames):.3f} s  (range {min(frames):.3f}–{max(frames):.3f}, "
-          f"target < 1 s: {'ok' if statistics.median(frames) < 1 else 'MISSED'})")
+    print(
+        f"first frame:     median {statistics.median(frames):.3f} s  (range {min(frames):.3f}–{max(frames):.3f}, "
+        f"target < 1 s: {'ok' if statistics.median(frames) < 1 else 'MISSED'})"
+    )
     print(f"scenario list:   median {statistics.median(catalogs):.3f} s  (from the worker process, JAX imported there)")
     print(f"JAX/frameworks imported by the UI process: {', '.join(leaked) if leaked else 'none'}")
 

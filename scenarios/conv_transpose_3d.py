@@ -37,11 +37,15 @@ scenario = Scenario(
         kernel=Int(3, min=1, max=15, help="kernel side"),
         padding=Int(1, min=0, max=14, help="Equinox padding (of the equivalent forward conv); at most kernel-1"),
         stride=Int(1, min=1, max=8, help="stride"),
-        flax_kernel_size=Choice("tuple", choices=("tuple", "int"),
-                                help="tuple: kernel_size=(k, k, k); int: kernel_size=k, Flax's 1-D trap"),
-        flax_layout=Choice("channels-last", choices=("channels-last", "channels-first"),
-                           help="data layout: channels-last (NDHWC, Flax-native; Equinox transposes) or "
-                                "channels-first (NCDHW, Equinox-native; Flax transposes in and out)"),
+        flax_kernel_size=Choice(
+            "tuple", choices=("tuple", "int"), help="tuple: kernel_size=(k, k, k); int: kernel_size=k, Flax's 1-D trap"
+        ),
+        flax_layout=Choice(
+            "channels-last",
+            choices=("channels-last", "channels-first"),
+            help="data layout: channels-last (NDHWC, Flax-native; Equinox transposes) or "
+            "channels-first (NCDHW, Equinox-native; Flax transposes in and out)",
+        ),
     ),
 )
 
@@ -98,8 +102,9 @@ def _(p, ctx):
     """`eqx.nn.ConvTranspose3d` (unbatched, channels-first) vmapped over the batch."""
     import equinox as eqx
 
-    conv = eqx.filter_eval_shape(eqx.nn.ConvTranspose3d, p.c_in, p.c_out, p.kernel, stride=p.stride,
-                                 padding=p.padding, key=jax.random.key(0))
+    conv = eqx.filter_eval_shape(
+        eqx.nn.ConvTranspose3d, p.c_in, p.c_out, p.kernel, stride=p.stride, padding=p.padding, key=jax.random.key(0)
+    )
     conv = eqx.tree_at(lambda c: (c.weight, c.bias), conv, (ctx.weight, ctx.bias.reshape(-1, 1, 1, 1)))
 
     def forward(conv, x):
@@ -115,8 +120,7 @@ def _(p, ctx):
     """`flax.linen.ConvTranspose` through `jax.jit(model.apply)`."""
     import flax.linen as nn
 
-    model = nn.ConvTranspose(p.c_out, kernel_size=ctx.flax_kernel_size, strides=p.stride,
-                             padding=ctx.flax_padding)
+    model = nn.ConvTranspose(p.c_out, kernel_size=ctx.flax_kernel_size, strides=p.stride, padding=ctx.flax_padding)
     sample = jnp.zeros((1, p.size, p.size, p.size, p.c_in))
     shapes = jax.eval_shape(model.init, jax.random.key(0), sample)["params"]
     variables = {"params": {"kernel": flax_kernel(ctx, shapes["kernel"].shape), "bias": ctx.bias}}
@@ -132,10 +136,16 @@ def _(p, ctx):
     """`flax.nnx.ConvTranspose`, split once and merged inside `jax.jit` (no nnx.jit overhead)."""
     from flax import nnx
 
-    model = nnx.ConvTranspose(p.c_in, p.c_out, kernel_size=ctx.flax_kernel_size, strides=p.stride,
-                              padding=ctx.flax_padding, rngs=nnx.Rngs(0),
-                              kernel_init=lambda key, shape, dtype: flax_kernel(ctx, shape),
-                              bias_init=lambda key, shape, dtype: ctx.bias)
+    model = nnx.ConvTranspose(
+        p.c_in,
+        p.c_out,
+        kernel_size=ctx.flax_kernel_size,
+        strides=p.stride,
+        padding=ctx.flax_padding,
+        rngs=nnx.Rngs(0),
+        kernel_init=lambda key, shape, dtype: flax_kernel(ctx, shape),
+        bias_init=lambda key, shape, dtype: ctx.bias,
+    )
 
     def forward(model, x):
         return in_flax_layout(ctx, model)(x)

@@ -32,8 +32,11 @@ scenario = Scenario(
         width=Int(32, min=1, max=1 << 12, help="input size, and the MLP's hidden and output size"),
         depth=Int(3, min=1, max=64, help="Linear layers of the MLP (mlp only)"),
         batch=Int(0, min=0, max=1 << 20, help="rows of input; 0 = a single unbatched vector"),
-        step=Choice("forward", choices=("forward", "train"),
-                    help="forward pass, or value_and_grad of a squared loss plus an SGD update"),
+        step=Choice(
+            "forward",
+            choices=("forward", "train"),
+            help="forward pass, or value_and_grad of a squared loss plus an SGD update",
+        ),
     ),
 )
 
@@ -55,7 +58,7 @@ def make_mlp(weights, biases):
     for w, b in zip(weights, biases):
         # The layer's structure without running its random init, then our arrays.
         lin = eqx.filter_eval_shape(eqx.nn.Linear, w.shape[1], w.shape[0], key=jax.random.key(0))
-        layers.append(eqx.tree_at(lambda l: (l.weight, l.bias), lin, (w, b)))
+        layers.append(eqx.tree_at(lambda layer: (layer.weight, layer.bias), lin, (w, b)))
     return MLP(tuple(layers))
 
 
@@ -117,8 +120,7 @@ def _(p, ctx):
     import equinox as eqx
 
     jit_fn, jit_args = eqx_filter_jit_level(step_fn(p), ctx.model, *ctx.inputs)
-    return Bench(eqx.filter_jit(step_fn(p)), ctx.model, *ctx.inputs, jit_fn=jit_fn, jit_args=jit_args,
-                 params=ctx.model)
+    return Bench(eqx.filter_jit(step_fn(p)), ctx.model, *ctx.inputs, jit_fn=jit_fn, jit_args=jit_args, params=ctx.model)
 
 
 @scenario.variant("jax.jit-preflattened")

@@ -5,6 +5,7 @@ All libraries get the same weights (generated once in ``build``), so every varia
 same numbers and the equivalence guard can check it.
 """
 
+import itertools
 from types import SimpleNamespace
 
 import jax
@@ -38,8 +39,11 @@ scenario = Scenario(
         out_size=Int(8, min=1, max=65536, help="output features"),
         batch=Int(0, min=0, max=1 << 20, help="rows of input; 0 = a single unbatched vector"),
         dtype=Choice("float32", choices=("float32", "bfloat16", "float16"), help="weights and inputs"),
-        layout=Choice("native", choices=("native", "transposed"),
-                      help="native: Equinox W (out,in), Flax kernel (in,out); transposed: the other way round"),
+        layout=Choice(
+            "native",
+            choices=("native", "transposed"),
+            help="native: Equinox W (out,in), Flax kernel (in,out); transposed: the other way round",
+        ),
     ),
     # Half-precision matmuls may accumulate in a different order per library or backend.
     tolerance=lambda p: 1e-4 if p.dtype == "float32" else 2e-2,
@@ -74,7 +78,7 @@ def _eqx_model(ws, bs, layout):
             # Build the layer's structure without running its random init, then load our arrays.
             out_f, in_f = w.shape
             lin = eqx.filter_eval_shape(eqx.nn.Linear, in_f, out_f, key=jax.random.key(0), dtype=w.dtype)
-            layers.append(eqx.tree_at(lambda l: (l.weight, l.bias), lin, (w, b)))
+            layers.append(eqx.tree_at(lambda layer: (layer.weight, layer.bias), lin, (w, b)))
         else:
             layers.append(LinearT(w.T, b))
     return MLP(tuple(layers))
@@ -133,8 +137,16 @@ def _nnx_model(ws, bs, layout):
     for w, b in zip(ws, bs):
         if layout == "native":
             out_f, in_f = w.shape  # the initializers just return our arrays
-            layers.append(nnx.Linear(in_f, out_f, param_dtype=w.dtype, rngs=nnx.Rngs(0),
-                                     kernel_init=lambda *_, k=w.T: k, bias_init=lambda *_, b=b: b))
+            layers.append(
+                nnx.Linear(
+                    in_f,
+                    out_f,
+                    param_dtype=w.dtype,
+                    rngs=nnx.Rngs(0),
+                    kernel_init=lambda *_, k=w.T: k,
+                    bias_init=lambda *_, b=b: b,
+                )
+            )
         else:
             layers.append(LinearT(w, b))
     return MLP(layers)
@@ -146,7 +158,7 @@ def build(p):
     rng = np.random.default_rng(0)
     sizes = [p.in_size] + [p.width] * (p.depth - 1) + [p.out_size]
     ws, bs = [], []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in itertools.pairwise(sizes):
         bound = 1 / np.sqrt(fan_in)
         ws.append(jnp.asarray(rng.uniform(-bound, bound, (fan_out, fan_in)), p.dtype))
         bs.append(jnp.asarray(rng.uniform(-bound, bound, fan_out), p.dtype))

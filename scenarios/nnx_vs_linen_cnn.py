@@ -127,8 +127,7 @@ def _(p, ctx):
         raise Skip("this Flax's nnx.jit has no graph= argument")
     model = ctx.nnx_model()
     jit_fn, jit_args = nnx_jit_level(forward, model, ctx.x)
-    return Bench(nnx.jit(forward, graph=False), model, ctx.x, jit_fn=jit_fn, jit_args=jit_args,
-                 params=nnx.state(model))
+    return Bench(nnx.jit(forward, graph=False), model, ctx.x, jit_fn=jit_fn, jit_args=jit_args, params=nnx.state(model))
 
 
 @scenario.variant("nnx-split-merge")
@@ -155,8 +154,9 @@ def _(p, ctx):
         raise Skip("this Flax has no nnx.cached_partial")
     model = ctx.nnx_model()
     jit_fn, jit_args = nnx_jit_level(forward, model, ctx.x)
-    return Bench(nnx.cached_partial(nnx.jit(forward), model), ctx.x, jit_fn=jit_fn, jit_args=jit_args,
-                 params=nnx.state(model))
+    return Bench(
+        nnx.cached_partial(nnx.jit(forward), model), ctx.x, jit_fn=jit_fn, jit_args=jit_args, params=nnx.state(model)
+    )
 
 
 @scenario.variant("nnx-jit_partial")
@@ -168,8 +168,9 @@ def _(p, ctx):
         raise Skip("this Flax has no nnx.jit_partial")
     model = ctx.nnx_model()
     jit_fn, jit_args = nnx_jit_level(forward, model, ctx.x)
-    return Bench(nnx.jit_partial(forward, model, graph=False), ctx.x, jit_fn=jit_fn, jit_args=jit_args,
-                 params=nnx.state(model))
+    return Bench(
+        nnx.jit_partial(forward, model, graph=False), ctx.x, jit_fn=jit_fn, jit_args=jit_args, params=nnx.state(model)
+    )
 
 
 @scenario.variant("nnx-closure")

@@ -25,12 +25,30 @@ SHOTS = [
     ("dispatch-floor-80x24", "dispatch-floor", {}, "histogram", (80, 24), {"budget_s": 1.0}),
     ("mlp-closure-vs-argument-stats", "mlp-closure-vs-argument", {}, "stats", (160, 48), {"budget_s": 2.0}),
     ("mlp-closure-vs-argument-breakdown", "mlp-closure-vs-argument", {}, "breakdown", (160, 48), {"budget_s": 2.0}),
-    ("conv-transpose-3d-int-kernel-warnings", "conv-transpose-3d", {"flax_kernel_size": "int", "size": "12"},
-     "warnings", (160, 48), {"budget_s": 2.0}),
-    ("conv-transpose-3d-int-kernel-stats", "conv-transpose-3d", {"flax_kernel_size": "int", "size": "12"},
-     "stats", (160, 48), {"budget_s": 2.0}),
-    ("static-leaves-sweep", "static-leaves-partition", {}, "sweep", (160, 48),
-     {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])}),
+    (
+        "conv-transpose-3d-int-kernel-warnings",
+        "conv-transpose-3d",
+        {"flax_kernel_size": "int", "size": "12"},
+        "warnings",
+        (160, 48),
+        {"budget_s": 2.0},
+    ),
+    (
+        "conv-transpose-3d-int-kernel-stats",
+        "conv-transpose-3d",
+        {"flax_kernel_size": "int", "size": "12"},
+        "stats",
+        (160, 48),
+        {"budget_s": 2.0},
+    ),
+    (
+        "static-leaves-sweep",
+        "static-leaves-partition",
+        {},
+        "sweep",
+        (160, 48),
+        {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])},
+    ),
 ]
 
 
@@ -50,9 +68,18 @@ def main() -> int:
             start = time.monotonic()
             outcome: dict = {}
             try:
-                take_screenshot(runner, scenario, out / f"{name}.svg", params, tab, size,
-                                dispatch=args.dispatch, outcome=outcome, **extra)
-            except Exception as exc:  # noqa: BLE001 - report and go on with the others
+                take_screenshot(
+                    runner,
+                    scenario,
+                    out / f"{name}.svg",
+                    params,
+                    tab,
+                    size,
+                    dispatch=args.dispatch,
+                    outcome=outcome,
+                    **extra,
+                )
+            except Exception as exc:
                 failed += 1
                 print(f"FAILED {name}: {exc}", file=sys.stderr)
                 continue

@@ -7,13 +7,13 @@ import pytest
 from tuiperf.core.catalog import builtin_dir, load_catalog
 from tuiperf.core.errors import ScenarioError, UnknownScenario
 
-GOOD = '''
+GOOD = """
 from tuiperf import Scenario, Bench, Int
 scenario = Scenario(title="Good", question="q", params=dict(n=Int(1, min=1)))
 @scenario.variant("a")
 def a(p, ctx):
     return Bench(abs, -1)
-'''
+"""
 
 
 def write(folder: Path, name: str, text: str) -> None:
@@ -24,7 +24,12 @@ def test_broken_files_are_reported_with_file_line_and_message(tmp_path):
     write(tmp_path, "good.py", GOOD)
     write(tmp_path, "syntax.py", "x = (\n")
     write(tmp_path, "imports.py", "import not_a_real_module_xyz\n")
-    write(tmp_path, "declares.py", "from tuiperf import Scenario, Int\n\nscenario = Scenario(title='t', question='q',\n    params=dict(n=Int(0, min=1)))\n")
+    write(
+        tmp_path,
+        "declares.py",
+        "from tuiperf import Scenario, Int\n\n"
+        "scenario = Scenario(title='t', question='q',\n    params=dict(n=Int(0, min=1)))\n",
+    )
     write(tmp_path, "novariants.py", "from tuiperf import Scenario\nscenario = Scenario(title='t', question='q')\n")
     write(tmp_path, "noscenario.py", "x = 1\n")
     write(tmp_path, "_helper.py", "raise RuntimeError('never imported')\n")
@@ -37,9 +42,9 @@ def test_broken_files_are_reported_with_file_line_and_message(tmp_path):
     assert broken["declares.py"].line == 3 and "n: default 0 is below the minimum 1" in broken["declares.py"].message
     assert "declares no variants" in broken["novariants.py"].message
     assert "must define `scenario = Scenario(...)`" in broken["noscenario.py"].message
-    with pytest.raises(ScenarioError, match="syntax.py:1"):
+    with pytest.raises(ScenarioError, match=r"syntax\.py:1"):
         catalog.get("syntax")
-    with pytest.raises(UnknownScenario, match="known: .*good"):
+    with pytest.raises(UnknownScenario, match=r"known: .*good"):
         catalog.get("missing")
 
 

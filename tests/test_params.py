@@ -4,8 +4,12 @@ from tuiperf.core.errors import ParamError, ScenarioError
 from tuiperf.core.params import Bool, Choice, Float, Int, parse_assignment, validate
 from tuiperf.core.scenario import Scenario
 
-SPECS = {"width": Int(64, min=1, max=4096), "lr": Float(0.1, min=0.0), "dtype": Choice("float32", choices=("float32", "bfloat16")),
-         "train": Bool(False)}
+SPECS = {
+    "width": Int(64, min=1, max=4096),
+    "lr": Float(0.1, min=0.0),
+    "dtype": Choice("float32", choices=("float32", "bfloat16")),
+    "train": Bool(False),
+}
 for name, spec in SPECS.items():
     object.__setattr__(spec, "name", name)
 
@@ -19,17 +23,20 @@ def test_strings_are_parsed_to_types():
     assert values == {"width": 256, "lr": 0.001, "dtype": "bfloat16", "train": True}
 
 
-@pytest.mark.parametrize(("values", "message"), [
-    ({"width": "abc"}, "width: 'abc' is not an integer (allowed: integer 1..4096)"),
-    ({"width": 0}, "width: 0 is below the minimum 1 (allowed: integer 1..4096)"),
-    ({"width": "5000"}, "width: 5000 is above the maximum 4096 (allowed: integer 1..4096)"),
-    ({"width": 2.5}, "width: 2.5 is not an integer"),
-    ({"lr": "-1"}, "lr: -1.0 is below the minimum 0.0"),
-    ({"lr": "nan"}, "lr: 'nan' is not a finite number"),
-    ({"dtype": "int8"}, "dtype: 'int8' is not one of the choices (allowed: one of float32, bfloat16)"),
-    ({"train": "maybe"}, "train: 'maybe' is not a boolean (allowed: true or false)"),
-    ({"depth": 3}, "unknown parameter 'depth' (parameters: width, lr, dtype, train)"),
-])
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"width": "abc"}, "width: 'abc' is not an integer (allowed: integer 1..4096)"),
+        ({"width": 0}, "width: 0 is below the minimum 1 (allowed: integer 1..4096)"),
+        ({"width": "5000"}, "width: 5000 is above the maximum 4096 (allowed: integer 1..4096)"),
+        ({"width": 2.5}, "width: 2.5 is not an integer"),
+        ({"lr": "-1"}, "lr: -1.0 is below the minimum 0.0"),
+        ({"lr": "nan"}, "lr: 'nan' is not a finite number"),
+        ({"dtype": "int8"}, "dtype: 'int8' is not one of the choices (allowed: one of float32, bfloat16)"),
+        ({"train": "maybe"}, "train: 'maybe' is not a boolean (allowed: true or false)"),
+        ({"depth": 3}, "unknown parameter 'depth' (parameters: width, lr, dtype, train)"),
+    ],
+)
 def test_invalid_values_name_the_parameter_and_what_is_allowed(values, message):
     with pytest.raises(ParamError) as info:
         validate(SPECS, values)

@@ -53,7 +53,12 @@ def test_int_kernel_size_is_flagged_as_an_unfair_comparison(runner):
 
 
 def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner):
-    doc = run(runner, "static-leaves-partition", {}, variants=["eqx.filter_jit", "flat-dict"],
-              sweep=("n_static", ["100", "1000", "10000"]))
+    doc = run(
+        runner,
+        "static-leaves-partition",
+        {},
+        variants=["eqx.filter_jit", "flat-dict"],
+        sweep=("n_static", ["100", "1000", "10000"]),
+    )
     slopes = doc["sweep"]["slopes"]
     assert slopes["eqx.filter_jit"] > 0.6 and abs(slopes["flat-dict"]) < 0.2, slopes

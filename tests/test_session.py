@@ -9,8 +9,23 @@ from tuiperf.core.errors import DeviceError, ParamError
 from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.core.runner import RunRequest
 
-STAT_KEYS = {"n", "median_ns", "mean_ns", "std_ns", "min_ns", "max_ns", "p10_ns", "p25_ns", "p75_ns", "p90_ns",
-             "p99_ns", "iqr_ns", "outliers", "outlier_rule", "ci95_median_ns"}
+STAT_KEYS = {
+    "n",
+    "median_ns",
+    "mean_ns",
+    "std_ns",
+    "min_ns",
+    "max_ns",
+    "p10_ns",
+    "p25_ns",
+    "p75_ns",
+    "p90_ns",
+    "p99_ns",
+    "iqr_ns",
+    "outliers",
+    "outlier_rule",
+    "ci95_median_ns",
+}
 
 
 def run(runner, scenario="tiny", **kwargs):
@@ -29,8 +44,20 @@ def test_a_run_is_complete(runner):
     doc, events = run(runner, params={"size": "16"})
     assert doc["schema_version"] == 1 and not doc["partial"]
     assert doc["params"]["size"] == 16 and doc["device"]["id"] == "cpu:0"
-    assert {"python", "jax", "jaxlib", "equinox", "flax", "platform", "device_kind", "dispatch", "xla_flags",
-            "cpu", "timer_resolution_ns", "date"} <= set(doc["env"])
+    assert {
+        "python",
+        "jax",
+        "jaxlib",
+        "equinox",
+        "flax",
+        "platform",
+        "device_kind",
+        "dispatch",
+        "xla_flags",
+        "cpu",
+        "timer_resolution_ns",
+        "date",
+    } <= set(doc["env"])
     assert doc["env"]["dispatch"] == doc["options"]["dispatch"] == "sync"
     for name in ("jax.jit", "eqx.filter_jit", "flaky"):
         v = variant(doc, name)
@@ -81,7 +108,9 @@ def test_cancel_keeps_partial_results(runner):
         if isinstance(event, SamplesAdded):
             cancel.set()
 
-    doc = runner.run(RunRequest(scenario="tiny", budget_s=30.0, variants=["jax.jit"], dispatch="sync"), on_event, cancel)
+    doc = runner.run(
+        RunRequest(scenario="tiny", budget_s=30.0, variants=["jax.jit"], dispatch="sync"), on_event, cancel
+    )
     assert doc["partial"] and doc["warnings"][0].startswith("partial result")
     assert 0 < len(variant(doc, "jax.jit")["samples_ns"]) < 100_000
 
@@ -93,7 +122,8 @@ def test_equivalence_guard_flags_the_unfair_variant_only(runner):
     assert {m["quantity"] for m in mismatches} >= {"output values", "XLA FLOPs", "parameter count"}
     assert any(w.startswith("diagonal does not compute the same thing as dense") for w in doc["warnings"])
     assert variant(doc, "dense-again")["warnings"] == [] or not any(
-        "differs from" in w for w in variant(doc, "dense-again")["warnings"])
+        "differs from" in w for w in variant(doc, "dense-again")["warnings"]
+    )
 
 
 def test_sweep_reports_medians_and_slopes(runner):
@@ -105,12 +135,15 @@ def test_sweep_reports_medians_and_slopes(runner):
     assert [r["params"]["size"] for r in doc["runs"]] == [4, 64, 1024]
 
 
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"params": {"size": "0"}}, ParamError, "size: 0 is below the minimum 1"),
-    ({"variants": ["nope"]}, ParamError, "unknown variant 'nope'"),
-    ({"device": "tpu:7"}, DeviceError, "no device 'tpu:7' (available: cpu:0"),
-    ({"sweep": ("size", ["1", "x"])}, ParamError, "size: 'x' is not an integer"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"params": {"size": "0"}}, ParamError, "size: 0 is below the minimum 1"),
+        ({"variants": ["nope"]}, ParamError, "unknown variant 'nope'"),
+        ({"device": "tpu:7"}, DeviceError, "no device 'tpu:7' (available: cpu:0"),
+        ({"sweep": ("size", ["1", "x"])}, ParamError, "size: 'x' is not an integer"),
+    ],
+)
 def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, message):
     events = []
     with pytest.raises(error, match=message.replace("(", r"\(")):

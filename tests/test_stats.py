@@ -23,7 +23,7 @@ def rng(seed: int = 0) -> np.random.Generator:
 
 def mixture(r: np.random.Generator, n: int, centers: list, fractions: list) -> np.ndarray:
     """Gaussian clusters with a 3 % spread, sizes n*fraction."""
-    sizes = [int(round(n * f)) for f in fractions]
+    sizes = [round(n * f) for f in fractions]
     return np.concatenate([r.normal(c, 0.03 * c, k) for c, k in zip(centers, sizes)])
 
 

@@ -43,8 +43,14 @@ def test_fixed_sampling_interleaves_and_stops_at_the_count():
     clock = FakeClock(cost=100)
     order = []
     targets = [Target(name, clock.call, (), lambda out: out) for name in "abc"]
-    done = sample_interleaved(targets, samples=4, budget_s=1.0, cancel=threading.Event(),
-                              on_sample=lambda t: order.append(t.name), clock=clock)
+    done = sample_interleaved(
+        targets,
+        samples=4,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        on_sample=lambda t: order.append(t.name),
+        clock=clock,
+    )
     assert done and [len(t.samples) for t in targets] == [4, 4, 4]
     assert order[:6] == ["a", "b", "c", "b", "c", "a"]  # rotating order: drift hits everyone alike
 

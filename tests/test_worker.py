@@ -39,15 +39,23 @@ def test_cancel_stops_the_worker_run(worker):
         if isinstance(event, SamplesAdded):
             cancel.set()
 
-    doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], budget_s=60, dispatch="sync", profile=False),
-                     on_event, cancel)
+    doc = worker.run(
+        RunRequest(scenario="tiny", variants=["jax.jit"], budget_s=60, dispatch="sync", profile=False), on_event, cancel
+    )
     assert doc["partial"] and doc["variants"][0]["samples_ns"]
 
 
 def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker):
     events = []
-    request = RunRequest(scenario="tiny", variants=["jax.jit", "flaky"], params={"abort_after": 20_000}, samples=40_000,
-                         budget_s=60, dispatch="sync", profile=False)
+    request = RunRequest(
+        scenario="tiny",
+        variants=["jax.jit", "flaky"],
+        params={"abort_after": 20_000},
+        samples=40_000,
+        budget_s=60,
+        dispatch="sync",
+        profile=False,
+    )
     doc = worker.run(request, events.append)
     assert doc["partial"] and "SIGABRT" in doc["error"]
     failed = [e for e in events if isinstance(e, RunFailed)]
@@ -67,7 +75,7 @@ def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
         runner.close()
 
 
-STARTS_UNDER_CAPTURED_STDERR = r'''
+STARTS_UNDER_CAPTURED_STDERR = r"""
 import io, sys
 class CapturedStream(io.StringIO):  # what Textual installs while an app runs: no real file descriptor
     def fileno(self):
@@ -83,7 +91,7 @@ def main():
     sys.__stdout__.write(f"{count}\n")
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 def test_worker_starts_while_stdio_is_captured(tmp_path):

@@ -10,4 +10,4 @@ from tuiperf.core.params import Bool, Choice, Float, Int
 from tuiperf.core.scenario import Bench, Scenario
 
 __version__ = "0.1.0"
-__all__ = ["Scenario", "Bench", "Int", "Float", "Choice", "Bool", "Skip", "__version__"]
+__all__ = ["Bench", "Bool", "Choice", "Float", "Int", "Scenario", "Skip", "__version__"]

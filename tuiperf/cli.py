@@ -9,7 +9,8 @@ import argparse
 import json
 import sys
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tuiperf.core.errors import TuiperfError
 from tuiperf.core.params import parse_assignment
@@ -19,8 +20,13 @@ USAGE_ERROR = 2
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scenarios", action="append", default=[], metavar="DIR",
-                        help="extra folder of scenario files (repeatable; also $TUIPERF_SCENARIOS)")
+    parser.add_argument(
+        "--scenarios",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra folder of scenario files (repeatable; also $TUIPERF_SCENARIOS)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,8 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
     amount = run.add_mutually_exclusive_group()
     amount.add_argument("--samples", type=int, metavar="N", help="fixed number of samples per variant")
-    amount.add_argument("--budget", type=float, default=3.0, metavar="SECONDS",
-                        help="auto mode: sample until each median's 95%% CI is within ±1%% or this budget ends")
+    amount.add_argument(
+        "--budget",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="auto mode: sample until each median's 95%% CI is within ±1%% or this budget ends",
+    )
     run.add_argument("--dispatch", choices=DISPATCH_MODES, default="async", help="JAX CPU dispatch mode")
     run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
     run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
@@ -61,8 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="compare two saved results, variant by variant")
     compare.add_argument("old")
     compare.add_argument("new")
-    compare.add_argument("--fail-above", type=float, metavar="PCT",
-                         help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)")
+    compare.add_argument(
+        "--fail-above",
+        type=float,
+        metavar="PCT",
+        help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)",
+    )
 
     shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
     _common(shot)
@@ -137,10 +152,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.core import results
 
     request = RunRequest(
-        scenario=args.scenario, params=_params(args.set),
+        scenario=args.scenario,
+        params=_params(args.set),
         variants=[v.strip() for v in args.variants.split(",")] if args.variants else None,
-        device=args.device, dispatch=args.dispatch, samples=args.samples, budget_s=args.budget,
-        sweep=_sweep(args.sweep), scenario_dirs=args.scenarios, profile=not args.no_profile)
+        device=args.device,
+        dispatch=args.dispatch,
+        samples=args.samples,
+        budget_s=args.budget,
+        sweep=_sweep(args.sweep),
+        scenario_dirs=args.scenarios,
+        profile=not args.no_profile,
+    )
     runner = _runner(args, args.dispatch)
     cancel = threading.Event()
     err = Console(stderr=True)
@@ -223,8 +245,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         lo, hi = row["ci95"]
         slower = args.fail_above is not None and lo > 1 + args.fail_above / 100
         regressions += [row["variant"]] if slower else []
-        table.add_row(row["variant"], format_ns(row["old_ns"]), format_ns(row["new_ns"]), f"{row['ratio']:.3f}",
-                      f"{lo:.3f}–{hi:.3f}", f"{row['p_value']:.2g}", style="red" if slower else None)
+        table.add_row(
+            row["variant"],
+            format_ns(row["old_ns"]),
+            format_ns(row["new_ns"]),
+            f"{row['ratio']:.3f}",
+            f"{lo:.3f}–{hi:.3f}",
+            f"{row['p_value']:.2g}",
+            style="red" if slower else None,
+        )
     Console().print(table)
     if old.get("env", {}).get("dispatch") != new.get("env", {}).get("dispatch"):
         print("note: the two results used different dispatch modes", file=sys.stderr)
@@ -243,8 +272,16 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         raise TuiperfError(f"--size must look like 120x40, got {args.size!r}") from None
     runner = _runner(args, args.dispatch)
     try:
-        path = take_screenshot(runner, args.scenario, args.out, params=_params(args.set), tab=args.tab,
-                               size=(width, height), budget_s=args.budget, dispatch=args.dispatch)
+        path = take_screenshot(
+            runner,
+            args.scenario,
+            args.out,
+            params=_params(args.set),
+            tab=args.tab,
+            size=(width, height),
+            budget_s=args.budget,
+            dispatch=args.dispatch,
+        )
     finally:
         runner.close()
     print(f"wrote {path}")
@@ -258,8 +295,15 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"list": cmd_list, "devices": cmd_devices, "run": cmd_run, "show": cmd_show, "compare": cmd_compare,
-            "screenshot": cmd_screenshot, None: cmd_app}
+COMMANDS = {
+    "list": cmd_list,
+    "devices": cmd_devices,
+    "run": cmd_run,
+    "show": cmd_show,
+    "compare": cmd_compare,
+    "screenshot": cmd_screenshot,
+    None: cmd_app,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

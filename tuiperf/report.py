@@ -33,8 +33,11 @@ def _table(title: str, columns: tuple[str, ...], names: list[str]) -> Table:
 def latency_table(doc: dict[str, Any]) -> Table:
     baseline, ratios = against(doc)
     names = [v["name"] for v in doc["variants"]]
-    table = _table(f"{doc['scenario']['id']}: per-call latency",
-                   ("variant", "median", "±CI95", "p10–p90", "n", f"× {baseline}" if ratios else "ratio"), names)
+    table = _table(
+        f"{doc['scenario']['id']}: per-call latency",
+        ("variant", "median", "±CI95", "p10–p90", "n", f"× {baseline}" if ratios else "ratio"),
+        names,
+    )
     for v in doc["variants"]:
         if not v["ok"] or not v["stats"]:
             status = "skipped: " + "; ".join(v["notes"]) if v["skipped"] else f"failed: {v['error']}"
@@ -44,20 +47,32 @@ def latency_table(doc: dict[str, Any]) -> Table:
         lo, hi = s["ci95_median_ns"]
         row = ratios.get(v["name"])
         ratio = f"{row['ratio']:.2f} [{row['ci95'][0]:.2f}–{row['ci95'][1]:.2f}]" if row else "1"
-        table.add_row(v["name"], format_ns(s["median_ns"]), f"±{100 * (hi - lo) / 2 / s['median_ns']:.1f}%",
-                      f"{format_ns(s['p10_ns'])}–{format_ns(s['p90_ns'])}", str(s["n"]), ratio)
+        table.add_row(
+            v["name"],
+            format_ns(s["median_ns"]),
+            f"±{100 * (hi - lo) / 2 / s['median_ns']:.1f}%",
+            f"{format_ns(s['p10_ns'])}–{format_ns(s['p90_ns'])}",
+            str(s["n"]),
+            ratio,
+        )
     return table
 
 
 def stages_table(doc: dict[str, Any]) -> Table:
     rows = [v for v in doc["variants"] if v["ok"]]
-    table = _table("one-time stages and size", ("variant", "trace", "lower", "compile", "first call", "FLOPs", "params"),
-                   [v["name"] for v in rows])
+    table = _table(
+        "one-time stages and size",
+        ("variant", "trace", "lower", "compile", "first call", "FLOPs", "params"),
+        [v["name"] for v in rows],
+    )
     for v in rows:
         st = v["stages_ms"]
-        table.add_row(v["name"], *[_ms(st.get(k)) for k in ("trace", "lower", "compile", "first_call")],
-                      "–" if v["flops"] is None else f"{v['flops']:.3g}",
-                      "–" if v["param_count"] is None else f"{v['param_count']:,}")
+        table.add_row(
+            v["name"],
+            *[_ms(st.get(k)) for k in ("trace", "lower", "compile", "first_call")],
+            "–" if v["flops"] is None else f"{v['flops']:.3g}",
+            "–" if v["param_count"] is None else f"{v['param_count']:,}",
+        )
     return table
 
 
@@ -65,8 +80,11 @@ def breakdown_table(doc: dict[str, Any]) -> Table | None:
     rows = [v for v in doc["variants"] if v.get("breakdown_ns")]
     if not rows:
         return None
-    table = _table("where one call's time goes (differences of measured paths)",
-                   ("variant", "framework", "jit dispatch", "launch", "compute", "residual"), [v["name"] for v in rows])
+    table = _table(
+        "where one call's time goes (differences of measured paths)",
+        ("variant", "framework", "jit dispatch", "launch", "compute", "residual"),
+        [v["name"] for v in rows],
+    )
     for v in rows:
         b = v["breakdown_ns"]
         table.add_row(v["name"], *[_ns(b[k]) for k in STAGES], _ns(b["residual"]))
@@ -78,7 +96,9 @@ def profile_table(variant: dict[str, Any], top: int = 8) -> Table:
     for column in ("function", "calls", "cumulative", "own"):
         table.add_column(column, justify="left" if column == "function" else "right")
     for row in variant["profile"][:top]:
-        table.add_row(row["function"], f"{row['ncalls']:.3g}", f"{row['cumtime_us']:.1f} µs", f"{row['tottime_us']:.1f} µs")
+        table.add_row(
+            row["function"], f"{row['ncalls']:.3g}", f"{row['cumtime_us']:.1f} µs", f"{row['tottime_us']:.1f} µs"
+        )
     return table
 
 
@@ -88,9 +108,11 @@ def header(doc: dict[str, Any]) -> Text:
     text = Text()
     text.append(f"{doc['scenario'].get('title') or doc['scenario']['id']}\n", style="bold")
     text.append(f"params: {params}\n")
-    text.append(f"device {doc['device'].get('id')} ({env.get('device_kind', '?')}), dispatch {doc['options'].get('dispatch')}, "
-                f"jax {env.get('jax')}, equinox {env.get('equinox')}, flax {env.get('flax')}, python {env.get('python')}\n",
-                style="dim")
+    text.append(
+        f"device {doc['device'].get('id')} ({env.get('device_kind', '?')}), dispatch {doc['options'].get('dispatch')}, "
+        f"jax {env.get('jax')}, equinox {env.get('equinox')}, flax {env.get('flax')}, python {env.get('python')}\n",
+        style="dim",
+    )
     return text
 
 

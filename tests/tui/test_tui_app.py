@@ -139,8 +139,9 @@ async def test_cancel_keeps_the_partial_result(make_app):
         await ready(pilot)
         app.query_one("RunOptions").query_one("#variants").deselect("broken")
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.live is not None and sum(app.live.counts.values()) > 50,
-                         what="samples", timeout=30)
+        await wait_until(
+            pilot, lambda: app.live is not None and sum(app.live.counts.values()) > 50, what="samples", timeout=30
+        )
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.run_count == 1, what="cancelled run end", timeout=20)
         assert app.result is not None and app.result["partial"] is True
@@ -156,8 +157,11 @@ async def test_sweep_runs_each_value_and_plots_slopes(make_app):
         await ready(pilot)
         app.query_one("RunOptions").query_one("#variants").deselect("broken")
         await pilot.press("escape", "w")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SweepScreen"
-                         and app.screen.query("#sweep-values"), what="sweep dialog")
+        await wait_until(
+            pilot,
+            lambda: type(app.screen).__name__ == "SweepScreen" and app.screen.query("#sweep-values"),
+            what="sweep dialog",
+        )
         app.screen.query_one("#sweep-values").value = "4, 1024"
         await pilot.pause()
         await pilot.press("enter")
@@ -175,8 +179,11 @@ async def test_sweep_dialog_rejects_invalid_values(make_app):
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(pilot)
         app.action_sweep()
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SweepScreen"
-                         and app.screen.query("#sweep-values"), what="sweep dialog")
+        await wait_until(
+            pilot,
+            lambda: type(app.screen).__name__ == "SweepScreen" and app.screen.query("#sweep-values"),
+            what="sweep dialog",
+        )
         app.screen.query_one("#sweep-values").value = "4, 99999"
         await pilot.pause()
         await pilot.press("enter")
@@ -316,7 +323,14 @@ async def test_resizing_to_80x24_keeps_focus_on_a_visible_widget(fake_runner, sc
         await pilot.press("r")
         await wait_until(pilot, lambda: app.run_count == 1, what="run")
         await pilot.resize_terminal(80, 24)
-        await wait_until(pilot, lambda: app.screen.has_class("-narrow") and app.focused is not None
-                         and app.query_one("#results") in app.focused.ancestors, what="focus in results")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.screen.has_class("-narrow")
+                and app.focused is not None
+                and app.query_one("#results") in app.focused.ancestors
+            ),
+            what="focus in results",
+        )
         await pilot.press("4")  # a single-key binding works: nothing hidden swallowed it
         assert app.query_one("#tabs").active == "stats"

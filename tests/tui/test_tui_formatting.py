@@ -44,8 +44,10 @@ def test_downsample_and_format():
 
 
 def test_ratio_uses_comparisons_or_inverts_them():
-    result = {"variants": [{"name": "a", "ok": True, "samples_ns": [2.0]}, {"name": "b", "ok": True, "samples_ns": [1.0]}],
-              "comparisons": [{"a": "a", "b": "b", "ratio": 2.0, "ci95": [1.8, 2.2], "p_value": 0.001}]}
+    result = {
+        "variants": [{"name": "a", "ok": True, "samples_ns": [2.0]}, {"name": "b", "ok": True, "samples_ns": [1.0]}],
+        "comparisons": [{"a": "a", "b": "b", "ratio": 2.0, "ci95": [1.8, 2.2], "p_value": 0.001}],
+    }
     assert ratio_against(result, "a", "b") == (2.0, [1.8, 2.2], 0.001)
     ratio, ci, _ = ratio_against(result, "b", "a")
     assert ratio == 0.5 and ci[0] == pytest.approx(1 / 2.2) and ci[1] == pytest.approx(1 / 1.8)
@@ -61,10 +63,16 @@ def test_warnings_show_the_results_own_list_once_then_notes():
 
     failed = results.variant_entry("a", ok=False, error="tiny.py:3: ValueError: boom")
     skipped = results.variant_entry("c", ok=False, skipped=True, notes=["inox is not installed"])
-    result = {"variants": [failed, skipped, results.variant_entry("b", notes=["closures bake weights in"])],
-              "equivalence": {"mismatches": [{"a": "b", "b": "a", "quantity": "XLA FLOPs", "detail": ""}]},
-              "warnings": ["partial result: cancelled", "b does not compute the same thing as a: XLA FLOPs",
-                           "a failed: tiny.py:3: ValueError: boom", "b: multi-modal: clusters at 1 µs, 5 µs"]}
+    result = {
+        "variants": [failed, skipped, results.variant_entry("b", notes=["closures bake weights in"])],
+        "equivalence": {"mismatches": [{"a": "b", "b": "a", "quantity": "XLA FLOPs", "detail": ""}]},
+        "warnings": [
+            "partial result: cancelled",
+            "b does not compute the same thing as a: XLA FLOPs",
+            "a failed: tiny.py:3: ValueError: boom",
+            "b: multi-modal: clusters at 1 µs, 5 µs",
+        ],
+    }
     items = collect_warnings(result)
     assert [t for _, t in items][:4] == result["warnings"]  # the core's order, nothing repeated
     severity = dict((t, s) for s, t in items)

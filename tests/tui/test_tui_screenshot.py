@@ -13,8 +13,16 @@ def test_take_screenshot_runs_and_saves(saved, scenario_dirs, tmp_path):
     runner = FakeRunner(saved)
     out = tmp_path / "sub" / "tiny.svg"
     outcome: dict = {}
-    path = take_screenshot(runner, "tiny-sin", out, {"size": "16"}, tab="stats", size=(100, 30),
-                           scenario_dirs=scenario_dirs, outcome=outcome)
+    path = take_screenshot(
+        runner,
+        "tiny-sin",
+        out,
+        {"size": "16"},
+        tab="stats",
+        size=(100, 30),
+        scenario_dirs=scenario_dirs,
+        outcome=outcome,
+    )
     assert path == out
     assert out.exists() and "<svg" in out.read_text()[:300]
     if HAS_CAIRO:

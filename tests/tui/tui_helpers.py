@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 def _cairo_works() -> bool:
     try:
         import cairosvg  # noqa: F401 - needs the system cairo library too
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
     return True
 
@@ -101,8 +102,11 @@ async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> None:
     await wait_until(pilot, lambda: app.catalog is not None, what="catalog")
     if scenario:
         assert app.query_one("ScenarioList").select(scenario)
-        await wait_until(pilot, lambda: app.scenario and app.scenario["id"] == scenario
-                         and app.query_one("ParamForm").specs, what="scenario form")
+        await wait_until(
+            pilot,
+            lambda: app.scenario and app.scenario["id"] == scenario and app.query_one("ParamForm").specs,
+            what="scenario form",
+        )
         await pilot.pause()
 
 
@@ -124,4 +128,3 @@ def sync(fn: Callable[..., Any]) -> Callable[..., Any]:
         return asyncio.run(fn(*args, **kwargs))
 
     return wrapper
-

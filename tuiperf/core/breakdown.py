@@ -24,8 +24,9 @@ BREAKDOWN_SECONDS = 0.4  # sampling time spent on one variant's breakdown
 MIN_ROUNDS, MAX_ROUNDS = 15, 3000  # samples per path
 
 
-def measure_breakdown(prepared: Prepared, total_ns: float, resolution_ns: float,
-                      cancel: threading.Event, clock: Clock = DEFAULT_CLOCK) -> dict | None:
+def measure_breakdown(
+    prepared: Prepared, total_ns: float, resolution_ns: float, cancel: threading.Event, clock: Clock = DEFAULT_CLOCK
+) -> dict | None:
     if not prepared.paths:
         return None
     paths = {"call": (prepared.bench.fn, prepared.bench.args), **{k: (p.fn, p.args) for k, p in prepared.paths.items()}}
@@ -33,8 +34,9 @@ def measure_breakdown(prepared: Prepared, total_ns: float, resolution_ns: float,
     for name, (fn, args) in paths.items():
         block = blocker_for(fn(*args))
         estimate = statistics.median(take_sample(fn, args, 1, block, clock) for _ in range(3))
-        targets.append(Target(name, fn, args, block, loops=choose_loops(estimate, resolution_ns),
-                              per_turn=block_size(estimate)))
+        targets.append(
+            Target(name, fn, args, block, loops=choose_loops(estimate, resolution_ns), per_turn=block_size(estimate))
+        )
     per_sample_ns = sum(t.loops * max(prepared.estimate_ns, 1.0) for t in targets)
     rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, BREAKDOWN_SECONDS * 1e9 / per_sample_ns)))
     if not sample_interleaved(targets, samples=rounds, budget_s=float("inf"), cancel=cancel, clock=clock):

@@ -56,7 +56,7 @@ def environment(device: Any, timer_resolution_ns: float) -> dict[str, Any]:
         "jax_platforms": os.environ.get("JAX_PLATFORMS", ""),
         "timer": "time.perf_counter_ns",
         "timer_resolution_ns": timer_resolution_ns,
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -39,8 +39,8 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
     def mismatch(quantity: str, detail: str) -> None:
         found.append({"a": other.name, "b": reference.name, "quantity": quantity, "detail": detail})
 
-    ref_tree, ref_leaves = _leaves(reference.output)
-    tree, leaves = _leaves(other.output)
+    _ref_tree, ref_leaves = _leaves(reference.output)
+    _tree, leaves = _leaves(other.output)
     if len(leaves) != len(ref_leaves):
         mismatch("output structure", f"{len(leaves)} output arrays vs {len(ref_leaves)}")
         return found
@@ -60,8 +60,11 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
         ratio = other.flops / reference.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
             mismatch("XLA FLOPs", f"{_si(other.flops)} vs {_si(reference.flops)} ({ratio:.3g}×)")
-    if reference.param_count is not None and other.param_count is not None \
-            and reference.param_count != other.param_count:
+    if (
+        reference.param_count is not None
+        and other.param_count is not None
+        and reference.param_count != other.param_count
+    ):
         mismatch("parameter count", f"{other.param_count:,} vs {reference.param_count:,}")
     return found
 
@@ -78,9 +81,12 @@ def describe(mismatches: list[dict[str, str]]) -> list[str]:
     by_pair: dict[tuple[str, str], list[str]] = {}
     for m in mismatches:
         by_pair.setdefault((m["a"], m["b"]), []).append(f"{m['quantity']} {m['detail']}")
-    return [f"{a} does not compute the same thing as {b}: " + "; ".join(details)
-            + ". The comparison is not fair: check the layer configuration."
-            for (a, b), details in by_pair.items()]
+    return [
+        f"{a} does not compute the same thing as {b}: "
+        + "; ".join(details)
+        + ". The comparison is not fair: check the layer configuration."
+        for (a, b), details in by_pair.items()
+    ]
 
 
 def _relative_difference(a: Any, b: Any) -> float:

@@ -7,7 +7,8 @@ the caller down, and JAX's CPU dispatch mode can only be chosen before the first
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tuiperf.core.events import Event
 from tuiperf.core.runner import RunRequest
@@ -41,8 +42,12 @@ class InProcessRunner:
 
         return list_devices()
 
-    def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
         from tuiperf.core.session import execute
 
         if not request.scenario_dirs:
@@ -50,8 +55,10 @@ class InProcessRunner:
         actual = set_dispatch(request.dispatch)
         result = execute(request, on_event or (lambda event: None), cancel or threading.Event())
         if actual != request.dispatch:
-            result["warnings"].append(f"asked for {request.dispatch} dispatch, but this process was already "
-                                      f"running in {actual} mode (use the worker runner to switch)")
+            result["warnings"].append(
+                f"asked for {request.dispatch} dispatch, but this process was already "
+                f"running in {actual} mode (use the worker runner to switch)"
+            )
         return result
 
     def close(self) -> None:

@@ -9,7 +9,8 @@ are imported inside the helpers: importing this module imports none of them.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def eqx_filter_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:

@@ -39,8 +39,13 @@ class Param:
         return ParamError(f"{raw!r} {why} (allowed: {self.allowed()})", where=self.name or None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "default": self.default, "help": self.help,
-                "allowed": self.allowed()}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "help": self.help,
+            "allowed": self.allowed(),
+        }
 
 
 class _Ranged:

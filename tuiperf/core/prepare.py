@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from tuiperf.core.scenario import Bench
 from tuiperf.core.sentinel import sentinel
@@ -50,7 +51,7 @@ def flops_of(compiled: Any) -> float | None:
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
     try:
         analysis = compiled.cost_analysis()
-    except Exception:  # noqa: BLE001 - some backends do not implement it
+    except Exception:
         return None
     if isinstance(analysis, (list, tuple)):
         analysis = analysis[0] if analysis else None
@@ -78,7 +79,7 @@ def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]
         else:
             return stages, None, "no ahead-of-time API: compile time is part of the first call"
         stages["compile"], compiled = time_once(lowered.compile)
-    except Exception as exc:  # noqa: BLE001 - a wrapper's AOT path may not support these arguments
+    except Exception as exc:
         return stages, None, f"ahead-of-time stages unavailable ({type(exc).__name__}: {exc})"
     note = "" if stages["trace"] is not None else "tracing is included in 'lower' for this wrapper"
     return stages, compiled, note
@@ -130,8 +131,13 @@ def place_inputs(bench: Bench, device: Any) -> list[str]:
     import jax
 
     bench.args = tuple(jax.device_put(a, device) if isinstance(a, jax.Array) else a for a in bench.args)
-    elsewhere = {str(d) for leaf in jax.tree.leaves(bench.args) if isinstance(leaf, jax.Array)
-                 for d in leaf.devices() if d != device}
+    elsewhere = {
+        str(d)
+        for leaf in jax.tree.leaves(bench.args)
+        if isinstance(leaf, jax.Array)
+        for d in leaf.devices()
+        if d != device
+    }
     if elsewhere:
         return [f"some inputs live on {', '.join(sorted(elsewhere))}, not on {device}: calls may copy them"]
     return []
@@ -147,10 +153,18 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> 
     placement_warnings = place_inputs(bench, device) if device is not None else []
     fn, args = bench.fn, bench.args
     stages, compiled, note = aot_stages(fn, args)
-    traces_before, compiles_before = watch.snapshot(name)
+    _traces_before, compiles_before = watch.snapshot(name)
     stages["first_call"], output = time_once(lambda: _call_and_block(fn, args))
-    prepared = Prepared(name=name, bench=bench, block=blocker_for(output), output=output, loops=1,
-                        estimate_ns=0.0, stages_ms=stages, param_count=count_params(bench.params))
+    prepared = Prepared(
+        name=name,
+        bench=bench,
+        block=blocker_for(output),
+        output=output,
+        loops=1,
+        estimate_ns=0.0,
+        stages_ms=stages,
+        param_count=count_params(bench.params),
+    )
     prepared.warnings.extend(placement_warnings)
     if note:
         prepared.notes.append(note)
@@ -164,15 +178,14 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> 
     estimate = statistics.median(take_sample(fn, args, 1, prepared.block) for _ in range(ESTIMATE_CALLS))
     prepared.estimate_ns = estimate
 
-    jit_level = (bench.jit_fn, bench.jit_args) if bench.jit_fn is not None else (
-        (fn, args) if is_jax_jit(fn) else None)
+    jit_level = (bench.jit_fn, bench.jit_args) if bench.jit_fn is not None else ((fn, args) if is_jax_jit(fn) else None)
     if cancel is not None and cancel.is_set():
         return prepared
     if jit_level is not None:
         try:
             prepared.paths, program = build_paths(*jit_level)
             compiled = compiled if compiled is not None else program
-        except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
+        except Exception as exc:
             prepared.notes.append(f"no overhead breakdown: lower-level paths failed ({type(exc).__name__}: {exc})")
     else:
         prepared.notes.append("no overhead breakdown: give Bench(jit_fn=..., jit_args=...) for this wrapper")

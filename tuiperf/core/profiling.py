@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import cProfile
 import pstats
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 PROFILE_SECONDS = 0.2
 MAX_CALLS, MIN_CALLS = 500, 5
@@ -18,7 +19,7 @@ def _label(filename: str, line: int, function: str) -> str:
     parts = Path(filename).parts
     for anchor in ("site-packages", "dist-packages", "lib"):
         if anchor in parts:
-            parts = parts[len(parts) - parts[::-1].index(anchor):]
+            parts = parts[len(parts) - parts[::-1].index(anchor) :]
             break
     return f"{function} ({'/'.join(parts[-3:])}:{line})"
 
@@ -39,11 +40,13 @@ def profile_call(fn: Callable[..., Any], args: tuple, block: Callable[[Any], Any
     for (filename, line, function), (_, ncalls, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]
         if function == "<method 'disable' of '_lsprof.Profiler' objects>":
             continue
-        rows.append({
-            "function": _label(filename, line, function),
-            "ncalls": ncalls / calls,
-            "cumtime_us": cumtime / calls * 1e6,
-            "tottime_us": tottime / calls * 1e6,
-        })
+        rows.append(
+            {
+                "function": _label(filename, line, function),
+                "ncalls": ncalls / calls,
+                "cumtime_us": cumtime / calls * 1e6,
+                "tottime_us": tottime / calls * 1e6,
+            }
+        )
     rows.sort(key=lambda row: row["cumtime_us"], reverse=True)
     return rows[:TOP]

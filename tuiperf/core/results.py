@@ -19,12 +19,24 @@ from tuiperf.core.stats import detect_modes, loglog_slope, mann_whitney_p, ratio
 SCHEMA_VERSION = 1
 
 
-def variant_entry(name: str, *, ok: bool = True, skipped: bool = False, error: str | None = None,
-                  notes: list[str] | None = None, samples_ns: list[float] | None = None,
-                  loops_per_sample: int = 1, stages_ms: dict | None = None, breakdown_ns: dict | None = None,
-                  flops: float | None = None, param_count: int | None = None, retraces: int = 0,
-                  recompiles: int = 0, profile: list[dict] | None = None,
-                  warnings: list[str] | None = None) -> dict[str, Any]:
+def variant_entry(
+    name: str,
+    *,
+    ok: bool = True,
+    skipped: bool = False,
+    error: str | None = None,
+    notes: list[str] | None = None,
+    samples_ns: list[float] | None = None,
+    loops_per_sample: int = 1,
+    stages_ms: dict | None = None,
+    breakdown_ns: dict | None = None,
+    flops: float | None = None,
+    param_count: int | None = None,
+    retraces: int = 0,
+    recompiles: int = 0,
+    profile: list[dict] | None = None,
+    warnings: list[str] | None = None,
+) -> dict[str, Any]:
     """A variant's result; statistics, clusters and stability warnings are derived from the samples."""
     samples = [float(s) for s in samples_ns or []]
     warnings = list(warnings or [])
@@ -33,18 +45,35 @@ def variant_entry(name: str, *, ok: bool = True, skipped: bool = False, error: s
     if stats is not None:
         warnings.extend(stability_warnings(stats, modes))
     if retraces or recompiles:
-        warnings.append(f"{recompiles} compilation(s) and {retraces} trace(s) happened during steady-state "
-                        "sampling: the samples include compile time (a retrace: changing static "
-                        "arguments, shapes or dtypes)")
+        warnings.append(
+            f"{recompiles} compilation(s) and {retraces} trace(s) happened during steady-state "
+            "sampling: the samples include compile time (a retrace: changing static "
+            "arguments, shapes or dtypes)"
+        )
     if loops_per_sample > 1:
-        notes = [*(notes or []), f"calls shorter than the timer can resolve: each sample times "
-                                 f"{loops_per_sample} calls and reports the mean"]
+        notes = [
+            *(notes or []),
+            f"calls shorter than the timer can resolve: each sample times "
+            f"{loops_per_sample} calls and reports the mean",
+        ]
     return {
-        "name": name, "ok": ok, "skipped": skipped, "error": error, "notes": list(notes or []),
-        "samples_ns": samples, "loops_per_sample": loops_per_sample, "stats": stats, "modes": modes,
+        "name": name,
+        "ok": ok,
+        "skipped": skipped,
+        "error": error,
+        "notes": list(notes or []),
+        "samples_ns": samples,
+        "loops_per_sample": loops_per_sample,
+        "stats": stats,
+        "modes": modes,
         "stages_ms": stages_ms or {"trace": None, "lower": None, "compile": None, "first_call": None},
-        "breakdown_ns": breakdown_ns, "flops": flops, "param_count": param_count,
-        "retraces": retraces, "recompiles": recompiles, "profile": profile or [], "warnings": warnings,
+        "breakdown_ns": breakdown_ns,
+        "flops": flops,
+        "param_count": param_count,
+        "retraces": retraces,
+        "recompiles": recompiles,
+        "profile": profile or [],
+        "warnings": warnings,
     }
 
 
@@ -60,8 +89,15 @@ def comparisons(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i, later in enumerate(measured):
         for earlier in measured[:i]:
             ratio, lo, hi = ratio_ci(later["samples_ns"], earlier["samples_ns"])
-            rows.append({"a": later["name"], "b": earlier["name"], "ratio": ratio, "ci95": [lo, hi],
-                         "p_value": mann_whitney_p(later["samples_ns"], earlier["samples_ns"])})
+            rows.append(
+                {
+                    "a": later["name"],
+                    "b": earlier["name"],
+                    "ratio": ratio,
+                    "ci95": [lo, hi],
+                    "p_value": mann_whitney_p(later["samples_ns"], earlier["samples_ns"]),
+                }
+            )
     return rows
 
 
@@ -74,9 +110,16 @@ def compare_runs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any
         if base is None or not variant["ok"] or not variant["samples_ns"]:
             continue
         ratio, lo, hi = ratio_ci(variant["samples_ns"], base["samples_ns"])
-        rows.append({"variant": variant["name"], "old_ns": base["stats"]["median_ns"],
-                     "new_ns": variant["stats"]["median_ns"], "ratio": ratio, "ci95": [lo, hi],
-                     "p_value": mann_whitney_p(variant["samples_ns"], base["samples_ns"])})
+        rows.append(
+            {
+                "variant": variant["name"],
+                "old_ns": base["stats"]["median_ns"],
+                "new_ns": variant["stats"]["median_ns"],
+                "ratio": ratio,
+                "ci95": [lo, hi],
+                "p_value": mann_whitney_p(variant["samples_ns"], base["samples_ns"]),
+            }
+        )
     return rows
 
 
@@ -110,6 +153,8 @@ def load(path: str | Path) -> dict[str, Any]:
     except (OSError, json.JSONDecodeError) as exc:
         raise TuiperfError(f"cannot read result file: {exc}", where=str(path)) from None
     if doc.get("schema_version") != SCHEMA_VERSION:
-        raise TuiperfError(f"unsupported schema_version {doc.get('schema_version')!r} "
-                           f"(this tuiperf reads {SCHEMA_VERSION})", where=str(path))
+        raise TuiperfError(
+            f"unsupported schema_version {doc.get('schema_version')!r} (this tuiperf reads {SCHEMA_VERSION})",
+            where=str(path),
+        )
     return doc

@@ -13,8 +13,9 @@ returns the result dict. Setting ``cancel`` stops it within one sample; the resu
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from tuiperf.core.events import Event
 
@@ -46,9 +47,12 @@ class Runner(Protocol):
     def devices(self) -> list[dict[str, Any]]:
         """Every JAX device: ``{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}``."""
 
-    def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
         """Measure; raise :class:`TuiperfError` for bad input before anything runs."""
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...

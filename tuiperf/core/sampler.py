@@ -11,8 +11,9 @@ not at all alone or with blocks).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from tuiperf.core.stats import median_ci
 from tuiperf.core.timing import DEFAULT_CLOCK, Clock, take_sample
@@ -86,7 +87,7 @@ def sample_interleaved(
                     target.samples.append(take_sample(target.fn, target.args, target.loops, target.block, clock))
                     if cancel.is_set():
                         return False
-            except Exception as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
+            except Exception as exc:
                 target.error, target.converged = exc, True
         round_index += 1
 
@@ -102,7 +103,8 @@ def sample_interleaved(
                 for target in (t for t in active if t.error is None):
                     n = len(target.samples)
                     target.converged = n >= MAX_SAMPLES or (
-                        n >= MIN_SAMPLES and relative_ci_halfwidth(target.samples) <= TARGET_REL_CI)
+                        n >= MIN_SAMPLES and relative_ci_halfwidth(target.samples) <= TARGET_REL_CI
+                    )
             if elapsed >= budget_s:
                 on_tick(elapsed, 1.0)
                 return True

@@ -22,9 +22,10 @@ Importing this module never imports JAX: the objects here only hold the user's f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from tuiperf.core.errors import ScenarioError
 from tuiperf.core.params import Param, check_declaration
@@ -48,10 +49,17 @@ class Bench:
     - ``note``: a sentence shown with the result (for example, a caveat about closures).
     """
 
-    __slots__ = ("fn", "args", "jit_fn", "jit_args", "params", "note")
+    __slots__ = ("args", "fn", "jit_args", "jit_fn", "note", "params")
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, jit_fn: Callable[..., Any] | None = None,
-                 jit_args: tuple[Any, ...] | None = None, params: Any = None, note: str = "") -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        jit_fn: Callable[..., Any] | None = None,
+        jit_args: tuple[Any, ...] | None = None,
+        params: Any = None,
+        note: str = "",
+    ) -> None:
         if not callable(fn):
             raise ScenarioError(f"Bench needs a callable first, got {type(fn).__name__}")
         if (jit_fn is None) != (jit_args is None):
@@ -93,8 +101,7 @@ class Scenario:
             raise ScenarioError("params must be a dict of name=Int(...)/Float(...)/Choice(...)/Bool(...)")
         for name, spec in self.params.items():
             if not isinstance(spec, Param):
-                raise ScenarioError(f"parameter {name!r} must be Int, Float, Choice or Bool, "
-                                    f"got {type(spec).__name__}")
+                raise ScenarioError(f"parameter {name!r} must be Int, Float, Choice or Bool, got {type(spec).__name__}")
             object.__setattr__(spec, "name", name)
             check_declaration(name, spec)
 
@@ -141,8 +148,9 @@ class Scenario:
             "question": self.question,
             "path": self.path,
             "params": [spec.to_dict() for spec in self.params.values()],
-            "variants": [{"name": v.name, "equivalent": v.same_as_default, "doc": v.doc}
-                         for v in self.variants.values()],
+            "variants": [
+                {"name": v.name, "equivalent": v.same_as_default, "doc": v.doc} for v in self.variants.values()
+            ],
         }
 
 

@@ -10,9 +10,10 @@ import datetime as _dt
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -113,18 +114,32 @@ def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> dict[st
         if runs[-1]["partial"]:
             break
     last = runs[-1]
-    return {**last, "params": params, "partial": any(r["partial"] for r in runs) or len(runs) < len(values),
-            "sweep": results.sweep_summary(parameter, values, runs), "runs": runs,
-            "warnings": stopped + list(dict.fromkeys(w for r in runs for w in r["warnings"]))}
+    return {
+        **last,
+        "params": params,
+        "partial": any(r["partial"] for r in runs) or len(runs) < len(values),
+        "sweep": results.sweep_summary(parameter, values, runs),
+        "runs": runs,
+        "warnings": stopped + list(dict.fromkeys(w for r in runs for w in r["warnings"])),
+    }
 
 
 class Run:
     """State of one pass over the variants at one set of parameter values."""
 
-    def __init__(self, scenario: Scenario, params: dict[str, Any], names: list[str], device: Any,
-                 request: RunRequest, emit: Emit, cancel: threading.Event,
-                 span: tuple[float, float] = (0.0, 1.0), sweep_value: Any = None,
-                 sweep_started: float | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        params: dict[str, Any],
+        names: list[str],
+        device: Any,
+        request: RunRequest,
+        emit: Emit,
+        cancel: threading.Event,
+        span: tuple[float, float] = (0.0, 1.0),
+        sweep_value: Any = None,
+        sweep_started: float | None = None,
+    ) -> None:
         self.scenario, self.params, self.names, self.device = scenario, params, names, device
         self.request, self.emit, self.cancel = request, emit, cancel
         self.span, self.sweep_value = span, sweep_value
@@ -142,10 +157,15 @@ class Run:
         overall = lo + (hi - lo) * min(max(fraction, 0.0), 1.0)
         elapsed = time.monotonic() - self.sweep_started
         eta = elapsed / overall * (1 - overall) if overall > 0.02 else None
-        self.emit(Progress(fraction=overall, elapsed_s=elapsed, eta_s=eta,
-                           estimates_ns={t.name: float(np.median(t.samples[-ESTIMATE_WINDOW:]))
-                                         for t in targets if t.samples},
-                           counts={t.name: len(t.samples) for t in targets}))
+        self.emit(
+            Progress(
+                fraction=overall,
+                elapsed_s=elapsed,
+                eta_s=eta,
+                estimates_ns={t.name: float(np.median(t.samples[-ESTIMATE_WINDOW:])) for t in targets if t.samples},
+                counts={t.name: len(t.samples) for t in targets},
+            )
+        )
 
     def finish(self, name: str, entry: dict[str, Any]) -> None:
         self.entries[name] = entry
@@ -170,9 +190,10 @@ class Run:
             return None
         try:
             return self.scenario.setup_fn(SimpleNamespace(**self.params))
-        except Exception as exc:  # noqa: BLE001 - reported with the scenario file's line
-            raise ScenarioError(f"setup failed: {describe_exception(exc, self.scenario.path)}",
-                                where=self.scenario.id) from None
+        except Exception as exc:
+            raise ScenarioError(
+                f"setup failed: {describe_exception(exc, self.scenario.path)}", where=self.scenario.id
+            ) from None
 
     def prepare_all(self, ctx: Any) -> list[Prepared]:
         prepared = []
@@ -186,15 +207,25 @@ class Run:
                 prepared.append(prepare(name, bench, self.cancel, self.device))
             except Skip as why:
                 self.finish(name, results.variant_entry(name, ok=False, skipped=True, notes=[str(why)]))
-            except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
-                self.finish(name, results.variant_entry(
-                    name, ok=False, error=describe_exception(exc, self.scenario.path)))
+            except Exception as exc:
+                self.finish(
+                    name, results.variant_entry(name, ok=False, error=describe_exception(exc, self.scenario.path))
+                )
             self.progress(PREPARE_SHARE * (index + 1) / len(self.names))
         return prepared
 
     def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
-        targets = [Target(p.name, p.bench.fn, p.bench.args, p.block, loops=choose_loops(p.estimate_ns, resolution),
-                          per_turn=block_size(p.estimate_ns)) for p in prepared]
+        targets = [
+            Target(
+                p.name,
+                p.bench.fn,
+                p.bench.args,
+                p.block,
+                loops=choose_loops(p.estimate_ns, resolution),
+                per_turn=block_size(p.estimate_ns),
+            )
+            for p in prepared
+        ]
         if not targets or self.cancel.is_set():
             return targets
         self.emit(PhaseChanged("sample", None, "steady-state sampling"))
@@ -204,7 +235,7 @@ class Run:
 
         def on_tick(elapsed: float, fraction: float) -> None:
             for target in targets:
-                new = target.samples[sent[target.name]:]
+                new = target.samples[sent[target.name] :]
                 if new:
                     sent[target.name] += len(new)
                     self.emit(SamplesAdded(target.name, list(new)))
@@ -213,8 +244,14 @@ class Run:
         def on_sample(target: Target) -> None:
             watch.current = target.name
 
-        sample_interleaved(targets, samples=self.request.samples, budget_s=self.request.budget_s,
-                           cancel=self.cancel, on_tick=on_tick, on_sample=on_sample)
+        sample_interleaved(
+            targets,
+            samples=self.request.samples,
+            budget_s=self.request.budget_s,
+            cancel=self.cancel,
+            on_tick=on_tick,
+            on_sample=on_sample,
+        )
         watch.current = None
         on_tick(0.0, 1.0)
         for target in targets:
@@ -226,11 +263,17 @@ class Run:
         by_name = {t.name: t for t in targets}
         for index, item in enumerate(prepared):
             target = by_name[item.name]
-            common = dict(notes=item.notes, samples_ns=target.samples, loops_per_sample=target.loops,
-                          stages_ms=item.stages_ms, flops=item.flops, param_count=item.param_count,
-                          retraces=self.compile_counts.get(item.name, (0, 0))[0],
-                          recompiles=self.compile_counts.get(item.name, (0, 0))[1],
-                          warnings=item.warnings)
+            common = dict(
+                notes=item.notes,
+                samples_ns=target.samples,
+                loops_per_sample=target.loops,
+                stages_ms=item.stages_ms,
+                flops=item.flops,
+                param_count=item.param_count,
+                retraces=self.compile_counts.get(item.name, (0, 0))[0],
+                recompiles=self.compile_counts.get(item.name, (0, 0))[1],
+                warnings=item.warnings,
+            )
             if target.error is not None:
                 error = describe_exception(target.error, self.scenario.path)
                 self.finish(item.name, results.variant_entry(item.name, ok=False, error=error, **common))
@@ -241,19 +284,24 @@ class Run:
                 median = float(np.median(target.samples))
                 try:
                     breakdown = measure_breakdown(item, median, resolution, self.cancel)
-                except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
+                except Exception as exc:
                     item.notes.append(f"no overhead breakdown: {describe_exception(exc, self.scenario.path)}")
                 if self.request.profile and not self.cancel.is_set():
                     self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
                     profile = profile_call(item.bench.fn, item.bench.args, item.block, item.estimate_ns)
             self.finish(item.name, results.variant_entry(item.name, breakdown_ns=breakdown, profile=profile, **common))
-            self.progress(PREPARE_SHARE + SAMPLE_SHARE + (1 - PREPARE_SHARE - SAMPLE_SHARE) * (index + 1) / len(prepared), targets)
+            self.progress(
+                PREPARE_SHARE + SAMPLE_SHARE + (1 - PREPARE_SHARE - SAMPLE_SHARE) * (index + 1) / len(prepared), targets
+            )
         self.guard(prepared)
 
     def guard(self, prepared: list[Prepared]) -> None:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
-        subjects = [Subject(p.name, p.output, p.flops, p.param_count) for p in prepared
-                    if self.scenario.variants[p.name].same_as_default and self.entries[p.name]["ok"]]
+        subjects = [
+            Subject(p.name, p.output, p.flops, p.param_count)
+            for p in prepared
+            if self.scenario.variants[p.name].same_as_default and self.entries[p.name]["ok"]
+        ]
         self.mismatches = check_equivalence(subjects, self.scenario.tolerance_for(SimpleNamespace(**self.params)))
         self.warnings.extend(describe(self.mismatches))
         for m in self.mismatches:
@@ -262,8 +310,10 @@ class Run:
 
     def document(self, resolution: float) -> dict[str, Any]:
         partial = self.cancel.is_set()
-        variants = [self.entries.get(n) or results.variant_entry(n, ok=False, error="not measured: the run was cancelled")
-                    for n in self.names]
+        variants = [
+            self.entries.get(n) or results.variant_entry(n, ok=False, error="not measured: the run was cancelled")
+            for n in self.names
+        ]
         # Most important first: a partial run, unfair comparisons (already in self.warnings), failures,
         # then each variant's own warnings (the guard's per-variant lines repeat the sentences above).
         if partial:
@@ -274,21 +324,27 @@ class Run:
         if clustered and dispatch_mode() == "async" and self.device.platform == "cpu":
             self.warnings.append(
                 f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
-                "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures")
-        self.warnings.extend(f"{v['name']}: {w}" for v in variants for w in v["warnings"]
-                             if not w.startswith("differs from"))
+                "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures"
+            )
+        self.warnings.extend(
+            f"{v['name']}: {w}" for v in variants for w in v["warnings"] if not w.startswith("differs from")
+        )
         return {
             "schema_version": results.SCHEMA_VERSION,
             "tool": {"name": "tuiperf", "version": __version__},
             "scenario": {"id": self.scenario.id, "title": self.scenario.title, "path": self.scenario.path},
             "params": self.params,
             "device": describe_device(self.device, all_devices().index(self.device)),
-            "options": {"dispatch": dispatch_mode(), "samples": self.request.samples,
-                        "budget_s": self.request.budget_s, "seed": self.request.seed,
-                        "variants": self.names},
+            "options": {
+                "dispatch": dispatch_mode(),
+                "samples": self.request.samples,
+                "budget_s": self.request.budget_s,
+                "seed": self.request.seed,
+                "variants": self.names,
+            },
             "env": environment(self.device, resolution),
             "calibration": {"timer_resolution_ns": resolution, "harness_overhead_ns": harness_overhead_ns()},
-            "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "duration_s": time.monotonic() - self.started,
             "partial": partial,
             "variants": variants,

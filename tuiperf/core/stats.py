@@ -6,13 +6,14 @@ library (no scipy, no JAX), so the TUI and reports can use it anywhere.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 from statistics import NormalDist
-from typing import Sequence
 
 import numpy as np
 
-from tuiperf.core.units import format_ns  # noqa: F401 - re-exported: stats users format too
+from tuiperf.core.units import format_ns
 
 OUTLIER_RULE = "1.5*IQR (Tukey)"
 MIN_SAMPLES = 20  # below this, modes and warnings are not meaningful
@@ -143,7 +144,7 @@ def _kde_on_grid(lx: np.ndarray, lo: float, hi: float, bw: float, size: int = 51
     grid = np.linspace(lo, hi, size)
     step = grid[1] - grid[0]
     counts = np.bincount(np.rint((lx - lo) / step).astype(np.int64), minlength=size)[:size]
-    half = min(int(math.ceil(4.0 * bw / step)), 4 * size)
+    half = min(math.ceil(4.0 * bw / step), 4 * size)
     offsets = np.arange(-half, half + 1) * step
     kernel = np.exp(-0.5 * (offsets / bw) ** 2)
     density = np.convolve(counts.astype(float), kernel, mode="full")[half : half + size]
@@ -207,7 +208,7 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
     inside = (lx >= p1) & (lx <= p99)
     core = lx[inside]
     spread = min(core.std(), (p75 - p25) / 1.34) or core.std()
-    bw = 0.5 * 0.9 * spread * core.size ** -0.2  # half of Silverman's robust rule of thumb
+    bw = 0.5 * 0.9 * spread * core.size**-0.2  # half of Silverman's robust rule of thumb
     steps = np.diff(np.unique(x[inside]))
     if steps.size >= 4 and np.mean(steps <= 1.01 * steps.min()) >= 0.5:
         bw = max(bw, steps.min() / x[inside].min())  # timer ticks: else each tick becomes a mode
@@ -215,7 +216,7 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
         return _single_mode(x)
     grid, counts, density = _kde_on_grid(core, p1 - 3 * bw, p99 + 3 * bw, bw)
     peaks = _merged_peaks(counts, density, (grid[1] - grid[0]) / (bw * math.sqrt(2 * math.pi)))
-    valleys = [grid[p + int(np.argmin(density[p : q + 1]))] for p, q in zip(peaks, peaks[1:])]
+    valleys = [grid[p + int(np.argmin(density[p : q + 1]))] for p, q in itertools.pairwise(peaks)]
     labels = np.searchsorted(np.asarray(valleys), lx)
     modes = []
     for k in range(len(peaks)):
@@ -235,19 +236,20 @@ def stability_warnings(stats: dict, modes: list[dict]) -> list[str]:
     # Robust spreads: a single 500 µs interrupt among thousands of 7 µs calls would make the std
     # (pyperf's rule) cry wolf on every JAX benchmark; the IQR and the outlier share do not.
     if median > 0 and stats["iqr_ns"] >= 0.10 * median:
-        warnings.append(f"unstable: the middle half of the samples spans {100 * stats['iqr_ns'] / median:.0f} % "
-                        "of the median")
+        warnings.append(
+            f"unstable: the middle half of the samples spans {100 * stats['iqr_ns'] / median:.0f} % of the median"
+        )
     if n and stats["outliers"] > 0.05 * n:
-        warnings.append(f"{stats['outliers']} outliers ({100 * stats['outliers'] / n:.0f} % of samples, "
-                        f"{stats['outlier_rule']}); max {format_ns(stats['max_ns'])}")
+        warnings.append(
+            f"{stats['outliers']} outliers ({100 * stats['outliers'] / n:.0f} % of samples, "
+            f"{stats['outlier_rule']}); max {format_ns(stats['max_ns'])}"
+        )
     lo, hi = stats["ci95_median_ns"]
     if median > 0 and max(median - lo, hi - median) > 0.05 * median:
         width = 100 * max(median - lo, hi - median) / median
         warnings.append(f"imprecise: 95 % CI of the median reaches ±{width:.0f} % of the median")
     if len(modes) > 1:  # e.g. "clusters at 12.3 µs (61 %), 18.9 µs (37 %)"
-        parts = ", ".join(
-            f"{format_ns(m['center_ns'])} ({100 * m['fraction']:.0f} %)" for m in modes
-        )
+        parts = ", ".join(f"{format_ns(m['center_ns'])} ({100 * m['fraction']:.0f} %)" for m in modes)
         warnings.append(f"multi-modal: clusters at {parts}")
     return warnings
 
@@ -261,4 +263,3 @@ def loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
         return None
     dx = lx - lx.mean()
     return float((dx * (ly - ly.mean())).sum() / (dx * dx).sum())
-

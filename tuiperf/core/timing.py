@@ -6,7 +6,8 @@ Everything takes the clock as an argument so tests can drive it with a fake one.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Clock = Callable[[], int]
 DEFAULT_CLOCK: Clock = time.perf_counter_ns
@@ -51,8 +52,9 @@ def blocker_for(output: Any) -> Callable[[Any], Any]:
     return jax.block_until_ready
 
 
-def take_sample(fn: Callable[..., Any], args: tuple, loops: int, block: Callable[[Any], Any],
-                clock: Clock = DEFAULT_CLOCK) -> float:
+def take_sample(
+    fn: Callable[..., Any], args: tuple, loops: int, block: Callable[[Any], Any], clock: Clock = DEFAULT_CLOCK
+) -> float:
     """Time ``loops`` calls, each waited for; return nanoseconds per call."""
     if loops == 1:  # the common case, as lean as a hand-written timing loop
         start = clock()

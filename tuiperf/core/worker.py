@@ -20,8 +20,9 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from tuiperf.core.errors import TuiperfError, WorkerCrashed
 from tuiperf.core.events import Event, PhaseChanged, RunFailed, SamplesAdded, VariantFinished
@@ -53,13 +54,15 @@ def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
             elif verb == "devices":
                 value = runner.devices()
             elif verb == "run":
-                value = runner.run(RunRequest(**payload), lambda event: conn.send(("event", event)), _CancelView(cancel))
+                value = runner.run(
+                    RunRequest(**payload), lambda event: conn.send(("event", event)), _CancelView(cancel)
+                )
             else:
                 raise TuiperfError(f"unknown request {verb!r}")
             conn.send(("ok", value))
         except TuiperfError as exc:
             conn.send(("error", (exc.title, exc.message, exc.where)))
-        except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
+        except Exception as exc:
             conn.send(("error", ("Internal error", f"{type(exc).__name__}: {exc}", None)))
 
 
@@ -105,8 +108,9 @@ class WorkerRunner:
         if self._process is not None and self._process.is_alive():
             return
         parent, child = self._context.Pipe()
-        self._process = self._context.Process(target=_serve, args=(child, self._cancel, self.dispatch, LOG_PATH),
-                                              name="tuiperf-worker", daemon=True)
+        self._process = self._context.Process(
+            target=_serve, args=(child, self._cancel, self.dispatch, LOG_PATH), name="tuiperf-worker", daemon=True
+        )
         with _real_stdio():
             self._process.start()
         child.close()
@@ -135,8 +139,13 @@ class WorkerRunner:
             how = f"exited with status {code}"
         return f"the measuring process {how}; it will be restarted (its log: {LOG_PATH})"
 
-    def _request(self, verb: str, payload: Any, on_event: Callable[[Event], None] | None = None,
-                 cancel: threading.Event | None = None) -> Any:
+    def _request(
+        self,
+        verb: str,
+        payload: Any,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Any:
         with self._lock:
             self.start()
             self._cancel.value = 0  # cleared here, before the request: a cancel that follows is never lost
@@ -176,8 +185,12 @@ class WorkerRunner:
     def devices(self) -> list[dict[str, Any]]:
         return self._request("devices", None)
 
-    def run(self, request: RunRequest, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
         """Measure in the child; a crash returns what was measured so far, marked failed."""
         if request.dispatch != self.dispatch:  # the mode is fixed per process: start one in the new mode
             self.close()
@@ -207,8 +220,9 @@ class WorkerRunner:
             return partial
 
 
-def crashed_result(request: RunRequest, finished: list[dict[str, Any]], samples: dict[str, list[float]],
-                   running: str | None, why: str) -> dict[str, Any]:
+def crashed_result(
+    request: RunRequest, finished: list[dict[str, Any]], samples: dict[str, list[float]], running: str | None, why: str
+) -> dict[str, Any]:
     """A partial result after the worker died: finished variants, streamed samples, and the culprit.
 
     During steady-state sampling ``running`` is None (all variants take turns), so no single variant
@@ -220,16 +234,32 @@ def crashed_result(request: RunRequest, finished: list[dict[str, Any]], samples:
     done = {v["name"] for v in variants}
     for name, values in samples.items():
         if name not in done:
-            variants.append(results.variant_entry(name, samples_ns=values, notes=["partial: the measuring process crashed while sampling"]))
+            variants.append(
+                results.variant_entry(
+                    name, samples_ns=values, notes=["partial: the measuring process crashed while sampling"]
+                )
+            )
             done.add(name)
     if running is not None and running not in done:
         variants.append(results.variant_entry(running, ok=False, error=f"crashed the measuring process: {why}"))
     return {
-        "schema_version": results.SCHEMA_VERSION, "scenario": {"id": request.scenario, "title": "", "path": ""},
-        "params": request.params, "device": {"id": request.device or "", "platform": "", "kind": ""},
-        "options": {"dispatch": request.dispatch, "samples": request.samples, "budget_s": request.budget_s,
-                    "seed": request.seed, "variants": request.variants},
-        "env": {}, "calibration": {}, "partial": True, "error": why, "variants": variants,
-        "comparisons": results.comparisons(variants), "equivalence": {"checked": [], "mismatches": []},
+        "schema_version": results.SCHEMA_VERSION,
+        "scenario": {"id": request.scenario, "title": "", "path": ""},
+        "params": request.params,
+        "device": {"id": request.device or "", "platform": "", "kind": ""},
+        "options": {
+            "dispatch": request.dispatch,
+            "samples": request.samples,
+            "budget_s": request.budget_s,
+            "seed": request.seed,
+            "variants": request.variants,
+        },
+        "env": {},
+        "calibration": {},
+        "partial": True,
+        "error": why,
+        "variants": variants,
+        "comparisons": results.comparisons(variants),
+        "equivalence": {"checked": [], "mismatches": []},
         "warnings": [f"partial result: {why}"],
     }

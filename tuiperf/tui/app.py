@@ -11,8 +11,9 @@ import asyncio
 import threading
 import time
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -45,8 +46,14 @@ from tuiperf.tui.widgets.stats_table import StatsTable
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
 from tuiperf.tui.widgets.warnings_panel import WarningsPanel
 
-RESULT_TABS = [("histogram", "Histogram"), ("breakdown", "Breakdown"), ("sweep", "Sweep"),
-               ("stats", "Statistics"), ("profile", "Profile"), ("warnings", "Warnings")]
+RESULT_TABS = [
+    ("histogram", "Histogram"),
+    ("breakdown", "Breakdown"),
+    ("sweep", "Sweep"),
+    ("stats", "Statistics"),
+    ("profile", "Profile"),
+    ("warnings", "Warnings"),
+]
 LIVE_DELAY_S = 0.6
 LIVE_REDRAW_S = 0.4
 POST_INTERVAL_S = 0.1
@@ -81,19 +88,41 @@ class TuiperfApp(App[None]):
     log_scale: reactive[bool | None] = reactive(None)  # None: automatic
     running: reactive[bool] = reactive(False)
 
-    def __init__(self, runner: Any, scenario_dirs: Iterable[str] = (), screenshots_dir: str | Path = "screenshots",
-                 *, scenario: str | None = None, params: dict[str, Any] | None = None,
-                 autorun: bool = False, sweep: tuple[str, list[Any]] | None = None,
-                 tab: str | None = None, budget_s: float | None = None, samples: int | None = None,
-                 dispatch: str | None = None, device: str | None = None, variants: list[str] | None = None,
-                 live_errors_modal: bool = True, **opts: Any) -> None:
+    def __init__(
+        self,
+        runner: Any,
+        scenario_dirs: Iterable[str] = (),
+        screenshots_dir: str | Path = "screenshots",
+        *,
+        scenario: str | None = None,
+        params: dict[str, Any] | None = None,
+        autorun: bool = False,
+        sweep: tuple[str, list[Any]] | None = None,
+        tab: str | None = None,
+        budget_s: float | None = None,
+        samples: int | None = None,
+        dispatch: str | None = None,
+        device: str | None = None,
+        variants: list[str] | None = None,
+        live_errors_modal: bool = True,
+        **opts: Any,
+    ) -> None:
         super().__init__()
         self.runner = runner
         self.scenario_dirs = [str(d) for d in scenario_dirs]
         self.screenshots_dir = Path(screenshots_dir)
-        self.initial = dict(scenario=scenario, params=dict(params or {}), autorun=autorun, sweep=sweep, tab=tab,
-                            budget_s=budget_s, samples=samples, dispatch=dispatch, device=device,
-                            variants=variants)
+        self.initial = dict(
+            scenario=scenario,
+            params=dict(params or {}),
+            autorun=autorun,
+            sweep=sweep,
+            tab=tab,
+            budget_s=budget_s,
+            samples=samples,
+            dispatch=dispatch,
+            device=device,
+            variants=variants,
+        )
         self.errors_modal = live_errors_modal
         self.catalog: dict[str, Any] | None = None
         self.devices: list[dict[str, Any]] = []
@@ -157,7 +186,7 @@ class TuiperfApp(App[None]):
         except TuiperfError as exc:
             self.post_message(CatalogFailed(exc.title, str(exc)))
             return
-        except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
+        except Exception as exc:
             self.post_message(CatalogFailed("Could not list scenarios", f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(CatalogLoaded(catalog, devices))
@@ -171,8 +200,9 @@ class TuiperfApp(App[None]):
         scenarios.set_catalog(message.catalog)
         n, nb = len(message.catalog.get("scenarios", [])), len(message.catalog.get("broken", []))
         nd = len(self.devices)
-        self.sub_title = (f"{n} scenario{'s' * (n != 1)}" + (f", {nb} broken" if nb else "")
-                          + f" · {nd} device{'s' * (nd != 1)}")
+        self.sub_title = (
+            f"{n} scenario{'s' * (n != 1)}" + (f", {nb} broken" if nb else "") + f" · {nd} device{'s' * (nd != 1)}"
+        )
         wanted = self.initial["scenario"]
         if wanted and not scenarios.select(wanted):
             self.initial_failed = True
@@ -255,9 +285,17 @@ class TuiperfApp(App[None]):
         except ParamError as exc:  # pragma: no cover - errors were checked above
             self.notify(str(exc), severity="error", title="Cannot run")
             return None
-        return RunRequest(scenario=self.scenario["id"], params=params, variants=opts.variants,
-                          device=opts.device, dispatch=opts.dispatch, samples=samples, budget_s=budget,
-                          sweep=sweep, scenario_dirs=list(self.scenario_dirs))
+        return RunRequest(
+            scenario=self.scenario["id"],
+            params=params,
+            variants=opts.variants,
+            device=opts.device,
+            dispatch=opts.dispatch,
+            samples=samples,
+            budget_s=budget,
+            sweep=sweep,
+            scenario_dirs=list(self.scenario_dirs),
+        )
 
     blocked_reason: str | None = None
 
@@ -299,10 +337,18 @@ class TuiperfApp(App[None]):
             partial = failed[0].partial if failed else None
             self.post_message(RunError(run_id, exc.title, exc.message, exc.where, partial))
             return
-        except Exception as exc:  # noqa: BLE001 - any failure is shown, the app stays up
+        except Exception as exc:
             partial = failed[0].partial if failed else None
-            self.post_message(RunError(run_id, "Run failed", f"{type(exc).__name__}: {exc}", None, partial,
-                                       details=traceback.format_exc(limit=6)))
+            self.post_message(
+                RunError(
+                    run_id,
+                    "Run failed",
+                    f"{type(exc).__name__}: {exc}",
+                    None,
+                    partial,
+                    details=traceback.format_exc(limit=6),
+                )
+            )
             return
         if failed and not (result and result.get("variants")):
             f = failed[0]
@@ -402,17 +448,21 @@ class TuiperfApp(App[None]):
         A document the panels cannot show (a newer schema, a bug) is reported, never fatal."""
         try:
             self._show_result(result, state)
-        except Exception as exc:  # noqa: BLE001 - the app must stay up
-            self._report_error("Cannot display this result", f"{type(exc).__name__}: {exc}",
-                               details=traceback.format_exc(limit=4))
+        except Exception as exc:
+            self._report_error(
+                "Cannot display this result", f"{type(exc).__name__}: {exc}", details=traceback.format_exc(limit=4)
+            )
 
     def _show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
         if state != "failed":
             self.result = result
         doc = result or {}
         if result and not result.get("variants") and result.get("runs"):
-            doc = {**result["runs"][-1], "partial": result.get("partial", False),
-                   "warnings": list(result.get("warnings", [])) + list(result["runs"][-1].get("warnings", []))}
+            doc = {
+                **result["runs"][-1],
+                "partial": result.get("partial", False),
+                "warnings": list(result.get("warnings", [])) + list(result["runs"][-1].get("warnings", [])),
+            }
         variants = doc.get("variants", [])
         self._order = [v["name"] for v in variants] or self._order
         series = {v["name"]: v.get("samples_ns") or [] for v in variants if v.get("ok")}
@@ -420,8 +470,13 @@ class TuiperfApp(App[None]):
         note = "PARTIAL" if doc.get("partial") else ""
         if result and result.get("sweep") and doc is not result:
             note = (note + " (last sweep value)").strip()
-        modes = [m["center_ns"] for v in variants if v.get("ok") for m in v.get("modes") or []
-                 if (m.get("fraction") or 0) >= 0.02]
+        modes = [
+            m["center_ns"]
+            for v in variants
+            if v.get("ok")
+            for m in v.get("modes") or []
+            if (m.get("fraction") or 0) >= 0.02
+        ]
         self.query_one(LatencyHistogram).set_series(series, medians, order=self._order, note=note, marks=modes)
         self.query_one(OverheadBreakdown).show(doc if result else None)
         self.query_one(SweepPlot).show((result or {}).get("sweep"), self._order)
@@ -508,22 +563,22 @@ class TuiperfApp(App[None]):
             tabs.active = f"view-{view}"
         if self.screen.has_class("-narrow"):
             focused = self.focused
-            if setup and (focused is None or not self.query_one("#sidebar") in focused.ancestors_with_self):
+            if setup and (focused is None or self.query_one("#sidebar") not in focused.ancestors_with_self):
                 self.query_one("#scenario-options").focus()
-            elif not setup and (focused is None or not self.query_one("#results") in focused.ancestors_with_self):
+            elif not setup and (focused is None or self.query_one("#results") not in focused.ancestors_with_self):
                 self.query_one("#tabs Tabs").focus()
 
     def watch_running(self, running: bool) -> None:
         if self.is_mounted:
             try:
                 self.query_one(RunOptions).set_running(running)
-            except Exception:  # noqa: BLE001 - during shutdown
+            except Exception:
                 pass
 
     def watch_log_scale(self, log: bool) -> None:
         try:
             self.query_one(LatencyHistogram).set_log(log)
-        except Exception:  # noqa: BLE001 - before mount
+        except Exception:
             pass
 
     # ------------------------------------------------------------------ actions
@@ -651,25 +706,23 @@ class TuiperfApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Run", "Run the selected scenario (r)", self.action_run)
-        yield SystemCommand("Cancel run", "Stop the run in progress, keep the partial result (escape)",
-                            self.action_cancel)
+        yield SystemCommand(
+            "Cancel run", "Stop the run in progress, keep the partial result (escape)", self.action_cancel
+        )
         yield SystemCommand("Sweep a parameter", "Run once per value of one parameter (w)", self.action_sweep)
-        yield SystemCommand("Toggle log scale", "Linear or log time axis of the histogram (l)",
-                            self.action_toggle_log)
-        yield SystemCommand("Next baseline", "Compare the variants against another one (b)",
-                            self.action_next_baseline)
-        yield SystemCommand("Save screenshot", f"SVG (+ PNG) into {self.screenshots_dir}/ (s)",
-                            self.action_screenshot)
+        yield SystemCommand("Toggle log scale", "Linear or log time axis of the histogram (l)", self.action_toggle_log)
+        yield SystemCommand("Next baseline", "Compare the variants against another one (b)", self.action_next_baseline)
+        yield SystemCommand("Save screenshot", f"SVG (+ PNG) into {self.screenshots_dir}/ (s)", self.action_screenshot)
         yield SystemCommand("Show keys", "Every key binding (?)", self.action_help)
         yield SystemCommand("Filter scenarios", "Type to filter the scenario list (/)", self.action_focus_filter)
         yield SystemCommand("Setup / results", "Switch panels on a narrow screen (f2)", self.action_toggle_view)
         for tid, label in RESULT_TABS:
-            yield SystemCommand(f"Show {label}", f"Show the {label.lower()} tab",
-                                lambda t=tid: self.action_show_tab(t))
+            yield SystemCommand(f"Show {label}", f"Show the {label.lower()} tab", lambda t=tid: self.action_show_tab(t))
 
 
-def main(runner: Any = None, scenario_dirs: Iterable[str] = (), screenshots_dir: str | Path = "screenshots",
-         **opts: Any) -> int:
+def main(
+    runner: Any = None, scenario_dirs: Iterable[str] = (), screenshots_dir: str | Path = "screenshots", **opts: Any
+) -> int:
     """Open the app (the CLI's default command). Builds a WorkerRunner unless one is given."""
     own = runner is None
     if own:
@@ -684,7 +737,7 @@ def main(runner: Any = None, scenario_dirs: Iterable[str] = (), screenshots_dir:
         if own:
             try:
                 runner.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
     return app.return_code or 0
 

@@ -6,7 +6,7 @@ Nothing here imports Textual, JAX or numpy, so it is cheap to import and easy to
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from tuiperf.core.params import Bool, Choice, Int, Param
 from tuiperf.core.units import format_ns as _format_ns
@@ -80,8 +80,9 @@ def median(values: Iterable[float]) -> float:
     return quantile(s, 0.5)
 
 
-def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005,
-                    include: Iterable[float] = ()) -> tuple[float, float] | None:
+def histogram_range(
+    series: dict[str, Sequence[float]], clip: float = 0.005, include: Iterable[float] = ()
+) -> tuple[float, float] | None:
     """A shared x range for all series.
 
     The bulk of each series (a few IQRs around its middle half) plus every point in ``include``
@@ -111,7 +112,9 @@ def histogram_range(series: dict[str, Sequence[float]], clip: float = 0.005,
     return lo, hi
 
 
-def bin_counts(values: Sequence[float], lo: float, hi: float, bins: int, log: bool = False) -> tuple[list[float], list[float], int]:
+def bin_counts(
+    values: Sequence[float], lo: float, hi: float, bins: int, log: bool = False
+) -> tuple[list[float], list[float], int]:
     """Histogram on [lo, hi] with ``bins`` bins (log-spaced when ``log``).
 
     Returns bin centres, fractions of the series' samples in each bin, and how many samples fell outside.
@@ -138,7 +141,7 @@ def bin_counts(values: Sequence[float], lo: float, hi: float, bins: int, log: bo
     total = len(values) or 1
     centres = [lo + (i + 0.5) * width for i in range(bins)]
     if log:
-        centres = [10 ** c for c in centres]
+        centres = [10**c for c in centres]
     return centres, [c / total for c in counts], outside
 
 

@@ -70,4 +70,3 @@ class LiveState:
                 self.finished_variants[event.variant.get("name", "?")] = event.variant
                 return True
         return False
-

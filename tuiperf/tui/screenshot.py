@@ -25,13 +25,26 @@ def parse_size(size: str | tuple[int, int]) -> tuple[int, int]:
         raise TuiperfError(f"size must look like 120x40, got {size!r}") from None
 
 
-def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict[str, Any] | None = None,
-                    tab: str | None = "histogram", size: str | tuple[int, int] = (160, 48), *,
-                    scenario_dirs: list[str] | tuple[str, ...] = (), sweep: tuple[str, list[Any]] | None = None,
-                    variants: list[str] | None = None, device: str | None = None, dispatch: str | None = None,
-                    budget_s: float | None = None, samples: int | None = None, png: bool | None = None,
-                    timeout_s: float = 600.0, log_scale: bool | None = None,
-                    outcome: dict[str, Any] | None = None) -> Path:
+def take_screenshot(
+    runner: Any,
+    scenario_id: str,
+    out: str | Path,
+    params: dict[str, Any] | None = None,
+    tab: str | None = "histogram",
+    size: str | tuple[int, int] = (160, 48),
+    *,
+    scenario_dirs: list[str] | tuple[str, ...] = (),
+    sweep: tuple[str, list[Any]] | None = None,
+    variants: list[str] | None = None,
+    device: str | None = None,
+    dispatch: str | None = None,
+    budget_s: float | None = None,
+    samples: int | None = None,
+    png: bool | None = None,
+    timeout_s: float = 600.0,
+    log_scale: bool | None = None,
+    outcome: dict[str, Any] | None = None,
+) -> Path:
     """Run ``scenario_id`` in the app headless, show ``tab`` and save the screen to ``out`` (SVG).
 
     ``params`` are raw values (strings are parsed as on the command line); ``tab`` is one of
@@ -45,9 +58,21 @@ def take_screenshot(runner: Any, scenario_id: str, out: str | Path, params: dict
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     width, height = parse_size(size)
-    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=out.parent, scenario=scenario_id,
-                     params=params, autorun=sweep is None, sweep=sweep, variants=variants, device=device,
-                     dispatch=dispatch, budget_s=budget_s, samples=samples, live_errors_modal=False)
+    app = TuiperfApp(
+        runner,
+        scenario_dirs=scenario_dirs,
+        screenshots_dir=out.parent,
+        scenario=scenario_id,
+        params=params,
+        autorun=sweep is None,
+        sweep=sweep,
+        variants=variants,
+        device=device,
+        dispatch=dispatch,
+        budget_s=budget_s,
+        samples=samples,
+        live_errors_modal=False,
+    )
     app.is_headless_screenshot = True
     outcome = {} if outcome is None else outcome
     outcome.update({"svg": None, "png": None, "result": None, "error": None})
@@ -91,11 +116,11 @@ def write_png(svg_path: Path) -> Path | None:
     """Write a PNG beside an SVG when the optional cairosvg is installed; None otherwise."""
     try:
         import cairosvg  # type: ignore[import-not-found]
-    except Exception:  # noqa: BLE001 - optional extra (and the cairo system library)
+    except Exception:
         return None
     png = svg_path.with_suffix(".png")
     try:
         cairosvg.svg2png(url=str(svg_path), write_to=str(png), output_width=None)
-    except Exception:  # noqa: BLE001 - a PNG is a bonus, the SVG is saved
+    except Exception:
         return None
     return png

@@ -37,10 +37,13 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for key, what in KEYS:
             table.add_row(key, what)
-        intro = Text.assemble(("tuiperf", "bold"), " — the per-call cost of JAX code, measured in a separate "
-                              "process.\nPick a scenario, set its parameters, press r. Histograms fill in as "
-                              "samples arrive; medians are marked. Use dispatch=sync to remove the clusters "
-                              "that JAX's asynchronous CPU dispatch adds.\n")
+        intro = Text.assemble(
+            ("tuiperf", "bold"),
+            " — the per-call cost of JAX code, measured in a separate "
+            "process.\nPick a scenario, set its parameters, press r. Histograms fill in as "
+            "samples arrive; medians are marked. Use dispatch=sync to remove the clusters "
+            "that JAX's asynchronous CPU dispatch adds.\n",
+        )
         with VerticalScroll(id="help-box"):
             yield Static(intro)
             yield Static(table)

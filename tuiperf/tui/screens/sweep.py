@@ -32,12 +32,17 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
             yield Static("One run per value; the medians are plotted log-log with a fitted slope.", classes="dim")
             with Horizontal(classes="param-line"):
                 yield Label("parameter", classes="param-name")
-                yield Select([(n, n) for n in self.specs], value=self.current, allow_blank=False,
-                             id="sweep-param", compact=True)
+                yield Select(
+                    [(n, n) for n in self.specs], value=self.current, allow_blank=False, id="sweep-param", compact=True
+                )
             with Horizontal(classes="param-line"):
                 yield Label("values", classes="param-name")
-                yield Input(suggest_sweep(self.specs[self.current]) if self.current else "", id="sweep-values",
-                            compact=True, placeholder="comma-separated values")
+                yield Input(
+                    suggest_sweep(self.specs[self.current]) if self.current else "",
+                    id="sweep-values",
+                    compact=True,
+                    placeholder="comma-separated values",
+                )
             yield Static("", id="sweep-error", classes="param-error")
             with Horizontal(id="sweep-buttons"):
                 yield Button("Sweep", id="sweep-go", variant="primary", compact=True)

@@ -16,8 +16,12 @@ from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.widgets.plot_base import no_color
 
 # key, label, colour, fill character (distinct characters keep the parts apart with NO_COLOR)
-PARTS = [("framework", "framework", "#cc79a7", "█"), ("jit_dispatch", "jit dispatch", "#e69f00", "▓"),
-         ("launch", "launch", "#56b4e9", "▒"), ("compute", "compute", "#009e73", "░")]
+PARTS = [
+    ("framework", "framework", "#cc79a7", "█"),
+    ("jit_dispatch", "jit dispatch", "#e69f00", "▓"),
+    ("launch", "launch", "#56b4e9", "▒"),
+    ("compute", "compute", "#009e73", "░"),
+]
 STAGES = [("trace", "trace"), ("lower", "lower"), ("compile", "compile"), ("first_call", "first call")]
 
 
@@ -29,7 +33,7 @@ def stacked_bar(breakdown: dict[str, float], scale: float, width: int) -> Text:
     for key, _, colour, char in PARTS:
         value = max(breakdown.get(key) or 0.0, 0.0)
         exact = value / scale + carry
-        cells = int(round(exact))
+        cells = round(exact)
         carry = exact - cells
         cells = min(cells, width - used)
         if value > 0 and cells == 0 and used < width:
@@ -91,21 +95,31 @@ class OverheadBreakdown(VerticalScroll):
         if not variants:
             detail.update("")
             return
-        per_call = Table(box=None, padding=(0, 1), header_style="bold", title="per call", title_justify="left",
-                         title_style="bold")
+        per_call = Table(
+            box=None, padding=(0, 1), header_style="bold", title="per call", title_justify="left", title_style="bold"
+        )
         per_call.add_column("variant")
         for _, label, colour, _ in PARTS:
             per_call.add_column(Text(label, style="" if no_color() else colour), justify="right")
         per_call.add_column("residual", justify="right")
-        stages = Table(box=None, padding=(0, 1), header_style="bold", title="one-time stages",
-                       title_justify="left", title_style="bold")
+        stages = Table(
+            box=None,
+            padding=(0, 1),
+            header_style="bold",
+            title="one-time stages",
+            title_justify="left",
+            title_style="bold",
+        )
         stages.add_column("variant")
         for _, label in STAGES:
             stages.add_column(label, justify="right")
         for v in variants:
             b = v.get("breakdown_ns") or {}
             s = v.get("stages_ms") or {}
-            per_call.add_row(v["name"], *[format_ns(b.get(k)) if b else "—" for k, *_ in PARTS],
-                             format_ns(b.get("residual")) if b else "—")
+            per_call.add_row(
+                v["name"],
+                *[format_ns(b.get(k)) if b else "—" for k, *_ in PARTS],
+                format_ns(b.get("residual")) if b else "—",
+            )
             stages.add_row(v["name"], *[format_ms(s.get(k)) for k, _ in STAGES])
         detail.update(Group(Text(""), per_call, Text(""), stages))

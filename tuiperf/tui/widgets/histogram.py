@@ -8,7 +8,8 @@ per-call times multi-modal) stay visible as separate peaks.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
@@ -26,8 +27,14 @@ class LatencyHistogram(CachedPlot):
         self.note = ""
         self.marks: list[float] = []
 
-    def set_series(self, series: dict[str, Sequence[float]], medians: dict[str, float] | None = None,
-                   order: list[str] | None = None, note: str = "", marks: list[float] | None = None) -> None:
+    def set_series(
+        self,
+        series: dict[str, Sequence[float]],
+        medians: dict[str, float] | None = None,
+        order: list[str] | None = None,
+        note: str = "",
+        marks: list[float] | None = None,
+    ) -> None:
         self.series = {k: v for k, v in series.items() if v}
         self.marks = list(marks or [])
         self.order = order or list(series)
@@ -77,8 +84,13 @@ class LatencyHistogram(CachedPlot):
             if med is None:
                 med = median(values)
             label = f"{name} {format_ns(med)}" if no_color() else None  # colour needs no legend
-            plt.plot([c / div for c in centres], [f * 100 for f in fractions], label=label,
-                     color=variant_rgb(index), marker=variant_marker(index))
+            plt.plot(
+                [c / div for c in centres],
+                [f * 100 for f in fractions],
+                label=label,
+                color=variant_rgb(index),
+                marker=variant_marker(index),
+            )
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
         plt.xscale(scale)
@@ -108,14 +120,14 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
         return []
     ticks = []
     e = math.floor(math.log10(lo))
-    while 10 ** e <= hi * 1.0001:
+    while 10**e <= hi * 1.0001:
         for m in (1, 2, 5):
-            t = m * 10 ** e
+            t = m * 10**e
             if lo <= t <= hi:
                 ticks.append(t)
         e += 1
     if len(ticks) < 3:
         ratio = (hi / lo) ** (1 / 4)
-        ticks = [float(f"{lo * ratio ** i:.2g}") for i in range(5)]
+        ticks = [float(f"{lo * ratio**i:.2g}") for i in range(5)]
         ticks = sorted({t for t in ticks if lo <= t <= hi})
     return ticks

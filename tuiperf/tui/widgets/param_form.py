@@ -41,7 +41,7 @@ class ParamForm(Vertical):
 
     @dataclass
     class Changed(Message):
-        form: "ParamForm"
+        form: ParamForm
         name: str
 
     def __init__(self, **kwargs: Any) -> None:
@@ -74,16 +74,22 @@ class ParamForm(Vertical):
     def _row(self, name: str, spec: Param, value: Any, gen: int) -> Vertical:
         wid = f"p{gen}-{name}"
         if isinstance(spec, Choice):
-            field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False,
-                           id=wid, compact=True)
+            field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False, id=wid, compact=True)
         elif isinstance(spec, Bool):
-            field = Toggle(value=bool(spec.parse(value)) if not isinstance(value, bool) else value,
-                           id=wid, animate=False)
+            field = Toggle(
+                value=bool(spec.parse(value)) if not isinstance(value, bool) else value, id=wid, animate=False
+            )
         else:
             input_type = "text"  # "2**8" and "1e3" are allowed for integers, so not type="integer"
-            field = Input(str(value), id=wid, type=input_type, compact=True,
-                          validators=[ParamValidator(spec)], valid_empty=False,
-                          tooltip=spec.help or None)
+            field = Input(
+                str(value),
+                id=wid,
+                type=input_type,
+                compact=True,
+                validators=[ParamValidator(spec)],
+                valid_empty=False,
+                tooltip=spec.help or None,
+            )
         field.param_name = name  # type: ignore[attr-defined]
         hint = spec.allowed() if isinstance(spec, (Int, Float)) else ""
         label = Label(name, classes="param-name")

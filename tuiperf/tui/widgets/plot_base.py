@@ -13,8 +13,16 @@ from textual_plotext import PlotextPlot
 
 # Distinct, colour-blind-friendly-ish colours for variants (Okabe-Ito inspired), as RGB for plotext
 # and as hex for Rich text, so tables and plots use the same colour for the same variant.
-PALETTE = [(86, 180, 233), (230, 159, 0), (204, 121, 167), (0, 158, 115), (240, 228, 66),
-           (0, 114, 178), (213, 94, 0), (170, 170, 170)]
+PALETTE = [
+    (86, 180, 233),
+    (230, 159, 0),
+    (204, 121, 167),
+    (0, 158, 115),
+    (240, 228, 66),
+    (0, 114, 178),
+    (213, 94, 0),
+    (170, 170, 170),
+]
 MARKERS_NO_COLOR = ["braille", "x", "o", "+", "*", "#", "@", "%"]
 
 
@@ -89,7 +97,7 @@ class CachedPlot(PlotextPlot):
                 plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
                 plt.theme(theme)
                 picture = Text.from_ansi(plt.build())
-            except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
+            except Exception as exc:
                 picture = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
         self.app.call_from_thread(self._show_built, key, picture)
 

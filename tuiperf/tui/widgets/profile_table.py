@@ -38,7 +38,7 @@ class ProfileTable(DataTable):
 
 
 def _short(text: str, width: int = 70) -> str:
-    return text if len(text) <= width else "…" + text[-(width - 1):]
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _calls(n) -> str:

@@ -34,17 +34,33 @@ class RunOptions(Vertical):
             yield Select([("cpu:0", "cpu:0")], value="cpu:0", allow_blank=False, id="device", compact=True)
         with Horizontal(classes="param-line"):
             yield Label("dispatch", classes="param-name")
-            yield Select([(m, m) for m in DISPATCH_MODES], value=DISPATCH_MODES[0], allow_blank=False,
-                         id="dispatch", compact=True)
+            yield Select(
+                [(m, m) for m in DISPATCH_MODES],
+                value=DISPATCH_MODES[0],
+                allow_blank=False,
+                id="dispatch",
+                compact=True,
+            )
         with Horizontal(classes="param-line"):
             yield Label("budget s", classes="param-name")
-            yield Input("3", id="budget", compact=True, validators=[ParamValidator(BUDGET)],
-                        tooltip="time budget for sampling each run, in seconds")
+            yield Input(
+                "3",
+                id="budget",
+                compact=True,
+                validators=[ParamValidator(BUDGET)],
+                tooltip="time budget for sampling each run, in seconds",
+            )
         with Horizontal(classes="param-line"):
             yield Label("samples", classes="param-name")
-            yield Input("", placeholder="auto", id="samples", compact=True,
-                        validators=[ParamValidator(SAMPLES)], valid_empty=True,
-                        tooltip="fixed samples per variant; empty: until the median is known to ±1 % or the budget ends")
+            yield Input(
+                "",
+                placeholder="auto",
+                id="samples",
+                compact=True,
+                validators=[ParamValidator(SAMPLES)],
+                valid_empty=True,
+                tooltip="fixed samples per variant; empty: until the median is known to ±1 % or the budget ends",
+            )
         yield Static("", id="options-error", classes="param-error")
         with Horizontal(classes="param-line"):
             yield Label("live", classes="param-name")

@@ -43,8 +43,7 @@ class RunProgress(Vertical):
             return table
         from rich.console import Group
 
-        return Group(table, Text(f"… {hidden} more variant{'s' * (hidden != 1)} (see Statistics, key 4)",
-                                 style="dim"))
+        return Group(table, Text(f"… {hidden} more variant{'s' * (hidden != 1)} (see Statistics, key 4)", style="dim"))
 
     def _style(self, index: int) -> str:
         return "bold" if no_color() else f"bold {variant_hex(index)}"
@@ -62,8 +61,7 @@ class RunProgress(Vertical):
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
         self.query_one("#progress-status", Static).update(status)
-        self.query_one("#progress-eta", Static).update(
-            f"{format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}")
+        self.query_one("#progress-eta", Static).update(f"{format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}")
         table = Table.grid(padding=(0, 2))
         table.add_column()
         table.add_column(justify="right")
@@ -79,8 +77,12 @@ class RunProgress(Vertical):
                     state = Text("done", style="green") if not done.get("skipped") else Text("skipped", style="dim")
             else:
                 state = Text("measuring" if name in counts else "waiting", style="dim")
-            table.add_row(Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}"),
-                          Text(f"n={counts.get(name, 0)}", style="dim"), state)
+            table.add_row(
+                Text(name, style=self._style(i)),
+                Text(f"≈ {format_ns(estimates.get(name))}"),
+                Text(f"n={counts.get(name, 0)}", style="dim"),
+                state,
+            )
         self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
 
     def show_result(self, result: dict[str, Any] | None, state: str = "done", fraction: float | None = None) -> None:
@@ -89,8 +91,10 @@ class RunProgress(Vertical):
         if result is None:
             bar.update(total=1.0, progress=0)
             self.query_one("#progress-status", Static).update(
-                Text("✗ run failed — see Warnings", style="bold red") if state == "failed"
-                else Text("idle — press r to run", style="dim"))
+                Text("✗ run failed — see Warnings", style="bold red")
+                if state == "failed"
+                else Text("idle — press r to run", style="dim")
+            )
             self.query_one("#progress-eta", Static).update("")
             self.query_one("#estimates", Static).update("")
             return
@@ -121,12 +125,17 @@ class RunProgress(Vertical):
                 why = "; ".join(v.get("notes") or []) or v.get("error") or ""
                 state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
             elif not v.get("ok"):
-                state_text = Text("FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",
-                                  style="bold red")
+                state_text = Text(
+                    "FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",
+                    style="bold red",
+                )
             else:
-                lo, hi = (s.get("ci95_median_ns") or [None, None])
+                lo, hi = s.get("ci95_median_ns") or [None, None]
                 state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
-            table.add_row(Text(v["name"], style=self._style(i)),
-                          Text(format_ns(s.get("median_ns")) if s else "—", style="bold"),
-                          Text(f"n={s.get('n', 0)}" if s else "", style="dim"), state_text)
+            table.add_row(
+                Text(v["name"], style=self._style(i)),
+                Text(format_ns(s.get("median_ns")) if s else "—", style="bold"),
+                Text(f"n={s.get('n', 0)}" if s else "", style="dim"),
+                state_text,
+            )
         self.query_one("#estimates", Static).update(self._with_more(table, len(variants) - shown))

@@ -15,11 +15,24 @@ from tuiperf.core.ratios import against
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
-COLUMNS = ["variant", "status", "median", "× baseline", "95% CI of ratio", "p", "95% CI of median", "p10", "p90",
-           "IQR", "n"]
+COLUMNS = [
+    "variant",
+    "status",
+    "median",
+    "× baseline",
+    "95% CI of ratio",
+    "p",
+    "95% CI of median",
+    "p10",
+    "p90",
+    "IQR",
+    "n",
+]
 
 
-def ratio_against(result: dict[str, Any], name: str, baseline: str) -> tuple[float | None, list[float] | None, float | None]:
+def ratio_against(
+    result: dict[str, Any], name: str, baseline: str
+) -> tuple[float | None, list[float] | None, float | None]:
     """(ratio, ci95, p_value) of median(name)/median(baseline), from the run's pairwise comparisons."""
     if name == baseline:
         return 1.0, None, None
@@ -130,13 +143,18 @@ def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
         if ratio is None:
             continue
         if ci and ci[0] <= 1.0 <= ci[1]:
-            line = Text.assemble((v["name"], "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})")
+            line = Text.assemble(
+                (v["name"], "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})"
+            )
         else:
             word, pct = ("slower", (ratio - 1) * 100) if ratio >= 1 else ("faster", (1 - ratio) * 100)
             line = Text.assemble((v["name"], "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
-                line.append(f" (95 % CI {lo:.1f}–{hi:.1f} %" + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")"))
+                line.append(
+                    f" (95 % CI {lo:.1f}–{hi:.1f} %"
+                    + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")")
+                )
         if not_equivalent(result, v["name"]):
             line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)

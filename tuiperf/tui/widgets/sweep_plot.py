@@ -52,8 +52,13 @@ class SweepLines(CachedPlot):
                 continue
             slope = (sweep.get("slopes") or {}).get(name)
             label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
-            plt.plot([p[0] for p in pts], [p[1] for p in pts], label=label, color=variant_rgb(index),
-                     marker=variant_marker(index, "braille"))
+            plt.plot(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                label=label,
+                color=variant_rgb(index),
+                marker=variant_marker(index, "braille"),
+            )
         if numeric:
             plt.xscale("log")
             plt.xticks(xs, [f"{v:g}" for v in values])
@@ -92,6 +97,9 @@ class SweepPlot(Vertical):
             last = next((m for m in reversed(ms) if m), None)
             label = Text("■ ", style="" if no_color() else variant_hex(i))
             label.append(name, style="bold")
-            text.add_row(label, "slope " + (f"{slope:.2f}" if slope is not None else "—"),
-                         f"{format_ns(first)} → {format_ns(last)}" if first else "no result")
+            text.add_row(
+                label,
+                "slope " + (f"{slope:.2f}" if slope is not None else "—"),
+                f"{format_ns(first)} → {format_ns(last)}" if first else "no result",
+            )
         caption.update(text)

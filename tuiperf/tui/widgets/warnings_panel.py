@@ -24,7 +24,8 @@ def collect_warnings(result: dict[str, Any] | None) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for text in dict.fromkeys(result.get("warnings") or []):
         serious = any(text.startswith(prefix) for prefix in failed) or any(
-            text.startswith(f"{name} does not compute") for name in unfair)
+            text.startswith(f"{name} does not compute") for name in unfair
+        )
         out.append(("error" if serious else "warning", text))
     for v in result.get("variants", []):
         notes = "; ".join(v.get("notes") or [])
