@@ -101,7 +101,9 @@ def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, bud
         )
     finally:
         runner.close()
-    return doc["variants"][0]["stats"]["median_ns"]
+    stats = doc.variants[0].stats
+    assert stats is not None, doc.variants[0].error
+    return stats.median_ns
 
 
 def spread(values: list[float]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tuiperf.core.model import RunResult
 from tuiperf.core.runner import RunRequest
 from tuiperf.core.stats import format_ns
 from tuiperf.core.worker import WorkerRunner
@@ -27,15 +28,13 @@ RUNS = [
 ]
 
 
-def describe(doc: dict) -> str:
+def describe(doc: RunResult) -> str:
     parts = []
-    for v in doc["variants"]:
-        if v["skipped"]:
-            parts.append(f"{v['name']} skipped")
-        elif not v["ok"]:
-            parts.append(f"{v['name']} failed")
+    for v in doc.variants:
+        if v.stats is not None and v.ok:
+            parts.append(f"{v.name} {format_ns(v.stats.median_ns)}")
         else:
-            parts.append(f"{v['name']} {format_ns(v['stats']['median_ns'])}")
+            parts.append(f"{v.name} {v.status}")
     return "; ".join(parts)
 
 
@@ -55,18 +54,18 @@ def main() -> None:
                     scenario=scenario, params=params, dispatch=args.dispatch, budget_s=args.budget, profile=False
                 )
             )
-            env = env or doc["env"]
-            guard = (
-                "; ".join(f"{m['a']} vs {m['b']}: {m['quantity']}" for m in doc["equivalence"]["mismatches"]) or "fair"
-            )
+            env = env or doc.env
+            guard = "; ".join(f"{m.a} vs {m.b}: {m.quantity}" for m in doc.equivalence.mismatches) or "fair"
             setting = " ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
             print(f"| `{scenario}` | {setting} | {describe(doc)} | {guard} |", flush=True)
     finally:
         runner.close()
+    if env is None:
+        return
+    versions = ", ".join(f"{name} {env.packages.get(name)}" for name in ("jax", "jaxlib", "equinox", "flax"))
     print(
-        f"\nMeasured {env['date']} with `python benchmarks/scenario_table.py --dispatch {args.dispatch} "
-        f"--budget {args.budget:g}`: jax {env['jax']}, jaxlib {env['jaxlib']}, equinox {env['equinox']}, "
-        f"flax {env['flax']}, Python {env['python']}, {env['cpu']} ({env['cpu_count']} cores), "
+        f"\nMeasured {env.date} with `python benchmarks/scenario_table.py --dispatch {args.dispatch} "
+        f"--budget {args.budget:g}`: {versions}, Python {env.python}, {env.cpu} ({env.cpu_count} cores), "
         f"{args.dispatch} dispatch.",
         file=sys.stdout,
     )

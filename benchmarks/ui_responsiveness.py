@@ -87,7 +87,7 @@ async def measure_redraw() -> tuple[int, float, float]:
             per_render = (time.perf_counter() - start) / 100
     finally:
         runner.close()
-    return len(doc["variants"][0]["samples_ns"]), per_build, per_render
+    return len(doc.variants[0].samples_ns), per_build, per_render
 
 
 def main() -> None:

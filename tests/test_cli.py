@@ -4,23 +4,10 @@ import json
 import subprocess
 import sys
 
+import factories
 import pytest
 
 from tuiperf.cli import main
-
-TOP_KEYS = {"schema_version", "scenario", "params", "device", "env", "variants", "comparisons", "warnings"}
-VARIANT_KEYS = {
-    "name",
-    "ok",
-    "error",
-    "samples_ns",
-    "stats",
-    "stages_ms",
-    "breakdown_ns",
-    "flops",
-    "retraces",
-    "warnings",
-}
 
 
 @pytest.mark.parametrize(
@@ -59,12 +46,19 @@ def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
         ]
     )
     assert code == 0
-    doc = json.loads(out.read_text())
-    assert set(doc) >= TOP_KEYS and all(set(v) >= VARIANT_KEYS for v in doc["variants"])
-    assert {"median_ns", "p10_ns", "p90_ns", "ci95_median_ns"} <= set(doc["variants"][0]["stats"])
-    assert {"trace", "lower", "compile", "first_call"} == set(doc["variants"][0]["stages_ms"])
+    from tuiperf.core import resultfile
+
+    doc = resultfile.load(out)  # validated against the typed model
+    assert [v.name for v in doc.variants] == ["jax.jit", "eqx.filter_jit"]
+    assert all(v.stats is not None and v.stats.n == 15 for v in doc.variants)
+    raw = json.loads(out.read_text())
+    assert raw["schema_version"] == 2 and {"trace", "lower", "compile", "first_call"} == set(
+        raw["variants"][0]["stages_ms"]
+    )
     printed = capsys.readouterr().out
     assert "eqx.filter_jit" in printed and "median" in printed
+    assert main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--json", str(out)]) == 2
+    assert "exists already" in capsys.readouterr().err  # never clobbered, and refused before the run
 
 
 def test_list_shows_broken_files(tmp_path, capsys):
@@ -135,43 +129,53 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
         env=env,
     )
     assert done.returncode == 0, done.stderr
-    doc = json.loads(out.read_text())
-    assert doc["device"]["id"] == "cpu:1" and doc["device"]["index"] == 1
-    assert not any("inputs live on" in w for w in doc["warnings"])
+    from tuiperf.core import resultfile
+
+    doc = resultfile.load(out)
+    assert doc.device.id == "cpu:1" and doc.device.index == 1
+    assert not any("inputs live on" in w for w in doc.warnings)
 
 
 def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
-    from tuiperf.core import results
-
-    def doc(scale):
-        samples = [scale * (1000 + i % 17) for i in range(400)]  # deterministic, tight
-        return {
-            "schema_version": 1,
-            "scenario": {"id": "s"},
-            "env": {"dispatch": "sync"},
-            "variants": [results.variant_entry("v", samples_ns=samples)],
-        }
+    from tuiperf.core import resultfile
 
     old, same, slower = tmp_path / "old.json", tmp_path / "same.json", tmp_path / "slower.json"
-    results.save(doc(1.0), old), results.save(doc(1.0), same), results.save(doc(1.3), slower)
+    resultfile.save(factories.result({"v": factories.steady(1000)}), old)
+    resultfile.save(factories.result({"v": factories.steady(1000)}), same)
+    resultfile.save(factories.result({"v": factories.steady(1300)}), slower)
     assert main(["compare", str(old), str(same), "--fail-above", "5"]) == 0
     assert main(["compare", str(old), str(slower), "--fail-above", "5"]) == 1
     assert "slower by more than 5 %: v" in capsys.readouterr().err
     assert main(["compare", str(old), str(slower), "--fail-above", "50"]) == 0
 
 
+def test_compare_names_what_else_differs_and_refuses_other_scenarios(tmp_path, capsys):
+    from tuiperf.core import resultfile
+
+    old, new, other = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "other.json"
+    resultfile.save(factories.result({"v": factories.steady(1000)}, params={"batch": 1}), old)
+    resultfile.save(
+        factories.result(
+            {"v": factories.steady(1000)}, params={"batch": 8}, dispatch="async", packages={"jax": "0.10.3"}
+        ),
+        new,
+    )
+    resultfile.save(factories.result({"v": factories.steady(1000)}, scenario="t"), other)
+    assert main(["compare", str(old), str(new)]) == 0
+    err = capsys.readouterr().err
+    assert "parameter batch 1 → 8" in err and "dispatch sync → async" in err and "jax 0.10.2 → 0.10.3" in err
+    assert main(["compare", str(old), str(other)]) == 2
+    assert "different scenarios (s and t)" in capsys.readouterr().err
+    assert main(["compare", str(old), str(other), "--force"]) == 0
+
+
 def test_any_variant_can_be_the_baseline_with_a_confidence_interval():
-    from tuiperf.core import results
     from tuiperf.core.ratios import against
 
-    variants = [
-        results.variant_entry(name, samples_ns=[scale * (1000 + i % 13) for i in range(300)])
-        for name, scale in (("a", 1.0), ("b", 2.0), ("c", 4.0))
-    ]
-    doc = {"variants": variants, "comparisons": results.comparisons(variants)}
+    doc = factories.result({"a": factories.steady(1000), "b": factories.steady(2000), "c": factories.steady(4000)})
     base, rows = against(doc)
-    assert base == "a" and rows["c"]["ratio"] == pytest.approx(4.0, rel=0.01)
+    assert base == "a" and rows["c"].ratio == pytest.approx(4.0, rel=0.01)
     base, rows = against(doc, "b")
-    assert rows["a"]["ratio"] == pytest.approx(0.5, rel=0.01) and rows["c"]["ratio"] == pytest.approx(2.0, rel=0.01)
-    lo, hi = rows["a"]["ci95"]
-    assert lo <= rows["a"]["ratio"] <= hi  # the inverted interval still brackets the inverted ratio
+    assert rows["a"].ratio == pytest.approx(0.5, rel=0.01) and rows["c"].ratio == pytest.approx(2.0, rel=0.01)
+    lo, hi = rows["a"].ci95
+    assert lo <= rows["a"].ratio <= hi  # the inverted interval still brackets the inverted ratio

@@ -26,30 +26,30 @@ def test_every_builtin_scenario_is_covered():
 @pytest.mark.parametrize("scenario", sorted(TINY))
 def test_scenario_runs_completely_and_fairly(runner, scenario):
     doc = run(runner, scenario, TINY[scenario])
-    assert not doc["partial"]
-    for variant in doc["variants"]:
-        if variant["skipped"]:
-            assert variant["notes"], f"{variant['name']} skipped without saying why"
+    assert not doc.partial
+    for variant in doc.variants:
+        if variant.skipped:
+            assert variant.notes, f"{variant.name} skipped without saying why"
             continue
-        assert variant["ok"], f"{variant['name']}: {variant['error']}"
-        assert variant["stats"]["n"] == 5 and variant["stats"]["median_ns"] > 0
-        assert variant["stages_ms"]["first_call"] > 0
-    assert doc["equivalence"]["mismatches"] == [], doc["warnings"]
-    assert len(doc["equivalence"]["checked"]) >= 2
+        assert variant.ok, f"{variant.name}: {variant.error}"
+        assert variant.stats is not None and variant.stats.n == 5 and variant.stats.median_ns > 0
+        assert variant.stages_ms.first_call > 0
+    assert doc.equivalence.mismatches == [], doc.warnings
+    assert len(doc.equivalence.checked) >= 2
 
 
 def test_training_step_variant_of_filter_jit_overhead(runner):
     doc = run(runner, "filter-jit-overhead", {**TINY["filter-jit-overhead"], "step": "train"})
-    assert all(v["ok"] for v in doc["variants"]) and doc["equivalence"]["mismatches"] == []
+    assert all(v.ok for v in doc.variants) and doc.equivalence.mismatches == []
 
 
 def test_int_kernel_size_is_flagged_as_an_unfair_comparison(runner):
     doc = run(runner, "conv-transpose-3d", {**TINY["conv-transpose-3d"], "flax_kernel_size": "int"})
-    flagged = {m["a"] for m in doc["equivalence"]["mismatches"]}
+    flagged = {m.a for m in doc.equivalence.mismatches}
     assert flagged == {"linen", "nnx"}
-    quantities = {m["quantity"] for m in doc["equivalence"]["mismatches"] if m["a"] == "linen"}
+    quantities = {m.quantity for m in doc.equivalence.mismatches if m.a == "linen"}
     assert {"XLA FLOPs", "parameter count"} <= quantities
-    assert any(w.startswith("linen does not compute the same thing as eqx-vmap") for w in doc["warnings"])
+    assert any(w.startswith("linen does not compute the same thing as eqx-vmap") for w in doc.warnings)
 
 
 def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner):
@@ -60,5 +60,5 @@ def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner)
         variants=["eqx.filter_jit", "flat-dict"],
         sweep=("n_static", ["100", "1000", "10000"]),
     )
-    slopes = doc["sweep"]["slopes"]
+    slopes = doc.sweep.slopes
     assert slopes["eqx.filter_jit"] > 0.6 and abs(slopes["flat-dict"]) < 0.2, slopes

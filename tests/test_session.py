@@ -9,24 +9,6 @@ from tuiperf.core.errors import DeviceError, ParamError
 from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.core.runner import RunRequest
 
-STAT_KEYS = {
-    "n",
-    "median_ns",
-    "mean_ns",
-    "std_ns",
-    "min_ns",
-    "max_ns",
-    "p10_ns",
-    "p25_ns",
-    "p75_ns",
-    "p90_ns",
-    "p99_ns",
-    "iqr_ns",
-    "outliers",
-    "outlier_rule",
-    "ci95_median_ns",
-}
-
 
 def run(runner, scenario="tiny", **kwargs):
     events = []
@@ -37,47 +19,40 @@ def run(runner, scenario="tiny", **kwargs):
 
 
 def variant(doc, name):
-    return next(v for v in doc["variants"] if v["name"] == name)
+    found = doc.variant(name)
+    assert found is not None, name
+    return found
 
 
 def test_a_run_is_complete(runner):
     doc, events = run(runner, params={"size": "16"})
-    assert doc["schema_version"] == 1 and not doc["partial"]
-    assert doc["params"]["size"] == 16 and doc["device"]["id"] == "cpu:0"
-    assert {
-        "python",
-        "jax",
-        "jaxlib",
-        "equinox",
-        "flax",
-        "platform",
-        "device_kind",
-        "dispatch",
-        "xla_flags",
-        "cpu",
-        "timer_resolution_ns",
-        "date",
-    } <= set(doc["env"])
-    assert doc["env"]["dispatch"] == doc["options"]["dispatch"] == "sync"
+    assert doc.schema_version == 2 and not doc.partial
+    assert doc.params["size"] == 16 and doc.device.id == "cpu:0"
+    env = doc.env
+    assert env is not None and env.python and env.cpu and env.date and env.timer_resolution_ns
+    assert {"jax", "jaxlib", "equinox", "flax", "numpy"} <= {k for k, v in env.packages.items() if v}
+    assert env.dispatch == doc.options.dispatch == "sync"
+    assert doc.scenario.source_sha256 and len(doc.scenario.source_sha256) == 64
     for name in ("jax.jit", "eqx.filter_jit", "flaky"):
         v = variant(doc, name)
-        assert v["ok"] and len(v["samples_ns"]) == 30 and set(v["stats"]) == STAT_KEYS
-        s = v["stats"]
-        assert s["median_ns"] == pytest.approx(np.median(v["samples_ns"]))
-        assert s["ci95_median_ns"][0] <= s["median_ns"] <= s["ci95_median_ns"][1]
-        assert v["stages_ms"]["first_call"] > 0 and v["retraces"] == 0 and v["recompiles"] == 0
-        assert v["param_count"] == 16
-        b = v["breakdown_ns"]
-        parts = b["framework"] + b["jit_dispatch"] + b["launch"] + b["compute"]
-        assert parts == pytest.approx(b["paths_ns"]["call"])  # the stages add up to the measured call
-        assert b["total"] - parts == pytest.approx(b["residual"])
-    assert variant(doc, "jax.jit")["stages_ms"]["compile"] > 0  # through jax's AOT stages
-    assert variant(doc, "jax.jit")["flops"] is not None
-    assert variant(doc, "optional")["skipped"] and "not installed" in variant(doc, "optional")["notes"][0]
-    pairs = {(c["a"], c["b"]) for c in doc["comparisons"]}  # every pair, so any variant can be the baseline
+        assert v.ok and len(v.samples_ns) == 30 and v.stats is not None
+        s = v.stats
+        assert s.n == 30 and s.median_ns == pytest.approx(np.median(v.samples_ns))
+        assert s.ci95_median_ns[0] <= s.median_ns <= s.ci95_median_ns[1]
+        assert v.stages_ms.first_call > 0 and v.retraces == 0 and v.recompiles == 0
+        assert v.param_count == 16
+        b = v.breakdown_ns
+        assert b is not None
+        parts = sum(stage.ns for stage in b.stages.values())
+        assert parts == pytest.approx(b.call_ns)  # the stages add up to the measured call
+        assert b.total_ns - parts == pytest.approx(b.residual_ns)
+    assert variant(doc, "jax.jit").stages_ms.compile > 0  # through jax's AOT stages
+    assert variant(doc, "jax.jit").flops is not None
+    assert variant(doc, "optional").skipped and "not installed" in variant(doc, "optional").notes[0]
+    pairs = {(c.a, c.b) for c in doc.comparisons}  # every pair, so any variant can be the baseline
     assert pairs == {("eqx.filter_jit", "jax.jit"), ("flaky", "jax.jit"), ("flaky", "eqx.filter_jit")}
-    assert all(c["ci95"][0] <= c["ratio"] <= c["ci95"][1] for c in doc["comparisons"])
-    assert doc["equivalence"]["mismatches"] == []
+    assert all(c.ci95[0] <= c.ratio <= c.ci95[1] for c in doc.comparisons)
+    assert doc.equivalence.mismatches == []
     kinds = {type(e) for e in events}
     assert {RunStarted, PhaseChanged, SamplesAdded, Progress, VariantFinished} <= kinds
     streamed = sum(len(e.samples_ns) for e in events if isinstance(e, SamplesAdded) and e.variant == "jax.jit")
@@ -87,16 +62,18 @@ def test_a_run_is_complete(runner):
 def test_filter_jit_shows_framework_overhead_and_its_profile(runner):
     doc, _ = run(runner, variants=["jax.jit", "eqx.filter_jit"], samples=40)
     filtered = variant(doc, "eqx.filter_jit")
-    assert filtered["breakdown_ns"]["framework"] > variant(doc, "jax.jit")["breakdown_ns"]["framework"]
-    assert any("hashable_partition" in row["function"] for row in filtered["profile"])
+    plain = variant(doc, "jax.jit")
+    assert filtered.breakdown_ns is not None and plain.breakdown_ns is not None
+    assert filtered.breakdown_ns.stages["framework"].ns > plain.breakdown_ns.stages["framework"].ns
+    assert any("hashable_partition" in row.function for row in filtered.profile)
 
 
 def test_a_failing_variant_is_reported_and_the_others_still_run(runner):
     doc, _ = run(runner, params={"fail": "true"})
     flaky = variant(doc, "flaky")
-    assert not flaky["ok"] and "tiny.py:" in flaky["error"] and "ValueError: asked to fail" in flaky["error"]
-    assert variant(doc, "jax.jit")["ok"]
-    assert any("flaky failed" in w for w in doc["warnings"])
+    assert not flaky.ok and flaky.error and "tiny.py:" in flaky.error and "ValueError: asked to fail" in flaky.error
+    assert variant(doc, "jax.jit").ok
+    assert any("flaky failed" in w for w in doc.warnings)
 
 
 def test_cancel_keeps_partial_results(runner):
@@ -111,28 +88,27 @@ def test_cancel_keeps_partial_results(runner):
     doc = runner.run(
         RunRequest(scenario="tiny", budget_s=30.0, variants=["jax.jit"], dispatch="sync"), on_event, cancel
     )
-    assert doc["partial"] and doc["warnings"][0].startswith("partial result")
-    assert 0 < len(variant(doc, "jax.jit")["samples_ns"]) < 100_000
+    assert doc.partial and doc.warnings[0].startswith("partial result")
+    assert 0 < len(variant(doc, "jax.jit").samples_ns) < 100_000
 
 
 def test_equivalence_guard_flags_the_unfair_variant_only(runner):
     doc, _ = run(runner, scenario="unfair", samples=10, profile=False)
-    mismatches = doc["equivalence"]["mismatches"]
-    assert {m["a"] for m in mismatches} == {"diagonal"}
-    assert {m["quantity"] for m in mismatches} >= {"output values", "XLA FLOPs", "parameter count"}
-    assert any(w.startswith("diagonal does not compute the same thing as dense") for w in doc["warnings"])
-    assert variant(doc, "dense-again")["warnings"] == [] or not any(
-        "differs from" in w for w in variant(doc, "dense-again")["warnings"]
-    )
+    mismatches = doc.equivalence.mismatches
+    assert {m.a for m in mismatches} == {"diagonal"}
+    assert {m.quantity for m in mismatches} >= {"output values", "XLA FLOPs", "parameter count"}
+    assert any(w.startswith("diagonal does not compute the same thing as dense") for w in doc.warnings)
+    assert not any("differs from" in w for w in variant(doc, "dense-again").warnings)
 
 
 def test_sweep_reports_medians_and_slopes(runner):
     doc, _ = run(runner, variants=["jax.jit"], samples=10, profile=False, sweep=("size", ["4", "64", "1024"]))
-    sweep = doc["sweep"]
-    assert sweep["parameter"] == "size" and sweep["values"] == [4, 64, 1024]
-    assert len(sweep["medians_ns"]["jax.jit"]) == 3 and all(m > 0 for m in sweep["medians_ns"]["jax.jit"])
-    assert isinstance(sweep["slopes"]["jax.jit"], float)
-    assert [r["params"]["size"] for r in doc["runs"]] == [4, 64, 1024]
+    sweep = doc.sweep
+    assert sweep.parameter == "size" and sweep.values == [4, 64, 1024]
+    assert len(sweep.medians_ns["jax.jit"]) == 3 and all(m > 0 for m in sweep.medians_ns["jax.jit"])
+    assert isinstance(sweep.slopes["jax.jit"], float)
+    assert [point.params["size"] for point in doc.points] == [4, 64, 1024]
+    assert doc.variants == []  # a sweep's measurements live in its points, each labelled with its value
 
 
 @pytest.mark.parametrize(
@@ -154,12 +130,12 @@ def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, messa
 def test_retrace_sentinel_counts_compiles_inside_the_timed_loop(runner):
     doc, _ = run(runner, scenario="retrace", samples=5, profile=False)
     stable, retracing = variant(doc, "stable"), variant(doc, "retracing")
-    assert stable["recompiles"] == 0 and stable["retraces"] == 0
-    assert retracing["recompiles"] >= 5 and retracing["retraces"] >= 5
-    assert any("compilation(s)" in w and "during steady-state sampling" in w for w in retracing["warnings"])
+    assert stable.recompiles == 0 and stable.retraces == 0
+    assert retracing.recompiles >= 5 and retracing.retraces >= 5
+    assert any("compilation(s)" in w and "during steady-state sampling" in w for w in retracing.warnings)
 
 
 def test_the_async_dispatch_hint_stays_out_of_sync_runs(runner):
     doc, _ = run(runner, variants=["jax.jit"], samples=50, profile=False)
-    assert doc["env"]["dispatch"] == "sync"
-    assert not any("asynchronous CPU dispatch" in w for w in doc["warnings"])
+    assert doc.env is not None and doc.env.dispatch == "sync"
+    assert not any("asynchronous CPU dispatch" in w for w in doc.warnings)

@@ -22,8 +22,8 @@ def test_catalog_devices_and_a_run(worker):
     assert {"tiny", "unfair", "dispatch-floor"} <= {s["id"] for s in catalog["scenarios"]}
     assert worker.devices()[0]["id"] == "cpu:0"
     doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=20, dispatch="sync", profile=False))
-    assert doc["variants"][0]["ok"] and len(doc["variants"][0]["samples_ns"]) == 20
-    assert doc["env"]["dispatch"] == "sync"
+    assert doc.variants[0].ok and len(doc.variants[0].samples_ns) == 20
+    assert doc.env is not None and doc.env.dispatch == "sync"
 
 
 def test_user_errors_cross_the_pipe_with_their_message(worker):
@@ -42,7 +42,7 @@ def test_cancel_stops_the_worker_run(worker):
     doc = worker.run(
         RunRequest(scenario="tiny", variants=["jax.jit"], budget_s=60, dispatch="sync", profile=False), on_event, cancel
     )
-    assert doc["partial"] and doc["variants"][0]["samples_ns"]
+    assert doc.partial and doc.variants[0].samples_ns
 
 
 def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker):
@@ -57,20 +57,22 @@ def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker
         profile=False,
     )
     doc = worker.run(request, events.append)
-    assert doc["partial"] and "SIGABRT" in doc["error"]
+    assert doc.partial and doc.error and "SIGABRT" in doc.error
+    assert doc.crash is not None and doc.crash.how == "was killed by SIGABRT"
     failed = [e for e in events if isinstance(e, RunFailed)]
     assert failed and "SIGABRT" in failed[0].message
-    kept = {v["name"]: v for v in doc["variants"]}
-    assert kept["jax.jit"]["samples_ns"]  # streamed samples survive the crash
+    kept = {v.name: v for v in doc.variants}
+    assert kept["jax.jit"].samples_ns  # streamed samples survive the crash
+    assert doc.env is not None  # the header sent ahead of the run fills the crash document
     again = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=10, dispatch="sync", profile=False))
-    assert again["variants"][0]["ok"] and not again["partial"]
+    assert again.variants[0].ok and not again.partial
 
 
 def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
     runner = WorkerRunner("sync", [fixture_dir])
     try:
         doc = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=5, dispatch="async", profile=False))
-        assert doc["env"]["dispatch"] == "async" and runner.dispatch == "async"
+        assert doc.env is not None and doc.env.dispatch == "async" and runner.dispatch == "async"
     finally:
         runner.close()
 

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dispatch", choices=DISPATCH_MODES, default="async", help="JAX CPU dispatch mode")
     run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
     run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
+    run.add_argument("--force", action="store_true", help="replace the --json file if it exists")
     run.add_argument("--no-profile", action="store_true", help="skip the Python profile of each variant")
     run.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
     run.add_argument("--in-process", action="store_true", help="measure in this process (no worker process)")
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="compare two saved results, variant by variant")
     compare.add_argument("old")
     compare.add_argument("new")
+    compare.add_argument("--force", action="store_true", help="compare results of different scenarios")
     compare.add_argument(
         "--fail-above",
         type=float,
@@ -149,8 +151,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from tuiperf import report
-    from tuiperf.core import results
+    from tuiperf.core import resultfile
+    from tuiperf.core.files import check_writable
 
+    if args.json is not None:
+        check_writable(args.json, force=args.force)  # fail now, not after the run
     request = RunRequest(
         scenario=args.scenario,
         params=_params(args.set),
@@ -176,11 +181,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         runner.close()
     report.print_result(doc, Console(), profiles=args.profiles)
-    if args.json:
-        path = results.save(doc, args.json)
+    if args.json is not None:
+        path = resultfile.save(doc, args.json, force=args.force)
         err.print(f"wrote {path}")
-    failed = [v["name"] for v in doc["variants"] if not v["ok"] and not v["skipped"]]
-    return 1 if failed or doc.get("error") else 0
+    points = doc.points or [doc]
+    failed = [v.name for point in points for v in point.variants if v.status == "failed"]
+    return 1 if failed or doc.error else 0
 
 
 class _progress:
@@ -220,9 +226,9 @@ class _progress:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from tuiperf import report
-    from tuiperf.core import results
+    from tuiperf.core import resultfile
 
-    report.print_result(results.load(args.path), profiles=args.profiles)
+    report.print_result(resultfile.load(args.path), profiles=args.profiles)
     return 0
 
 
@@ -230,33 +236,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from tuiperf.core import results
-    from tuiperf.core.stats import format_ns
+    from tuiperf.core import resultfile
+    from tuiperf.core.compare import compare_runs
+    from tuiperf.core.units import format_ns
 
-    old, new = results.load(args.old), results.load(args.new)
-    rows = results.compare_runs(old, new)
-    if not rows:
+    old, new = resultfile.load(args.old), resultfile.load(args.new)
+    comparison = compare_runs(old, new, force=args.force)
+    if not comparison.rows:
         raise TuiperfError("the two results have no measured variant in common")
-    table = Table(title=f"{new['scenario']['id']}: new / old median", title_justify="left")
+    table = Table(title=f"{new.scenario.id}: new / old median", title_justify="left")
     for column in ("variant", "old", "new", "new/old", "95% CI", "p"):
         table.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True)
     regressions = []
-    for row in rows:
-        lo, hi = row["ci95"]
+    for row in comparison.rows:
+        lo, hi = row.ci95
         slower = args.fail_above is not None and lo > 1 + args.fail_above / 100
-        regressions += [row["variant"]] if slower else []
+        regressions += [row.variant] if slower else []
         table.add_row(
-            row["variant"],
-            format_ns(row["old_ns"]),
-            format_ns(row["new_ns"]),
-            f"{row['ratio']:.3f}",
+            row.variant,
+            format_ns(row.old_ns),
+            format_ns(row.new_ns),
+            f"{row.ratio:.3f}",
             f"{lo:.3f}–{hi:.3f}",
-            f"{row['p_value']:.2g}",
+            f"{row.p_value:.2g}",
             style="red" if slower else None,
         )
     Console().print(table)
-    if old.get("env", {}).get("dispatch") != new.get("env", {}).get("dispatch"):
-        print("note: the two results used different dispatch modes", file=sys.stderr)
+    for difference in comparison.differences:
+        print(f"note: the runs differ: {difference}", file=sys.stderr)
     if regressions:
         print(f"slower by more than {args.fail_above:g} %: {', '.join(regressions)}", file=sys.stderr)
         return 1

@@ -11,7 +11,17 @@ from tui_helpers import FIXTURE, SCENARIOS, CachedCatalogRunner, FakeRunner, fas
 
 @pytest.fixture(scope="session")
 def saved() -> dict[str, Any]:
-    return json.loads(FIXTURE.read_text())
+    """The fixture written by scripts/make_tui_fixture.py, results typed."""
+    import msgspec
+
+    from tuiperf.core.model import RunResult
+
+    raw = json.loads(FIXTURE.read_text())
+    return {
+        **raw,
+        "result": msgspec.convert(raw["result"], RunResult),
+        "sweep": msgspec.convert(raw["sweep"], RunResult),
+    }
 
 
 @pytest.fixture(scope="session")

@@ -108,9 +108,9 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         await pilot.press("r")
         await wait_until(pilot, lambda: app.run_count == 1, what="run end")
         result = app.result
-        assert result is not None and not result["partial"]
-        by_name = {v["name"]: v for v in result["variants"]}
-        assert by_name["jit"]["ok"] and by_name["aot"]["ok"] and not by_name["broken"]["ok"]
+        assert result is not None and not result.partial
+        by_name = {v.name: v for v in result.variants}
+        assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
         table = app.query_one("#stats-table")
         assert table.row_count == 3
         status = table.get_row("broken")[1]
@@ -134,7 +134,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
 
 @sync
 async def test_cancel_keeps_the_partial_result(make_app):
-    app = make_app(samples=5_000_000, budget_s=600)
+    app = make_app(samples=1_000_000, budget_s=600)
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(pilot)
         app.query_one("RunOptions").query_one("#variants").deselect("broken")
@@ -144,8 +144,8 @@ async def test_cancel_keeps_the_partial_result(make_app):
         )
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.run_count == 1, what="cancelled run end", timeout=20)
-        assert app.result is not None and app.result["partial"] is True
-        assert any(v.get("samples_ns") for v in app.result["variants"])
+        assert app.result is not None and app.result.partial is True
+        assert any(v.samples_ns for v in app.result.variants)
         assert any("partial" in text.lower() for _, text in app.query_one("WarningsPanel").items)
         assert "PARTIAL" in str(app.query_one("#stats-note").render())
 
@@ -166,9 +166,9 @@ async def test_sweep_runs_each_value_and_plots_slopes(make_app):
         await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.run_count == 1, what="sweep end", timeout=40)
-        sweep = app.result["sweep"]
-        assert sweep["parameter"] == "size" and sweep["values"] == [4, 1024]
-        assert set(sweep["medians_ns"]) == {"jit", "aot"}
+        sweep = app.result.sweep
+        assert sweep.parameter == "size" and sweep.values == [4, 1024]
+        assert set(sweep.medians_ns) == {"jit", "aot"}
         assert app.query_one("#tabs").active == "sweep"
         assert app.query_one("SweepLines").sweep is sweep
 
@@ -211,7 +211,7 @@ async def test_run_error_is_shown_and_previous_result_kept(saved, scenario_dirs,
         assert app.last_error == ("Measuring process crashed", "the measuring process died (signal 6)")
         await pilot.press("escape")
         assert app.result is first  # previous results kept
-        assert app.query_one("#stats-table").row_count == len(first["variants"])
+        assert app.query_one("#stats-table").row_count == len(first.variants)
         assert "failed" in str(app.query_one("#progress-status").render())
 
 

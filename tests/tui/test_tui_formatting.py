@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import factories
 import pytest
 
 from tuiperf.core.errors import ParamError
@@ -44,37 +45,54 @@ def test_downsample_and_format():
 
 
 def test_ratio_uses_comparisons_or_inverts_them():
-    result = {
-        "variants": [{"name": "a", "ok": True, "samples_ns": [2.0]}, {"name": "b", "ok": True, "samples_ns": [1.0]}],
-        "comparisons": [{"a": "a", "b": "b", "ratio": 2.0, "ci95": [1.8, 2.2], "p_value": 0.001}],
-    }
-    assert ratio_against(result, "a", "b") == (2.0, [1.8, 2.2], 0.001)
+    import msgspec
+
+    from tuiperf.core.model import Comparison
+
+    result = factories.result({"a": [2.0] * 30, "b": [1.0] * 30})
+    result = msgspec.structs.replace(
+        result, comparisons=[Comparison(a="a", b="b", ratio=2.0, ci95=(1.8, 2.2), p_value=0.001)]
+    )
+    assert ratio_against(result, "a", "b") == (2.0, (1.8, 2.2), 0.001)
     ratio, ci, _ = ratio_against(result, "b", "a")
     assert ratio == 0.5 and ci[0] == pytest.approx(1 / 2.2) and ci[1] == pytest.approx(1 / 1.8)
 
 
 def test_stacked_bar_shows_every_part():
-    bar = stacked_bar({"framework": 1.0, "jit_dispatch": 100.0, "launch": 5000.0, "compute": 1000.0}, 100.0, 62)
+    from tuiperf.core.model import Breakdown, Stage
+
+    parts = {"framework": 1.0, "jit_dispatch": 100.0, "launch": 5000.0, "compute": 1000.0}
+    breakdown = Breakdown(
+        stages={k: Stage(ns=v) for k, v in parts.items()}, call_ns=6101.0, total_ns=6101.0, residual_ns=0.0
+    )
+    bar = stacked_bar(breakdown, 100.0, 62)
     assert 60 <= len(bar.plain) <= 62
 
 
 def test_warnings_show_the_results_own_list_once_then_notes():
-    from tuiperf.core import results
+    from factories import header
 
-    failed = results.variant_entry("a", ok=False, error="tiny.py:3: ValueError: boom")
-    skipped = results.variant_entry("c", ok=False, skipped=True, notes=["inox is not installed"])
-    result = {
-        "variants": [failed, skipped, results.variant_entry("b", notes=["closures bake weights in"])],
-        "equivalence": {"mismatches": [{"a": "b", "b": "a", "quantity": "XLA FLOPs", "detail": ""}]},
-        "warnings": [
-            "partial result: cancelled",
-            "b does not compute the same thing as a: XLA FLOPs",
-            "a failed: tiny.py:3: ValueError: boom",
-            "b: multi-modal: clusters at 1 µs, 5 µs",
-        ],
-    }
+    from tuiperf.core import document
+    from tuiperf.core.model import Equivalence, Mismatch
+
+    failed = document.variant_result("a", status="failed", error="tiny.py:3: ValueError: boom")
+    skipped = document.variant_result("c", status="skipped", notes=["inox is not installed"])
+    noted = document.variant_result("b", notes=["closures bake weights in"])
+    warnings = [
+        "partial result: cancelled",
+        "b does not compute the same thing as a: XLA FLOPs",
+        "a failed: tiny.py:3: ValueError: boom",
+        "b: multi-modal: clusters at 1 µs, 5 µs",
+    ]
+    result = document.run_result(
+        header(),
+        [failed, skipped, noted],
+        duration_s=1.0,
+        warnings=warnings,
+        equivalence=Equivalence(mismatches=[Mismatch(a="b", b="a", quantity="XLA FLOPs", detail="")]),
+    )
     items = collect_warnings(result)
-    assert [t for _, t in items][:4] == result["warnings"]  # the core's order, nothing repeated
+    assert [t for _, t in items][:4] == warnings  # the core's order, nothing repeated
     severity = dict((t, s) for s, t in items)
     assert severity["a failed: tiny.py:3: ValueError: boom"] == "error"
     assert severity["b does not compute the same thing as a: XLA FLOPs"] == "error"
@@ -84,15 +102,16 @@ def test_warnings_show_the_results_own_list_once_then_notes():
 
 
 def test_guard_findings_come_from_the_structured_mismatches():
-    from tuiperf.tui.widgets.stats_table import not_equivalent
+    from tuiperf.core.model import Equivalence, Mismatch
 
-    result = {"equivalence": {"mismatches": [{"a": "linen", "b": "eqx-vmap", "quantity": "XLA FLOPs", "detail": ""}]}}
-    assert not_equivalent(result, "linen")
-    assert not not_equivalent(result, "eqx-vmap")  # the reference is not the one that differs
-    assert not not_equivalent({}, "linen")
+    equivalence = Equivalence(mismatches=[Mismatch(a="linen", b="eqx-vmap", quantity="XLA FLOPs", detail="")])
+    assert equivalence.differs("linen")
+    assert not equivalence.differs("eqx-vmap")  # the reference is not the one that differs
+    assert not Equivalence().differs("linen")
 
 
 def test_live_state_folds_events_and_says_which_are_urgent():
+    from tuiperf.core import document
     from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
     from tuiperf.tui.live import LiveState
 
@@ -102,7 +121,7 @@ def test_live_state_folds_events_and_says_which_are_urgent():
     assert live.apply(SamplesAdded("a", [3.0])) is False
     assert live.apply(Progress(0.5, 1.0, 1.0, {"a": 2.0}, {"a": 3})) is False
     assert live.apply(PhaseChanged("breakdown", "a")) is True
-    assert live.apply(VariantFinished({"name": "a", "ok": True})) is True
+    assert live.apply(VariantFinished(document.variant_result("a"))) is True
     assert live.snapshot_samples() == {"a": [1.0, 2.0, 3.0]}
     assert (live.fraction, live.counts, live.phase, list(live.finished_variants)) == (0.5, {"a": 3}, "breakdown", ["a"])
     live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync", sweep_value=64))  # next pass of a sweep starts clean

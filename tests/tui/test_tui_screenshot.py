@@ -30,7 +30,7 @@ def test_take_screenshot_runs_and_saves(saved, scenario_dirs, tmp_path):
     else:
         assert outcome["png"] is None
     assert runner.requests[0].params["size"] == 16
-    assert outcome["result"]["scenario"]["id"] == "tiny-sin"
+    assert outcome["result"].scenario.id == "tiny-sin"
 
 
 def test_take_screenshot_unknown_scenario(saved, scenario_dirs, tmp_path):

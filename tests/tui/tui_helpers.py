@@ -76,10 +76,11 @@ class FakeRunner:
             raise self.fail
         result = copy.deepcopy(self.saved["sweep" if request.sweep else "result"])
         emit = on_event or (lambda e: None)
-        emit(RunStarted(request.scenario, [v["name"] for v in result["variants"]], "cpu:0", request.dispatch))
-        for v in result["variants"]:
-            emit(SamplesAdded(v["name"], list(v.get("samples_ns") or [])))
-            emit(Progress(0.5, 0.1, 0.1, {v["name"]: (v.get("stats") or {}).get("median_ns") or 0.0}, {}))
+        shown = result.shown
+        emit(RunStarted(request.scenario, [v.name for v in shown.variants], "cpu:0", request.dispatch))
+        for v in shown.variants:
+            emit(SamplesAdded(v.name, list(v.samples_ns)))
+            emit(Progress(0.5, 0.1, 0.1, {v.name: v.stats.median_ns if v.stats else 0.0}, {}))
             emit(VariantFinished(v))
         emit(RunFinished(result))
         return result

@@ -16,6 +16,7 @@ from __future__ import annotations
 import statistics
 import threading
 
+from tuiperf.core.model import Breakdown, Stage
 from tuiperf.core.prepare import Prepared
 from tuiperf.core.sampler import Target, block_size, sample_interleaved
 from tuiperf.core.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
@@ -26,7 +27,7 @@ MIN_ROUNDS, MAX_ROUNDS = 15, 3000  # samples per path
 
 def measure_breakdown(
     prepared: Prepared, total_ns: float, resolution_ns: float, cancel: threading.Event, clock: Clock = DEFAULT_CLOCK
-) -> dict | None:
+) -> Breakdown | None:
     if not prepared.paths:
         return None
     paths = {"call": (prepared.bench.fn, prepared.bench.args), **{k: (p.fn, p.args) for k, p in prepared.paths.items()}}
@@ -42,13 +43,17 @@ def measure_breakdown(
     if not sample_interleaved(targets, samples=rounds, budget_s=float("inf"), cancel=cancel, clock=clock):
         return None
     median = {t.name: statistics.median(t.samples) for t in targets}
-    return {
+    stages = {
         "framework": median["call"] - median["jit"],
         "jit_dispatch": median["jit"] - median["flat_jit"] + median["noop_jit"] - median["noop_execute"],
         "launch": median["noop_execute"],
         "compute": median["flat_jit"] - median["noop_jit"],
-        "total": total_ns,
-        "residual": total_ns - median["call"],
-        "paths_ns": median,
-        "rounds": rounds,
     }
+    return Breakdown(
+        stages={k: Stage(ns=v) for k, v in stages.items()},
+        call_ns=median["call"],
+        total_ns=total_ns,
+        residual_ns=total_ns - median["call"],
+        paths_ns=median,
+        rounds=rounds,
+    )

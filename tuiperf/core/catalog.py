@@ -8,6 +8,7 @@ something invalid becomes a :class:`BrokenScenario` (file, line, message); the o
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
@@ -126,6 +127,7 @@ def load_file(path: Path) -> Scenario:
             raise ScenarioError("the file must define `scenario = Scenario(...)` at module level")
         scenario.id = scenario.id or scenario_id_from_path(path)
         scenario.path = str(path)
+        scenario.source_sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
         check_scenario(scenario)
         return scenario
     except SyntaxError as exc:

@@ -7,11 +7,14 @@ import importlib.metadata
 import os
 import platform
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuiperf.core.errors import DeviceError
 
-_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "numpy")
+if TYPE_CHECKING:
+    from tuiperf.core.model import Environment
+
+_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy", "tuiperf")
 
 
 def package_version(name: str) -> str | None:
@@ -39,25 +42,26 @@ def dispatch_mode() -> str:
     return "async" if jax.config.read("jax_cpu_enable_async_dispatch") else "sync"
 
 
-def environment(device: Any, timer_resolution_ns: float) -> dict[str, Any]:
+def environment(device: Any, timer_resolution_ns: float | None) -> Environment:
     import jax
 
-    return {
-        "python": sys.version.split()[0],
-        **{name: package_version(name) for name in _PACKAGES},
-        "tuiperf": package_version("tuiperf"),
-        "platform": platform.platform(),
-        "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "device_kind": device.device_kind,
-        "backend": jax.default_backend(),
-        "dispatch": dispatch_mode(),
-        "xla_flags": os.environ.get("XLA_FLAGS", ""),
-        "jax_platforms": os.environ.get("JAX_PLATFORMS", ""),
-        "timer": "time.perf_counter_ns",
-        "timer_resolution_ns": timer_resolution_ns,
-        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    }
+    from tuiperf.core.model import Environment
+
+    return Environment(
+        python=sys.version.split()[0],
+        packages={name: package_version(name) for name in _PACKAGES},
+        platform=platform.platform(),
+        cpu=cpu_model(),
+        cpu_count=os.cpu_count(),
+        device_kind=device.device_kind,
+        backend=jax.default_backend(),
+        dispatch=dispatch_mode(),
+        xla_flags=os.environ.get("XLA_FLAGS", ""),
+        jax_platforms=os.environ.get("JAX_PLATFORMS", ""),
+        timer="time.perf_counter_ns",
+        timer_resolution_ns=timer_resolution_ns,
+        date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
 
 
 def device_id(device: Any) -> str:

@@ -1,14 +1,18 @@
 """Messages a run streams to its caller, as plain picklable dataclasses.
 
 The measuring side emits them (throttled to about ten progress updates a second); the worker
-process pickles them through a pipe; the CLI prints them and the TUI turns each into a Textual
-message. Results themselves are plain JSON-ready dicts (see :mod:`tuiperf.core.results`).
+process pickles them through a pipe; the CLI prints them and the TUI folds them into its live view.
+Results themselves are :mod:`tuiperf.core.model` structs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tuiperf.core.document import RunHeader
+    from tuiperf.core.model import RunResult, VariantResult
 
 
 @dataclass
@@ -18,6 +22,7 @@ class RunStarted:
     device: str
     dispatch: str
     sweep_value: Any = None  # the swept parameter's value for this pass of a sweep, else None
+    header: RunHeader | None = None  # what a result needs besides measurements (see document.RunHeader)
 
 
 @dataclass
@@ -48,16 +53,16 @@ class Progress:
 
 @dataclass
 class VariantFinished:
-    """One variant is fully measured (or failed, or was skipped): its result dict."""
+    """One variant is fully measured (or failed, or was skipped)."""
 
-    variant: dict[str, Any]
+    variant: VariantResult
 
 
 @dataclass
 class RunFinished:
     """The complete result document; ``result["partial"]`` is True after a cancel."""
 
-    result: dict[str, Any]
+    result: RunResult
 
 
 @dataclass
@@ -66,7 +71,7 @@ class RunFailed:
 
     message: str
     title: str = "Run failed"
-    partial: dict[str, Any] | None = None
+    partial: RunResult | None = None
 
 
 Event = RunStarted | PhaseChanged | SamplesAdded | Progress | VariantFinished | RunFinished | RunFailed

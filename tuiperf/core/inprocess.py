@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tuiperf.core.events import Event
+from tuiperf.core.model import RunResult
 from tuiperf.core.runner import RunRequest
 
 _PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
@@ -47,7 +48,7 @@ class InProcessRunner:
         request: RunRequest,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
+    ) -> RunResult:
         from tuiperf.core.session import execute
 
         if not request.scenario_dirs:
@@ -55,7 +56,7 @@ class InProcessRunner:
         actual = set_dispatch(request.dispatch)
         result = execute(request, on_event or (lambda event: None), cancel or threading.Event())
         if actual != request.dispatch:
-            result["warnings"].append(
+            result.warnings.append(
                 f"asked for {request.dispatch} dispatch, but this process was already "
                 f"running in {actual} mode (use the worker runner to switch)"
             )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tuiperf.core.model import CompileStagesMs
 from tuiperf.core.scenario import Bench
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.timing import blocker_for, take_sample, time_once
@@ -33,7 +34,7 @@ class Prepared:
     output: Any
     loops: int
     estimate_ns: float
-    stages_ms: dict[str, float | None]
+    stages_ms: CompileStagesMs
     flops: float | None = None
     param_count: int | None = None
     paths: dict[str, Path] = field(default_factory=dict)  # jit / execute / launch, when available
@@ -162,7 +163,7 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> 
         output=output,
         loops=1,
         estimate_ns=0.0,
-        stages_ms=stages,
+        stages_ms=CompileStagesMs(**stages),
         param_count=count_params(bench.params),
     )
     prepared.warnings.extend(placement_warnings)

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tuiperf.core.model import ProfileRow
+
 PROFILE_SECONDS = 0.2
 MAX_CALLS, MIN_CALLS = 500, 5
 TOP = 15
@@ -24,7 +26,9 @@ def _label(filename: str, line: int, function: str) -> str:
     return f"{function} ({'/'.join(parts[-3:])}:{line})"
 
 
-def profile_call(fn: Callable[..., Any], args: tuple, block: Callable[[Any], Any], estimate_ns: float) -> list[dict]:
+def profile_call(
+    fn: Callable[..., Any], args: tuple, block: Callable[[Any], Any], estimate_ns: float
+) -> list[ProfileRow]:
     """Top functions by cumulative time per call, from ``cProfile`` over a few hundred calls.
 
     cProfile inflates absolute times; read the table for shares and names, not for latency.
@@ -41,12 +45,12 @@ def profile_call(fn: Callable[..., Any], args: tuple, block: Callable[[Any], Any
         if function == "<method 'disable' of '_lsprof.Profiler' objects>":
             continue
         rows.append(
-            {
-                "function": _label(filename, line, function),
-                "ncalls": ncalls / calls,
-                "cumtime_us": cumtime / calls * 1e6,
-                "tottime_us": tottime / calls * 1e6,
-            }
+            ProfileRow(
+                function=_label(filename, line, function),
+                ncalls=ncalls / calls,
+                cumtime_us=cumtime / calls * 1e6,
+                tottime_us=tottime / calls * 1e6,
+            )
         )
-    rows.sort(key=lambda row: row["cumtime_us"], reverse=True)
+    rows.sort(key=lambda row: row.cumtime_us, reverse=True)
     return rows[:TOP]

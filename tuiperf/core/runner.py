@@ -18,8 +18,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from tuiperf.core.events import Event
+from tuiperf.core.model import RunResult
 
 DISPATCH_MODES = ("async", "sync")
+INTERLEAVE_MODES = ("block", "call")
+MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
+DEFAULT_TIMEOUT_S = 60.0
 
 
 @dataclass
@@ -35,6 +39,9 @@ class RunRequest:
     scenario_dirs: list[str] = field(default_factory=list)
     profile: bool = True  # collect a Python profile of each variant's call
     seed: int = 0
+    interleave: str = "block"  # "block": ~5 ms turns after an untimed warm-up call; "call": one call per turn
+    processes: int = 1  # repeat the whole measurement in this many fresh measuring processes
+    timeout_s: float | None = DEFAULT_TIMEOUT_S  # longest one call (or compile) may take before it is stopped
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,7 +59,7 @@ class Runner(Protocol):
         request: RunRequest,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
+    ) -> RunResult:
         """Measure; raise :class:`TuiperfError` for bad input before anything runs."""
 
     def close(self) -> None: ...

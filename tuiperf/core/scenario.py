@@ -95,6 +95,7 @@ class Scenario:
     setup_fn: Callable[[SimpleNamespace], Any] | None = field(default=None, init=False)
     check_fn: Callable[[SimpleNamespace], None] | None = field(default=None, init=False)
     path: str = field(default="", init=False)
+    source_sha256: str = field(default="", init=False)  # of the file as it was imported
 
     def __post_init__(self) -> None:
         if not isinstance(self.params, dict):

@@ -1,7 +1,8 @@
-"""One measurement run, start to end: validate, set up, prepare, sample, break down, profile, guard.
+"""One measurement run, start to end: set up, prepare, sample, break down, profile, guard.
 
 This is the only module that drives a whole run; runners call :func:`execute` (in this process or in
-the worker) and pass ``emit`` to receive :mod:`tuiperf.core.events`.
+the measuring process) and pass ``emit`` to receive :mod:`tuiperf.core.events`. Requests are checked
+first (:mod:`tuiperf.core.resolve`); documents are assembled by :mod:`tuiperf.core.document`.
 """
 
 from __future__ import annotations
@@ -17,20 +18,28 @@ from typing import Any
 
 import numpy as np
 
-from tuiperf import __version__
-from tuiperf.core import results
+from tuiperf.core import document
 from tuiperf.core.breakdown import measure_breakdown
-from tuiperf.core.catalog import load_catalog
-from tuiperf.core.env import all_devices, describe_device, device_id, dispatch_mode, environment, pick_device
-from tuiperf.core.errors import ParamError, ScenarioError, Skip, TuiperfError
+from tuiperf.core.document import RunHeader
+from tuiperf.core.env import all_devices, describe_device, device_id, dispatch_mode, environment
+from tuiperf.core.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.core.guard import Subject, check_equivalence, describe
-from tuiperf.core.params import validate
+from tuiperf.core.model import (
+    Calibration,
+    DeviceInfo,
+    Equivalence,
+    Mismatch,
+    RunOptions,
+    RunResult,
+    ScenarioRef,
+    VariantResult,
+)
 from tuiperf.core.prepare import Prepared, prepare
 from tuiperf.core.profiling import profile_call
-from tuiperf.core.runner import DISPATCH_MODES, RunRequest
+from tuiperf.core.resolve import Resolved, resolve
+from tuiperf.core.runner import RunRequest
 from tuiperf.core.sampler import Target, block_size, sample_interleaved
-from tuiperf.core.scenario import Scenario
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
 
@@ -49,79 +58,40 @@ def describe_exception(exc: BaseException, path: str) -> str:
     for frame in traceback.extract_tb(exc.__traceback__):
         if Path(frame.filename).resolve() == Path(path).resolve():
             line = frame.lineno
-    message = f"{type(exc).__name__}: {exc}".strip()
+    try:
+        message = f"{type(exc).__name__}: {exc}".strip()
+    except Exception:
+        message = f"{type(exc).__name__} (its message could not be shown)"
     first_line = message.splitlines()[0] if message else type(exc).__name__
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
 
 
-def resolve(request: RunRequest) -> tuple[Scenario, dict[str, Any], list[str], Any]:
-    """Check everything the user chose before anything runs; raise TuiperfError with one line."""
-    if request.dispatch not in DISPATCH_MODES:
-        raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {request.dispatch!r}")
-    if request.samples is not None and request.samples < 1:
-        raise ParamError(f"samples must be at least 1, got {request.samples}")
-    if request.budget_s <= 0:
-        raise ParamError(f"budget must be positive, got {request.budget_s}")
-    scenario = load_catalog(request.scenario_dirs).get(request.scenario)
-    params = validate(scenario.params, request.params)
-    check_together(scenario, params)
-    names = list(scenario.variants)
-    if request.variants:
-        unknown = [n for n in request.variants if n not in scenario.variants]
-        if unknown:
-            raise ParamError(f"unknown variant {unknown[0]!r} (variants: {', '.join(names)})")
-        names = [n for n in names if n in request.variants]
-    if request.sweep is not None:
-        parameter, values = request.sweep
-        if parameter not in scenario.params:
-            raise ParamError(f"cannot sweep unknown parameter {parameter!r} (parameters: {', '.join(scenario.params)})")
-        if not values:
-            raise ParamError(f"sweep over {parameter!r} needs at least one value")
-        for value in values:
-            check_together(scenario, {**params, parameter: scenario.params[parameter].parse(value)})
-    return scenario, params, names, pick_device(request.device)
-
-
-def check_together(scenario: Scenario, params: dict[str, Any]) -> None:
-    """Run the scenario's own check of values that depend on each other."""
-    if scenario.check_fn is None:
-        return
-    try:
-        scenario.check_fn(SimpleNamespace(**params))
-    except ValueError as exc:
-        raise ParamError(str(exc)) from None
-
-
-def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> dict[str, Any]:
-    scenario, params, names, device = resolve(request)
-    if request.sweep is None:
-        return Run(scenario, params, names, device, request, emit, cancel).measure()
-    parameter, raw_values = request.sweep
-    values = [scenario.params[parameter].parse(v) for v in raw_values]
-    runs: list[dict[str, Any]] = []
+def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> RunResult:
+    resolved = resolve(request)
+    if resolved.sweep_values is None:
+        return Run(resolved, resolved.params, request, emit, cancel).measure()
+    assert request.sweep is not None
+    parameter = request.sweep[0]
+    values = resolved.sweep_values
+    points: list[RunResult] = []
     stopped: list[str] = []
     started = time.monotonic()
     for index, value in enumerate(values):
         span = (index / len(values), (index + 1) / len(values))
-        run = Run(scenario, {**params, parameter: value}, names, device, request, emit, cancel, span, value, started)
+        run = Run(resolved, {**resolved.params, parameter: value}, request, emit, cancel, span, value, started)
         try:
-            runs.append(run.measure())
+            points.append(run.measure())
         except TuiperfError as exc:
-            if not runs:
+            if not points:
                 raise
             stopped.append(f"sweep stopped at {parameter}={value}: {exc}")  # keep the values measured so far
             break
-        if runs[-1]["partial"]:
+        if points[-1].partial:
             break
-    last = runs[-1]
-    return {
-        **last,
-        "params": params,
-        "partial": any(r["partial"] for r in runs) or len(runs) < len(values),
-        "sweep": results.sweep_summary(parameter, values, runs),
-        "runs": runs,
-        "warnings": stopped + list(dict.fromkeys(w for r in runs for w in r["warnings"])),
-    }
+    base = Run(resolved, resolved.params, request, emit, cancel).header(with_env=False)
+    return document.sweep_result(
+        parameter, values, points, base, duration_s=time.monotonic() - started, warnings=stopped
+    )
 
 
 class Run:
@@ -129,10 +99,8 @@ class Run:
 
     def __init__(
         self,
-        scenario: Scenario,
+        resolved: Resolved,
         params: dict[str, Any],
-        names: list[str],
-        device: Any,
         request: RunRequest,
         emit: Emit,
         cancel: threading.Event,
@@ -140,19 +108,52 @@ class Run:
         sweep_value: Any = None,
         sweep_started: float | None = None,
     ) -> None:
-        self.scenario, self.params, self.names, self.device = scenario, params, names, device
+        self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
+        self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
         self.span, self.sweep_value = span, sweep_value
         self.started = time.monotonic()
         self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, VariantResult] = {}
         self.warnings: list[str] = []
         self.compile_counts: dict[str, tuple[int, int]] = {}  # (traces, compiles) during sampling
-        self.mismatches: list[dict[str, str]] = []
-        self.checked: list[str] = []
+        self.equivalence = Equivalence()
+
+    def header(self, *, with_env: bool = True, resolution: float | None = None) -> RunHeader:
+        request = self.request
+        env = environment(self.device, resolution) if with_env and resolution is not None else None
+        calibration = (
+            Calibration(timer_resolution_ns=resolution, harness_overhead_ns=harness_overhead_ns())
+            if with_env and resolution is not None
+            else None
+        )
+        return RunHeader(
+            scenario=ScenarioRef(
+                id=self.scenario.id,
+                title=self.scenario.title,
+                path=self.scenario.path,
+                source_sha256=self.scenario.source_sha256 or None,
+            ),
+            params=self.params,
+            device=DeviceInfo(**describe_device(self.device, all_devices().index(self.device))),
+            options=RunOptions(
+                dispatch=dispatch_mode(),
+                samples=request.samples,
+                budget_s=request.budget_s,
+                seed=request.seed,
+                variants=self.names,
+                interleave=request.interleave,
+                processes=request.processes,
+                timeout_s=request.timeout_s,
+                profile=request.profile,
+            ),
+            env=env,
+            calibration=calibration,
+            started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        )
 
     # -- progress ---------------------------------------------------------------------------------
-    def progress(self, fraction: float, targets: list[Target] = ()) -> None:
+    def progress(self, fraction: float, targets: list[Target] | tuple[()] = ()) -> None:
         lo, hi = self.span
         overall = lo + (hi - lo) * min(max(fraction, 0.0), 1.0)
         elapsed = time.monotonic() - self.sweep_started
@@ -167,22 +168,25 @@ class Run:
             )
         )
 
-    def finish(self, name: str, entry: dict[str, Any]) -> None:
-        self.entries[name] = entry
-        self.emit(VariantFinished(entry))
+    def finish(self, result: VariantResult) -> None:
+        self.results[result.name] = result
+        self.emit(VariantFinished(result))
 
     # -- the run ----------------------------------------------------------------------------------
-    def measure(self) -> dict[str, Any]:
+    def measure(self) -> RunResult:
         import jax
 
-        self.emit(RunStarted(self.scenario.id, self.names, device_id(self.device), dispatch_mode(), self.sweep_value))
         resolution = timer_resolution_ns()
+        header = self.header(resolution=resolution)
+        self.emit(
+            RunStarted(self.scenario.id, self.names, device_id(self.device), dispatch_mode(), self.sweep_value, header)
+        )
         with jax.default_device(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)
             targets = self.sample(prepared, resolution)
             self.analyse(prepared, targets, resolution)
-        return self.document(resolution)
+        return self.document(header)
 
     def setup(self) -> Any:
         self.emit(PhaseChanged("setup", None, "building inputs and weights"))
@@ -206,10 +210,12 @@ class Run:
                 bench = variant.build(SimpleNamespace(**self.params), ctx)
                 prepared.append(prepare(name, bench, self.cancel, self.device))
             except Skip as why:
-                self.finish(name, results.variant_entry(name, ok=False, skipped=True, notes=[str(why)]))
+                self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
             except Exception as exc:
                 self.finish(
-                    name, results.variant_entry(name, ok=False, error=describe_exception(exc, self.scenario.path))
+                    document.variant_result(
+                        name, status="failed", failed_phase="compile", error=describe_exception(exc, self.scenario.path)
+                    )
                 )
             self.progress(PREPARE_SHARE * (index + 1) / len(self.names))
         return prepared
@@ -263,20 +269,23 @@ class Run:
         by_name = {t.name: t for t in targets}
         for index, item in enumerate(prepared):
             target = by_name[item.name]
-            common = dict(
+            traces, compiles = self.compile_counts.get(item.name, (0, 0))
+            common: dict[str, Any] = dict(
                 notes=item.notes,
+                warnings=item.warnings,
                 samples_ns=target.samples,
                 loops_per_sample=target.loops,
                 stages_ms=item.stages_ms,
                 flops=item.flops,
                 param_count=item.param_count,
-                retraces=self.compile_counts.get(item.name, (0, 0))[0],
-                recompiles=self.compile_counts.get(item.name, (0, 0))[1],
-                warnings=item.warnings,
+                retraces=traces,
+                recompiles=compiles,
             )
             if target.error is not None:
                 error = describe_exception(target.error, self.scenario.path)
-                self.finish(item.name, results.variant_entry(item.name, ok=False, error=error, **common))
+                self.finish(
+                    document.variant_result(item.name, status="failed", failed_phase="sample", error=error, **common)
+                )
                 continue
             breakdown = profile = None
             if target.samples and not self.cancel.is_set():
@@ -289,10 +298,9 @@ class Run:
                 if self.request.profile and not self.cancel.is_set():
                     self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
                     profile = profile_call(item.bench.fn, item.bench.args, item.block, item.estimate_ns)
-            self.finish(item.name, results.variant_entry(item.name, breakdown_ns=breakdown, profile=profile, **common))
-            self.progress(
-                PREPARE_SHARE + SAMPLE_SHARE + (1 - PREPARE_SHARE - SAMPLE_SHARE) * (index + 1) / len(prepared), targets
-            )
+            self.finish(document.variant_result(item.name, breakdown_ns=breakdown, profile=profile or (), **common))
+            share = 1 - PREPARE_SHARE - SAMPLE_SHARE
+            self.progress(PREPARE_SHARE + SAMPLE_SHARE + share * (index + 1) / len(prepared), targets)
         self.guard(prepared)
 
     def guard(self, prepared: list[Prepared]) -> None:
@@ -300,55 +308,41 @@ class Run:
         subjects = [
             Subject(p.name, p.output, p.flops, p.param_count)
             for p in prepared
-            if self.scenario.variants[p.name].same_as_default and self.entries[p.name]["ok"]
+            if self.scenario.variants[p.name].same_as_default and self.results[p.name].ok
         ]
-        self.mismatches = check_equivalence(subjects, self.scenario.tolerance_for(SimpleNamespace(**self.params)))
-        self.warnings.extend(describe(self.mismatches))
-        for m in self.mismatches:
-            self.entries[m["a"]]["warnings"].append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
-        self.checked = [s.name for s in subjects]
+        found = check_equivalence(subjects, self.scenario.tolerance_for(SimpleNamespace(**self.params)))
+        self.warnings.extend(describe(found))
+        for m in found:
+            self.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
+        self.equivalence = Equivalence(
+            reference=subjects[0].name if subjects else None,
+            checked=[s.name for s in subjects],
+            mismatches=[Mismatch(**m) for m in found],
+        )
 
-    def document(self, resolution: float) -> dict[str, Any]:
+    def document(self, header: RunHeader) -> RunResult:
         partial = self.cancel.is_set()
         variants = [
-            self.entries.get(n) or results.variant_entry(n, ok=False, error="not measured: the run was cancelled")
+            self.results.get(n)
+            or document.variant_result(n, status="failed", error="not measured: the run was cancelled")
             for n in self.names
         ]
-        # Most important first: a partial run, unfair comparisons (already in self.warnings), failures,
-        # then each variant's own warnings (the guard's per-variant lines repeat the sentences above).
+        warnings = []
         if partial:
-            measured = ", ".join(v["name"] for v in variants if v["samples_ns"]) or "none"
-            self.warnings.insert(0, f"partial result: the run was cancelled (variants with samples: {measured})")
-        self.warnings.extend(f"{v['name']} failed: {v['error']}" for v in variants if v["error"])
-        clustered = [v["name"] for v in variants if len(v["modes"]) > 1]
+            measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
+            warnings.append(f"partial result: the run was cancelled (variants with samples: {measured})")
+        warnings.extend(self.warnings)  # unfair comparisons
+        clustered = [v.name for v in variants if len(v.modes) > 1]
         if clustered and dispatch_mode() == "async" and self.device.platform == "cpu":
-            self.warnings.append(
+            warnings.append(
                 f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
                 "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures"
             )
-        self.warnings.extend(
-            f"{v['name']}: {w}" for v in variants for w in v["warnings"] if not w.startswith("differs from")
+        return document.run_result(
+            header,
+            variants,
+            duration_s=time.monotonic() - self.started,
+            partial=partial,
+            equivalence=self.equivalence,
+            warnings=warnings,
         )
-        return {
-            "schema_version": results.SCHEMA_VERSION,
-            "tool": {"name": "tuiperf", "version": __version__},
-            "scenario": {"id": self.scenario.id, "title": self.scenario.title, "path": self.scenario.path},
-            "params": self.params,
-            "device": describe_device(self.device, all_devices().index(self.device)),
-            "options": {
-                "dispatch": dispatch_mode(),
-                "samples": self.request.samples,
-                "budget_s": self.request.budget_s,
-                "seed": self.request.seed,
-                "variants": self.names,
-            },
-            "env": environment(self.device, resolution),
-            "calibration": {"timer_resolution_ns": resolution, "harness_overhead_ns": harness_overhead_ns()},
-            "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "duration_s": time.monotonic() - self.started,
-            "partial": partial,
-            "variants": variants,
-            "comparisons": results.comparisons(variants),
-            "equivalence": {"checked": self.checked, "mismatches": self.mismatches},
-            "warnings": self.warnings,
-        }

@@ -18,23 +18,26 @@ import multiprocessing as mp
 import os
 import signal
 import sys
-import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tuiperf.core import document
+from tuiperf.core.document import RunHeader
 from tuiperf.core.errors import TuiperfError, WorkerCrashed
-from tuiperf.core.events import Event, PhaseChanged, RunFailed, SamplesAdded, VariantFinished
+from tuiperf.core.events import Event, PhaseChanged, RunFailed, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.core.files import user_log_dir
+from tuiperf.core.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef, VariantResult
 from tuiperf.core.runner import DISPATCH_MODES, RunRequest
 
 POLL_S = 0.05
-LOG_PATH = os.path.join(tempfile.gettempdir(), f"tuiperf-worker-{os.getuid()}.log")
 
 
 def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
     """The child's main loop. JAX's warnings go to a log file, never to the caller's terminal."""
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
     from tuiperf.core.inprocess import InProcessRunner, set_dispatch
@@ -79,6 +82,12 @@ def _real_stdio() -> Iterator[None]:
         sys.stdout, sys.stderr = saved
 
 
+def _new_log_path() -> str:
+    """One log file per measuring process, in the per-user log folder."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return str(user_log_dir() / f"worker-{stamp}-{os.getpid()}-{time.monotonic_ns() % 1_000_000}.log")
+
+
 class _CancelView:
     """What the measuring code expects of a cancel flag (``is_set``), over a shared-memory byte."""
 
@@ -102,14 +111,16 @@ class WorkerRunner:
         self._conn: Any = None
         self._cancel = self._context.RawValue("b", 0)
         self._lock = threading.Lock()
+        self._log_path: str | None = None
 
     # -- process management -----------------------------------------------------------------------
     def start(self) -> None:
         if self._process is not None and self._process.is_alive():
             return
         parent, child = self._context.Pipe()
+        self._log_path = _new_log_path()
         self._process = self._context.Process(
-            target=_serve, args=(child, self._cancel, self.dispatch, LOG_PATH), name="tuiperf-worker", daemon=True
+            target=_serve, args=(child, self._cancel, self.dispatch, self._log_path), name="tuiperf-worker", daemon=True
         )
         with _real_stdio():
             self._process.start()
@@ -134,10 +145,10 @@ class WorkerRunner:
             self._process.join(timeout=5)  # the pipe closes before the exit status is known
         code = self._process.exitcode if self._process is not None else None
         if code is not None and code < 0:
-            how = f"killed by {signal.Signals(-code).name}"
+            how = f"was killed by {signal.Signals(-code).name}"
         else:
             how = f"exited with status {code}"
-        return f"the measuring process {how}; it will be restarted (its log: {LOG_PATH})"
+        return how
 
     def _request(
         self,
@@ -190,16 +201,17 @@ class WorkerRunner:
         request: RunRequest,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        """Measure in the child; a crash returns what was measured so far, marked failed."""
+    ) -> RunResult:
+        """Measure in the child; a crash returns what was measured so far, marked partial."""
         if request.dispatch != self.dispatch:  # the mode is fixed per process: start one in the new mode
             self.close()
             self.dispatch = request.dispatch
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
-        finished: list[dict[str, Any]] = []
+        finished: list[VariantResult] = []
         samples: dict[str, list[float]] = {}
-        running: list[str | None] = [None]
+        seen: dict[str, Any] = {"header": None, "names": list(request.variants or []), "variant": None, "phase": None}
+        started = time.monotonic()
 
         def track(event: Event) -> None:
             if isinstance(event, VariantFinished):
@@ -207,59 +219,47 @@ class WorkerRunner:
             elif isinstance(event, SamplesAdded):
                 samples.setdefault(event.variant, []).extend(event.samples_ns)
             elif isinstance(event, PhaseChanged):
-                running[0] = event.variant
+                seen["variant"], seen["phase"] = event.variant, event.phase
+            elif isinstance(event, RunStarted):
+                seen["header"], seen["names"] = event.header, list(event.variants)
+                finished.clear()
+                samples.clear()
             if on_event is not None:
                 on_event(event)
 
         try:
-            return self._request("run", request.to_dict(), track, cancel)
+            result: RunResult = self._request("run", request.to_dict(), track, cancel)
+            return result
         except WorkerCrashed as crash:
-            partial = crashed_result(request, finished, samples, running[0], crash.message)
+            header = seen["header"] or _header_from_request(request, self.dispatch)
+            partial = document.after_crash(
+                header,
+                finished,
+                samples,
+                seen["names"],
+                Crash(how=crash.message, variant=seen["variant"], phase=seen["phase"], log_path=self._log_path),
+                duration_s=time.monotonic() - started,
+            )
             if on_event is not None:
-                on_event(RunFailed(crash.message, crash.title, partial))
+                on_event(RunFailed(partial.error or crash.message, crash.title, partial))
             return partial
 
 
-def crashed_result(
-    request: RunRequest, finished: list[dict[str, Any]], samples: dict[str, list[float]], running: str | None, why: str
-) -> dict[str, Any]:
-    """A partial result after the worker died: finished variants, streamed samples, and the culprit.
-
-    During steady-state sampling ``running`` is None (all variants take turns), so no single variant
-    is blamed; the samples streamed so far are kept for every variant.
-    """
-    from tuiperf.core import results
-
-    variants = list(finished)
-    done = {v["name"] for v in variants}
-    for name, values in samples.items():
-        if name not in done:
-            variants.append(
-                results.variant_entry(
-                    name, samples_ns=values, notes=["partial: the measuring process crashed while sampling"]
-                )
-            )
-            done.add(name)
-    if running is not None and running not in done:
-        variants.append(results.variant_entry(running, ok=False, error=f"crashed the measuring process: {why}"))
-    return {
-        "schema_version": results.SCHEMA_VERSION,
-        "scenario": {"id": request.scenario, "title": "", "path": ""},
-        "params": request.params,
-        "device": {"id": request.device or "", "platform": "", "kind": ""},
-        "options": {
-            "dispatch": request.dispatch,
-            "samples": request.samples,
-            "budget_s": request.budget_s,
-            "seed": request.seed,
-            "variants": request.variants,
-        },
-        "env": {},
-        "calibration": {},
-        "partial": True,
-        "error": why,
-        "variants": variants,
-        "comparisons": results.comparisons(variants),
-        "equivalence": {"checked": [], "mismatches": []},
-        "warnings": [f"partial result: {why}"],
-    }
+def _header_from_request(request: RunRequest, dispatch: str) -> RunHeader:
+    """The little that is known of a run whose measuring process died before it started."""
+    return RunHeader(
+        scenario=ScenarioRef(id=request.scenario),
+        params=dict(request.params),
+        device=DeviceInfo(id=request.device or ""),
+        options=RunOptions(
+            dispatch=dispatch,
+            samples=request.samples,
+            budget_s=request.budget_s,
+            seed=request.seed,
+            variants=request.variants,
+            interleave=request.interleave,
+            processes=request.processes,
+            timeout_s=request.timeout_s,
+            profile=request.profile,
+        ),
+    )

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from tuiperf.core.errors import ParamError, TuiperfError
 from tuiperf.core.events import RunFailed
+from tuiperf.core.model import RunResult
 from tuiperf.core.runner import RunRequest
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated, VariantDone
@@ -127,7 +129,7 @@ class TuiperfApp(App[None]):
         self.catalog: dict[str, Any] | None = None
         self.devices: list[dict[str, Any]] = []
         self.scenario: dict[str, Any] | None = None
-        self.result: dict[str, Any] | None = None  # what the result panels show (last complete or partial)
+        self.result: RunResult | None = None  # what the result panels show (last complete or partial)
         self.last_error: tuple[str, str] | None = None
         self.errors_seen: list[tuple[str, str]] = []
         self.run_count = 0  # runs that ended (done, partial or failed): tests wait on it
@@ -350,7 +352,7 @@ class TuiperfApp(App[None]):
                 )
             )
             return
-        if failed and not (result and result.get("variants")):
+        if failed and not (result and (result.variants or result.points)):
             f = failed[0]
             self.post_message(RunError(run_id, f.title, f.message, None, f.partial))
             return
@@ -407,9 +409,9 @@ class TuiperfApp(App[None]):
         self.run_count += 1
         self.last_error = None
         self.show_result(message.result)
-        if message.result.get("partial"):
+        if message.result.partial:
             self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
-        elif message.result.get("sweep"):
+        elif message.result.sweep is not None:
             self.action_show_tab("sweep")
 
     def on_run_error(self, message: RunError) -> None:
@@ -418,9 +420,9 @@ class TuiperfApp(App[None]):
             return
         self.running = False
         self.run_count += 1
-        partial = message.partial if message.partial and message.partial.get("variants") else None
+        partial = message.partial if message.partial and (message.partial.variants or message.partial.points) else None
         if partial is not None:
-            partial = {**partial, "partial": True}
+            partial.partial = True
         self._report_error(message.title, message.message, message.where, message.details)
         if partial is not None:
             self.show_result(partial)
@@ -442,7 +444,7 @@ class TuiperfApp(App[None]):
     initial_failed = False
 
     # ------------------------------------------------------------------ showing results
-    def show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
+    def show_result(self, result: RunResult | None, state: str = "done") -> None:
         """Fill every result panel from one result document (also used by tests and screenshots).
 
         A document the panels cannot show (a newer schema, a bug) is reported, never fatal."""
@@ -453,38 +455,28 @@ class TuiperfApp(App[None]):
                 "Cannot display this result", f"{type(exc).__name__}: {exc}", details=traceback.format_exc(limit=4)
             )
 
-    def _show_result(self, result: dict[str, Any] | None, state: str = "done") -> None:
+    def _show_result(self, result: RunResult | None, state: str = "done") -> None:
         if state != "failed":
             self.result = result
-        doc = result or {}
-        if result and not result.get("variants") and result.get("runs"):
-            doc = {
-                **result["runs"][-1],
-                "partial": result.get("partial", False),
-                "warnings": list(result.get("warnings", [])) + list(result["runs"][-1].get("warnings", [])),
-            }
-        variants = doc.get("variants", [])
-        self._order = [v["name"] for v in variants] or self._order
-        series = {v["name"]: v.get("samples_ns") or [] for v in variants if v.get("ok")}
-        medians = {v["name"]: v["stats"]["median_ns"] for v in variants if v.get("stats")}
-        note = "PARTIAL" if doc.get("partial") else ""
-        if result and result.get("sweep") and doc is not result:
-            note = (note + " (last sweep value)").strip()
-        modes = [
-            m["center_ns"]
-            for v in variants
-            if v.get("ok")
-            for m in v.get("modes") or []
-            if (m.get("fraction") or 0) >= 0.02
-        ]
+        doc = result.shown if result is not None else None
+        if result is not None and doc is not None and doc is not result:  # a sweep: show its last point
+            doc = msgspec.structs.replace(doc, partial=result.partial, warnings=result.warnings)
+        variants = doc.variants if doc is not None else []
+        self._order = [v.name for v in variants] or self._order
+        series = {v.name: v.samples_ns for v in variants if v.ok}
+        medians = {v.name: v.stats.median_ns for v in variants if v.stats is not None}
+        note = "PARTIAL" if doc is not None and doc.partial else ""
+        if result is not None and result.sweep is not None and doc is not result:
+            note = (note + f" ({result.sweep.parameter}={doc.params.get(result.sweep.parameter)})").strip()
+        modes = [m.center_ns for v in variants if v.ok for m in v.modes if m.fraction >= 0.02]
         self.query_one(LatencyHistogram).set_series(series, medians, order=self._order, note=note, marks=modes)
-        self.query_one(OverheadBreakdown).show(doc if result else None)
-        self.query_one(SweepPlot).show((result or {}).get("sweep"), self._order)
-        self.query_one(StatsTable).show(doc if result else None)
-        self.query_one(ProfileTable).show(doc if result else None)
-        self.query_one(WarningsPanel).show(doc if result else None, self.last_error)
-        fraction = self.live.fraction if (self.live is not None and doc.get("partial")) else None
-        self.query_one(RunProgress).show_result(doc if result else None, state=state, fraction=fraction)
+        self.query_one(OverheadBreakdown).show(doc)
+        self.query_one(SweepPlot).show(result.sweep if result is not None else None, self._order)
+        self.query_one(StatsTable).show(doc)
+        self.query_one(ProfileTable).show(doc)
+        self.query_one(WarningsPanel).show(doc, self.last_error)
+        fraction = self.live.fraction if (self.live is not None and doc is not None and doc.partial) else None
+        self.query_one(RunProgress).show_result(doc, state=state, fraction=fraction)
         self._update_tab_labels()
 
     def _update_tab_labels(self) -> None:
@@ -622,7 +614,7 @@ class TuiperfApp(App[None]):
 
     def action_next_baseline(self) -> None:
         stats = self.query_one(StatsTable)
-        ok = [v["name"] for v in (stats.result or {}).get("variants", []) if v.get("ok") and v.get("stats")]
+        ok = [v.name for v in stats.result.measured] if stats.result else []
         if not ok:
             return
         i = ok.index(stats.baseline) if stats.baseline in ok else -1
@@ -676,7 +668,7 @@ class TuiperfApp(App[None]):
         self.push_screen(HelpScreen())
 
     def screenshot_name(self) -> str:
-        sid = (self.scenario or {}).get("id") or (self.result or {}).get("scenario", {}).get("id") or "tuiperf"
+        sid = (self.scenario or {}).get("id") or (self.result.scenario.id if self.result else "") or "tuiperf"
         return f"{sid}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
 
     def action_screenshot(self) -> None:

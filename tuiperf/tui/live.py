@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.core.model import VariantResult
 
 
 class LiveState:
@@ -34,7 +35,7 @@ class LiveState:
         self.phase = "starting"
         self.phase_variant: str | None = None
         self.sweep_value: Any = None
-        self.finished_variants: dict[str, dict[str, Any]] = {}
+        self.finished_variants: dict[str, VariantResult] = {}
         self.started = time.monotonic()
 
     def snapshot_samples(self) -> dict[str, list[float]]:
@@ -67,6 +68,6 @@ class LiveState:
                     self.finished_variants.clear()
                 return True
             elif isinstance(event, VariantFinished):
-                self.finished_variants[event.variant.get("name", "?")] = event.variant
+                self.finished_variants[event.variant.name] = event.variant
                 return True
         return False

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
+from tuiperf.core.model import RunResult, VariantResult
 from tuiperf.tui.live import LiveState
 
 
@@ -47,7 +48,7 @@ class RunUpdated(Message):
 @dataclass
 class VariantDone(Message):
     run_id: int
-    variant: dict[str, Any]
+    variant: VariantResult
 
 
 @dataclass
@@ -55,7 +56,7 @@ class RunDone(Message):
     """A complete (or, after cancel, partial) result document."""
 
     run_id: int
-    result: dict[str, Any]
+    result: RunResult
 
 
 @dataclass
@@ -66,7 +67,7 @@ class RunError(Message):
     title: str
     message: str
     where: str | None = None
-    partial: dict[str, Any] | None = None
+    partial: RunResult | None = None
     details: str = ""
 
 

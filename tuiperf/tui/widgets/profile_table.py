@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.widgets import DataTable
 
+from tuiperf.core.model import RunResult
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 TOP = 15
@@ -19,21 +18,22 @@ class ProfileTable(DataTable):
         for col in ("variant", "function", "calls", "cumulative µs/call", "own µs/call"):
             self.add_column(col, key=col)
 
-    def show(self, result: dict[str, Any] | None) -> None:
+    def show(self, result: RunResult | None) -> None:
         self.clear()
-        for i, v in enumerate((result or {}).get("variants", [])):
-            rows = sorted(v.get("profile") or [], key=lambda r: -(r.get("cumtime_us") or 0))[:TOP]
+        for i, v in enumerate(result.variants if result else []):
+            rows = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
             style = "bold" if no_color() else f"bold {variant_hex(i)}"
             if not rows:
-                self.add_row(Text(v["name"], style=style), Text("no profile", style="dim"), "", "", "")
+                why = v.profile_note or "no profile"
+                self.add_row(Text(v.name, style=style), Text(why, style="dim"), "", "", "")
                 continue
             for j, r in enumerate(rows):
                 self.add_row(
-                    Text(v["name"], style=style) if j == 0 else "",
-                    _short(r.get("function", "?")),
-                    _calls(r.get("ncalls")),
-                    f"{r.get('cumtime_us', 0):.2f}",
-                    f"{r.get('tottime_us', 0):.2f}",
+                    Text(v.name, style=style) if j == 0 else "",
+                    _short(r.function),
+                    _calls(r.ncalls),
+                    f"{r.cumtime_us:.2f}",
+                    f"{r.tottime_us:.2f}",
                 )
 
 

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 
+from tuiperf.core.model import RunResult
 from tuiperf.tui.formatting import format_ns, format_seconds
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -71,10 +72,10 @@ class RunProgress(Vertical):
         for i, name in enumerate(order[:shown]):
             done = finished.get(name)
             if done is not None:
-                if not done.get("ok") and not done.get("skipped"):
+                if done.status == "failed":
                     state = Text("failed", style="bold red")
                 else:
-                    state = Text("done", style="green") if not done.get("skipped") else Text("skipped", style="dim")
+                    state = Text("done", style="green") if done.ok else Text("skipped", style="dim")
             else:
                 state = Text("measuring" if name in counts else "waiting", style="dim")
             table.add_row(
@@ -85,7 +86,7 @@ class RunProgress(Vertical):
             )
         self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
 
-    def show_result(self, result: dict[str, Any] | None, state: str = "done", fraction: float | None = None) -> None:
+    def show_result(self, result: RunResult | None, state: str = "done", fraction: float | None = None) -> None:
         self._shown = (self.show_result, result, state, fraction)
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
@@ -98,7 +99,7 @@ class RunProgress(Vertical):
             self.query_one("#progress-eta", Static).update("")
             self.query_one("#estimates", Static).update("")
             return
-        partial = result.get("partial")
+        partial = result.partial
         bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
         if state == "failed":
             status = Text("✗ run failed — previous result shown", style="bold red")
@@ -106,10 +107,7 @@ class RunProgress(Vertical):
             status = Text("■ partial result (cancelled)", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
-        scen = result.get("scenario", {}).get("id", "")
-        dev = result.get("device", {}).get("id", "")
-        opts = result.get("options", {})
-        status.append(f"  {scen} on {dev}, {opts.get('dispatch', '')} dispatch", style="")
+        status.append(f"  {result.scenario.id} on {result.device.id}, {result.options.dispatch} dispatch", style="")
         self.query_one("#progress-status", Static).update(status)
         self.query_one("#progress-eta", Static).update("")
         table = Table.grid(padding=(0, 2))
@@ -117,25 +115,24 @@ class RunProgress(Vertical):
         table.add_column(justify="right")
         table.add_column(justify="right")
         table.add_column()
-        variants = result.get("variants", [])
+        variants = result.variants
         shown = self._limit(len(variants))
         for i, v in enumerate(variants[:shown]):
-            s = v.get("stats") or {}
-            if v.get("skipped"):
-                why = "; ".join(v.get("notes") or []) or v.get("error") or ""
+            s = v.stats
+            if v.skipped:
+                why = "; ".join(v.notes) or v.error or ""
                 state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
-            elif not v.get("ok"):
-                state_text = Text(
-                    "FAILED: " + (v.get("error") or "").splitlines()[0] if v.get("error") else "FAILED",
-                    style="bold red",
-                )
-            else:
-                lo, hi = s.get("ci95_median_ns") or [None, None]
+            elif not v.ok:
+                state_text = Text("FAILED: " + v.error.splitlines()[0] if v.error else "FAILED", style="bold red")
+            elif s is not None:
+                lo, hi = s.ci95_median_ns
                 state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
+            else:
+                state_text = Text("no samples", style="dim")
             table.add_row(
-                Text(v["name"], style=self._style(i)),
-                Text(format_ns(s.get("median_ns")) if s else "—", style="bold"),
-                Text(f"n={s.get('n', 0)}" if s else "", style="dim"),
+                Text(v.name, style=self._style(i)),
+                Text(format_ns(s.median_ns) if s else "—", style="bold"),
+                Text(f"n={s.n}" if s else "", style="dim"),
                 state_text,
             )
         self.query_one("#estimates", Static).update(self._with_more(table, len(variants) - shown))

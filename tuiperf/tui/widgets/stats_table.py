@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Label, Select, Static
 
+from tuiperf.core.model import RunResult
 from tuiperf.core.ratios import against
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -31,13 +32,13 @@ COLUMNS = [
 
 
 def ratio_against(
-    result: dict[str, Any], name: str, baseline: str
-) -> tuple[float | None, list[float] | None, float | None]:
+    result: RunResult, name: str, baseline: str
+) -> tuple[float | None, tuple[float, float] | None, float | None]:
     """(ratio, ci95, p_value) of median(name)/median(baseline), from the run's pairwise comparisons."""
     if name == baseline:
         return 1.0, None, None
     row = against(result, baseline)[1].get(name)
-    return (row["ratio"], row["ci95"], row["p_value"]) if row else (None, None, None)
+    return (row.ratio, row.ci95, row.p_value) if row else (None, None, None)
 
 
 class StatsTable(Vertical):
@@ -47,7 +48,7 @@ class StatsTable(Vertical):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.result: dict[str, Any] | None = None
+        self.result: RunResult | None = None
         self.baseline: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -63,10 +64,10 @@ class StatsTable(Vertical):
         for col in COLUMNS:
             table.add_column(col, key=col)
 
-    def show(self, result: dict[str, Any] | None) -> None:
+    def show(self, result: RunResult | None) -> None:
         self.result = result
-        names = [v["name"] for v in (result or {}).get("variants", [])]
-        ok = [v["name"] for v in (result or {}).get("variants", []) if v.get("ok") and v.get("stats")]
+        names = [v.name for v in result.variants] if result else []
+        ok = [v.name for v in result.measured] if result else []
         if self.baseline not in ok:
             self.baseline = ok[0] if ok else None
         select = self.query_one("#baseline", Select)
@@ -82,80 +83,83 @@ class StatsTable(Vertical):
         if select.value != baseline:
             with select.prevent(Select.Changed):
                 select.value = baseline
-        self._fill([v["name"] for v in (self.result or {}).get("variants", [])])
+        self._fill([v.name for v in self.result.variants] if self.result else [])
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if isinstance(event.value, str):
             self.baseline = event.value
-            self._fill([v["name"] for v in (self.result or {}).get("variants", [])])
+            self._fill([v.name for v in self.result.variants] if self.result else [])
             self.post_message(self.BaselineChanged(event.value))
 
     def _fill(self, names: list[str]) -> None:
-        self.query_one("#stats-verdict", Static).update(verdicts(self.result or {}, self.baseline))
         table = self.query_one(DataTable)
         table.clear()
-        result = self.result or {}
+        result = self.result
         note = self.query_one("#stats-note", Label)
-        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.get("partial") else "")
-        for i, v in enumerate(result.get("variants", [])):
-            s = v.get("stats") or {}
-            name = Text(v["name"], style="bold" if no_color() else f"bold {variant_hex(i)}")
-            if v.get("skipped"):
+        if result is None:
+            self.query_one("#stats-verdict", Static).update("")
+            note.update("")
+            return
+        self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
+        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
+        for i, v in enumerate(result.variants):
+            s = v.stats
+            name = Text(v.name, style="bold" if no_color() else f"bold {variant_hex(i)}")
+            if v.skipped:
                 status = Text("skipped", style="dim")
-            elif not v.get("ok"):
+            elif not v.ok:
                 status = Text("FAILED", style="bold red")
-            elif not_equivalent(result, v["name"]):
+            elif result.equivalence.differs(v.name):
                 status = Text("⚠ differs", style="bold yellow")
             else:
                 status = Text("ok", style="green")
-                if len(v.get("modes") or []) > 1:
-                    status = Text(f"{len(v['modes'])} modes", style="yellow")
-            ci = s.get("ci95_median_ns")
+                if len(v.modes) > 1:
+                    status = Text(f"{len(v.modes)} modes", style="yellow")
             ratio, rci, p = (None, None, None)
-            if self.baseline and v.get("ok") and s:
-                ratio, rci, p = ratio_against(result, v["name"], self.baseline)
+            if self.baseline and v.ok and s:
+                ratio, rci, p = ratio_against(result, v.name, self.baseline)
             table.add_row(
                 name,
                 status,
-                Text(format_ns(s.get("median_ns")), style="bold") if s else "—",
-                (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v["name"] == self.baseline else ""),
+                Text(format_ns(s.median_ns), style="bold") if s else "—",
+                (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == self.baseline else ""),
                 f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
                 format_p(p),
-                f"{format_ns(ci[0])} – {format_ns(ci[1])}" if ci else "—",
-                format_ns(s.get("p10_ns")) if s else "—",
-                format_ns(s.get("p90_ns")) if s else "—",
-                format_ns(s.get("iqr_ns")) if s else "—",
-                str(s.get("n", "—")) if s else "—",
-                key=v["name"],
+                f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}" if s else "—",
+                format_ns(s.p10_ns) if s else "—",
+                format_ns(s.p90_ns) if s else "—",
+                format_ns(s.iqr_ns) if s else "—",
+                str(s.n) if s else "—",
+                key=v.name,
             )
 
 
-def verdicts(result: dict[str, Any], baseline: str | None) -> Text:
+def verdicts(result: RunResult, baseline: str | None) -> Text:
     """One line per variant against the baseline, in words: faster/slower by how much, or no difference."""
     text = Text()
     if not baseline:
         return text
-    for v in result.get("variants", []):
-        if v["name"] == baseline or not v.get("ok") or not v.get("stats"):
+    for v in result.measured:
+        if v.name == baseline:
             continue
-        ratio, ci, p = ratio_against(result, v["name"], baseline)
+        ratio, ci, p = ratio_against(result, v.name, baseline)
         if ratio is None:
             continue
         if ci and ci[0] <= 1.0 <= ci[1]:
             line = Text.assemble(
-                (v["name"], "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})"
+                (v.name, "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})"
             )
         else:
             word, pct = ("slower", (ratio - 1) * 100) if ratio >= 1 else ("faster", (1 - ratio) * 100)
-            line = Text.assemble((v["name"], "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
+            line = Text.assemble((v.name, "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
                 line.append(
                     f" (95 % CI {lo:.1f}–{hi:.1f} %"
                     + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")")
                 )
-        if not_equivalent(result, v["name"]):
+        if result.equivalence.differs(v.name):
             line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)
         text.append("\n")
@@ -167,9 +171,3 @@ def format_p(p: float | None) -> str:
     if p is None:
         return "—"
     return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
-
-
-def not_equivalent(result: dict[str, Any], name: str) -> bool:
-    """The equivalence guard found different outputs, FLOPs or parameter counts for this variant."""
-    mismatches = (result.get("equivalence") or {}).get("mismatches") or []
-    return any(m.get("a") == name for m in mismatches)

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tuiperf.core.model import Sweep
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.histogram import _log_ticks, _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
@@ -22,10 +23,10 @@ from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, var
 class SweepLines(CachedPlot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.sweep: dict[str, Any] | None = None
+        self.sweep: Sweep | None = None
         self.order: list[str] = []
 
-    def set_sweep(self, sweep: dict[str, Any] | None, order: list[str]) -> None:
+    def set_sweep(self, sweep: Sweep | None, order: list[str]) -> None:
         self.sweep = sweep
         self.order = order
         self.invalidate()
@@ -36,9 +37,9 @@ class SweepLines(CachedPlot):
         if not sweep:
             plt.title("Sweep — press w to sweep one parameter over a list of values")
             return
-        values = sweep.get("values", [])
+        values = sweep.values
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values)
-        medians = sweep.get("medians_ns", {})
+        medians = sweep.medians_ns
         top = max((m for ms in medians.values() for m in ms if m), default=1.0)
         unit, div = _unit(top)
         xs = [float(v) for v in values] if numeric else list(range(1, len(values) + 1))
@@ -50,7 +51,7 @@ class SweepLines(CachedPlot):
             pts = [(x, m / div) for x, m in zip(xs, ms) if m]
             if not pts:
                 continue
-            slope = (sweep.get("slopes") or {}).get(name)
+            slope = sweep.slopes.get(name)
             label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
             plt.plot(
                 [p[0] for p in pts],
@@ -71,9 +72,9 @@ class SweepLines(CachedPlot):
             ticks = _log_ticks(min(ys), max(ys))
             if ticks:
                 plt.yticks(ticks, [f"{t:g}" for t in ticks])
-        plt.xlabel(f"{sweep.get('parameter', '')}" + (" (log)" if numeric else ""))
+        plt.xlabel(sweep.parameter + (" (log)" if numeric else ""))
         plt.ylabel(f"median ({unit}, log)")
-        plt.title(f"Median time per call against {sweep.get('parameter', '')}")
+        plt.title(f"Median time per call against {sweep.parameter}")
 
 
 class SweepPlot(Vertical):
@@ -81,7 +82,7 @@ class SweepPlot(Vertical):
         yield SweepLines(id="sweep-lines")
         yield Static("", id="sweep-caption")
 
-    def show(self, sweep: dict[str, Any] | None, order: list[str]) -> None:
+    def show(self, sweep: Sweep | None, order: list[str]) -> None:
         self.query_one(SweepLines).set_sweep(sweep, order)
         caption = self.query_one("#sweep-caption", Static)
         if not sweep:
@@ -90,9 +91,9 @@ class SweepPlot(Vertical):
         text = Table.grid(padding=(0, 2))
         for _ in range(3):
             text.add_column()
-        for i, name in enumerate(order or list(sweep.get("medians_ns", {}))):
-            slope = (sweep.get("slopes") or {}).get(name)
-            ms = sweep.get("medians_ns", {}).get(name, [])
+        for i, name in enumerate(order or list(sweep.medians_ns)):
+            slope = sweep.slopes.get(name)
+            ms = sweep.medians_ns.get(name, [])
             first = next((m for m in ms if m), None)
             last = next((m for m in reversed(ms) if m), None)
             label = Text("■ ", style="" if no_color() else variant_hex(i))

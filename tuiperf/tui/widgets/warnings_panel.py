@@ -10,8 +10,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from tuiperf.core.model import RunResult
 
-def collect_warnings(result: dict[str, Any] | None) -> list[tuple[str, str]]:
+
+def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
     """(severity, text) pairs, severity "error", "warning" or "info".
 
     The result's own ``warnings`` come first, in the core's order (partial run, unfair comparisons,
@@ -19,20 +21,20 @@ def collect_warnings(result: dict[str, Any] | None) -> list[tuple[str, str]]:
     """
     if not result:
         return []
-    failed = {f"{v['name']} failed: " for v in result.get("variants", []) if v.get("error")}
-    unfair = {m.get("a") for m in (result.get("equivalence") or {}).get("mismatches") or []}
+    failed = {f"{v.name} failed: " for v in result.variants if v.error}
+    unfair = {m.a for m in result.equivalence.mismatches}
     out: list[tuple[str, str]] = []
-    for text in dict.fromkeys(result.get("warnings") or []):
+    for text in dict.fromkeys(result.warnings):
         serious = any(text.startswith(prefix) for prefix in failed) or any(
             text.startswith(f"{name} does not compute") for name in unfair
         )
         out.append(("error" if serious else "warning", text))
-    for v in result.get("variants", []):
-        notes = "; ".join(v.get("notes") or [])
-        if v.get("skipped"):
-            out.append(("info", f"{v['name']}: skipped — {notes or 'no reason given'}"))
+    for v in result.variants:
+        notes = "; ".join(v.notes)
+        if v.skipped:
+            out.append(("info", f"{v.name}: skipped — {notes or 'no reason given'}"))
         elif notes:
-            out.append(("info", f"{v['name']}: {notes}"))
+            out.append(("info", f"{v.name}: {notes}"))
     return out
 
 
@@ -45,7 +47,7 @@ class WarningsPanel(VerticalScroll):
     def compose(self):
         yield Static("", id="warnings-body")
 
-    def show(self, result: dict[str, Any] | None, error: tuple[str, str] | None = None) -> None:
+    def show(self, result: RunResult | None, error: tuple[str, str] | None = None) -> None:
         self.items = collect_warnings(result)
         self.error = error
         self._render_body()

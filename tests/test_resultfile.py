@@ -1,0 +1,125 @@
+"""Result files: the schema matches the model, old files are upgraded, bad files are one line, saves
+never clobber and never leave half a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import factories
+import msgspec
+import pytest
+
+from tuiperf.core import resultfile
+from tuiperf.core.errors import TuiperfError
+from tuiperf.core.model import SCHEMA_VERSION, RunResult
+
+ROOT = Path(__file__).resolve().parent.parent
+V1 = Path(__file__).parent / "fixtures" / "results"
+
+
+def test_committed_schema_matches_the_model():
+    """Fails when the model changes without `python scripts/gen_schema.py`."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_schema.py"), "--check"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_result_round_trips_through_a_file(tmp_path):
+    result = factories.result({"a": factories.steady(1000), "b": factories.steady(2500)}, params={"n": 3})
+    path = resultfile.save(result, tmp_path / "r.json")
+    loaded = resultfile.load(path)
+    assert loaded == result
+    assert loaded.variant("b").stats.median_ns == pytest.approx(2500, rel=1e-3)
+    assert json.loads(path.read_text())["schema_version"] == SCHEMA_VERSION
+
+
+def test_version_1_files_are_upgraded():
+    result = resultfile.load(V1 / "v1_tiny_sin_result.json")
+    assert [(v.name, v.status) for v in result.variants] == [("jit", "ok"), ("aot", "ok"), ("broken", "failed")]
+    jit = result.variant("jit")
+    assert jit.stats is not None and jit.stats.median_ns == pytest.approx(8446.0)
+    assert jit.breakdown_ns is not None and set(jit.breakdown_ns.stages) == {
+        "framework",
+        "jit_dispatch",
+        "launch",
+        "compute",
+    }
+    assert result.env is not None and result.env.packages["jax"] == "0.10.2"
+    sweep = resultfile.load(V1 / "v1_tiny_sin_sweep.json")
+    assert sweep.sweep is not None and sweep.sweep.values == [8, 256, 4096]
+    assert [p.params["size"] for p in sweep.points] == [8, 256, 4096]
+    assert sweep.variants == [] and sweep.shown is sweep.points[-1]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not a JSON result document"),
+        (b"\xff\xfe{", "not a JSON result document"),
+        (b"[1, 2]", "a JSON list, not an object"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"schema_version": 99}', "unsupported schema_version 99"),
+        (b'{"schema_version": 2}', "Object missing required field `scenario`"),
+        (
+            b'{"schema_version": 2, "scenario": {"id": "s"}, "device": {"id": "c"}, "variants": [{"name": 3}]}',
+            "Expected `str`, got `int` - at `$.variants[0].name`",
+        ),
+    ],
+)
+def test_a_bad_file_is_one_line_naming_the_problem(tmp_path, data, message):
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    with pytest.raises(TuiperfError) as info:
+        resultfile.load(path)
+    assert message in str(info.value) and str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_saving_refuses_to_replace_a_file_unless_forced(tmp_path):
+    path = tmp_path / "r.json"
+    first = factories.result({"a": factories.steady(1000)})
+    resultfile.save(first, path)
+    with pytest.raises(TuiperfError, match="exists already"):
+        resultfile.save(factories.result({"a": factories.steady(2000)}), path)
+    assert resultfile.load(path) == first
+    resultfile.save(factories.result({"a": factories.steady(2000)}), path, force=True)
+    assert resultfile.load(path).variant("a").stats.median_ns == pytest.approx(2000, rel=1e-3)
+
+
+def test_saving_into_a_folder_or_nowhere_is_refused_before_writing(tmp_path):
+    with pytest.raises(TuiperfError, match="is a folder"):
+        resultfile.save(factories.result({"a": [1.0]}), tmp_path)
+    with pytest.raises(TuiperfError, match="empty"):
+        resultfile.save(factories.result({"a": [1.0]}), "")
+
+
+KILL_DURING_SAVE = r"""
+import os, signal, sys, threading
+sys.path.insert(0, {tests!r})
+import factories
+from tuiperf.core import resultfile
+big = factories.result({{f"v{{i}}": list(range(200_000)) for i in range(10)}})
+threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGKILL)).start()
+resultfile.save(big, {path!r}, force=True)
+"""
+
+
+def test_a_process_killed_while_saving_leaves_the_old_file(tmp_path):
+    path = tmp_path / "r.json"
+    old = factories.result({"a": factories.steady(1000)})
+    resultfile.save(old, path)
+    script = KILL_DURING_SAVE.format(tests=str(Path(__file__).parent), path=str(path))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == -9
+    assert resultfile.load(path) == old
+    leftovers = [p for p in os.listdir(tmp_path) if p != "r.json"]
+    assert all(p.startswith(".r.json.") for p in leftovers)  # at most a temporary file, never a torn result
+
+
+def test_the_document_is_typed_everywhere():
+    result = factories.result({"a": factories.steady(1000)})
+    assert isinstance(msgspec.json.decode(resultfile.encode(result), type=RunResult), RunResult)
