@@ -1,7 +1,7 @@
 """Write the JSON Schema of result documents, generated from the typed model.
 
-    python scripts/gen_schema.py          # rewrite tuiperf/core/result.schema.json
-    python scripts/gen_schema.py --check  # exit 1 if the committed schema differs (tests do this too)
+python scripts/gen_schema.py          # rewrite tuiperf/core/result.schema.json
+python scripts/gen_schema.py --check  # exit 1 if the committed schema differs (tests do this too)
 """
 
 from __future__ import annotations

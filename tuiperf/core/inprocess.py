@@ -48,13 +48,14 @@ class InProcessRunner:
         request: RunRequest,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
+        on_turn: Callable[[str], None] | None = None,
     ) -> RunResult:
         from tuiperf.core.session import execute
 
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
         actual = set_dispatch(request.dispatch)
-        result = execute(request, on_event or (lambda event: None), cancel or threading.Event())
+        result = execute(request, on_event or (lambda event: None), cancel or threading.Event(), on_turn)
         if actual != request.dispatch:
             result.warnings.append(
                 f"asked for {request.dispatch} dispatch, but this process was already "

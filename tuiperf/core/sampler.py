@@ -60,16 +60,18 @@ def sample_interleaved(
     budget_s: float,
     cancel: threading.Event,
     on_tick: Callable[[float, float], None] = lambda elapsed, fraction: None,
-    on_sample: Callable[[Target], None] = lambda target: None,
+    on_turn: Callable[[Target], None] = lambda target: None,
     clock: Clock = DEFAULT_CLOCK,
 ) -> bool:
     """Fill every target's ``samples``; return False when cancelled before the end.
 
     ``samples`` set: exactly that many per target. ``samples`` None (auto): until every target's
     median is known within ±1 % (95 % CI) or ``budget_s`` of sampling has passed.
-    ``on_sample`` runs before each sample (the retrace sentinel uses it to know who is running).
+    ``on_turn`` runs before each variant's turn (the retrace sentinel uses it to know who is running).
+    Progress (``on_tick``) is reported after the first round, then every ``TICK_EVERY_S``.
     """
-    start = last_tick = last_check = clock()
+    start = last_check = clock()
+    last_tick = start - int(TICK_EVERY_S * 1e9)  # the first round's samples are streamed at once
     round_index = 0
     while True:
         active = [t for t in targets if not t.converged]
@@ -79,7 +81,7 @@ def sample_interleaved(
         for target in active[shift:] + active[:shift]:
             if cancel.is_set():
                 return False
-            on_sample(target)
+            on_turn(target)
             wanted = target.per_turn if samples is None else min(target.per_turn, samples - len(target.samples))
             try:
                 target.block(target.fn(*target.args))  # untimed: bring this variant's data back into cache

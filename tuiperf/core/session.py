@@ -66,10 +66,14 @@ def describe_exception(exc: BaseException, path: str) -> str:
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
 
 
-def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> RunResult:
+def execute(
+    request: RunRequest, emit: Emit, cancel: threading.Event, on_turn: Callable[[str], None] | None = None
+) -> RunResult:
+    """Measure ``request``. ``on_turn(variant)`` is called as each variant's turn begins during
+    sampling (the measuring process records it, so a crash can name the variant that was running)."""
     resolved = resolve(request)
     if resolved.sweep_values is None:
-        return Run(resolved, resolved.params, request, emit, cancel).measure()
+        return Run(resolved, resolved.params, request, emit, cancel, on_turn=on_turn).measure()
     assert request.sweep is not None
     parameter = request.sweep[0]
     values = resolved.sweep_values
@@ -78,7 +82,17 @@ def execute(request: RunRequest, emit: Emit, cancel: threading.Event) -> RunResu
     started = time.monotonic()
     for index, value in enumerate(values):
         span = (index / len(values), (index + 1) / len(values))
-        run = Run(resolved, {**resolved.params, parameter: value}, request, emit, cancel, span, value, started)
+        run = Run(
+            resolved,
+            {**resolved.params, parameter: value},
+            request,
+            emit,
+            cancel,
+            span,
+            value,
+            started,
+            on_turn=on_turn,
+        )
         try:
             points.append(run.measure())
         except TuiperfError as exc:
@@ -107,11 +121,13 @@ class Run:
         span: tuple[float, float] = (0.0, 1.0),
         sweep_value: Any = None,
         sweep_started: float | None = None,
+        on_turn: Callable[[str], None] | None = None,
     ) -> None:
         self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
         self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
         self.span, self.sweep_value = span, sweep_value
+        self.on_turn = on_turn
         self.started = time.monotonic()
         self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
         self.results: dict[str, VariantResult] = {}
@@ -247,8 +263,10 @@ class Run:
                     self.emit(SamplesAdded(target.name, list(new)))
             self.progress(PREPARE_SHARE + SAMPLE_SHARE * fraction, targets)
 
-        def on_sample(target: Target) -> None:
+        def on_turn(target: Target) -> None:
             watch.current = target.name
+            if self.on_turn is not None:
+                self.on_turn(target.name)
 
         sample_interleaved(
             targets,
@@ -256,7 +274,7 @@ class Run:
             budget_s=self.request.budget_s,
             cancel=self.cancel,
             on_tick=on_tick,
-            on_sample=on_sample,
+            on_turn=on_turn,
         )
         watch.current = None
         on_tick(0.0, 1.0)
