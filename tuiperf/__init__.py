@@ -3,9 +3,11 @@
 Scenario files import what they need from here::
 
     from tuiperf import Scenario, Int, Float, Choice, Bool, Bench, Skip
+    from tuiperf import eqx_filter_jit_level, nnx_jit_level, preflatten  # jit levels for Bench
 """
 
 from tuiperf.core.errors import Skip
+from tuiperf.core.jit_level import eqx_filter_jit_level, nnx_jit_level, preflatten
 from tuiperf.core.params import Bool, Choice, Float, Int
 from tuiperf.core.scenario import Bench, Scenario
 
