@@ -12,4 +12,16 @@ from tuiperf.core.params import Bool, Choice, Float, Int
 from tuiperf.core.scenario import Bench, Scenario
 
 __version__ = "0.1.0"
-__all__ = ["Bench", "Bool", "Choice", "Float", "Int", "Scenario", "Skip", "__version__"]
+__all__ = [
+    "Bench",
+    "Bool",
+    "Choice",
+    "Float",
+    "Int",
+    "Scenario",
+    "Skip",
+    "__version__",
+    "eqx_filter_jit_level",
+    "nnx_jit_level",
+    "preflatten",
+]
