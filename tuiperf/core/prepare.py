@@ -52,7 +52,7 @@ def flops_of(compiled: Any) -> float | None:
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
     try:
         analysis = compiled.cost_analysis()
-    except Exception:
+    except Exception:  # noqa: BLE001 - some backends do not implement it
         return None
     if isinstance(analysis, (list, tuple)):
         analysis = analysis[0] if analysis else None
@@ -80,7 +80,7 @@ def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]
         else:
             return stages, None, "no ahead-of-time API: compile time is part of the first call"
         stages["compile"], compiled = time_once(lowered.compile)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a wrapper's AOT path may not support these arguments
         return stages, None, f"ahead-of-time stages unavailable ({type(exc).__name__}: {exc})"
     note = "" if stages["trace"] is not None else "tracing is included in 'lower' for this wrapper"
     return stages, compiled, note
@@ -186,7 +186,7 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> 
         try:
             prepared.paths, program = build_paths(*jit_level)
             compiled = compiled if compiled is not None else program
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
             prepared.notes.append(f"no overhead breakdown: lower-level paths failed ({type(exc).__name__}: {exc})")
     else:
         prepared.notes.append("no overhead breakdown: give Bench(jit_fn=..., jit_args=...) for this wrapper")

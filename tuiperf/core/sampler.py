@@ -89,7 +89,7 @@ def sample_interleaved(
                     target.samples.append(take_sample(target.fn, target.args, target.loops, target.block, clock))
                     if cancel.is_set():
                         return False
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
                 target.error, target.converged = exc, True
         round_index += 1
 

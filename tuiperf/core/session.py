@@ -60,7 +60,7 @@ def describe_exception(exc: BaseException, path: str) -> str:
             line = frame.lineno
     try:
         message = f"{type(exc).__name__}: {exc}".strip()
-    except Exception:
+    except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
         message = f"{type(exc).__name__} (its message could not be shown)"
     first_line = message.splitlines()[0] if message else type(exc).__name__
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
@@ -210,7 +210,7 @@ class Run:
             return None
         try:
             return self.scenario.setup_fn(SimpleNamespace(**self.params))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - reported with the scenario file's line
             raise ScenarioError(
                 f"setup failed: {describe_exception(exc, self.scenario.path)}", where=self.scenario.id
             ) from None
@@ -227,7 +227,7 @@ class Run:
                 prepared.append(prepare(name, bench, self.cancel, self.device))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
                 self.finish(
                     document.variant_result(
                         name, status="failed", failed_phase="compile", error=describe_exception(exc, self.scenario.path)
@@ -311,7 +311,7 @@ class Run:
                 median = float(np.median(target.samples))
                 try:
                     breakdown = measure_breakdown(item, median, resolution, self.cancel)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
                     item.notes.append(f"no overhead breakdown: {describe_exception(exc, self.scenario.path)}")
                 if self.request.profile and not self.cancel.is_set():
                     self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
