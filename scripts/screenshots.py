@@ -79,7 +79,7 @@ def main() -> int:
                     outcome=outcome,
                     **extra,
                 )
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 failed += 1
                 print(f"FAILED {name}: {exc}", file=sys.stderr)
                 continue

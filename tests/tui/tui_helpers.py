@@ -15,7 +15,7 @@ from typing import Any
 def _cairo_works() -> bool:
     try:
         import cairosvg  # noqa: F401 - needs the system cairo library too
-    except Exception:
+    except Exception:  # noqa: BLE001
         return False
     return True
 

@@ -133,7 +133,7 @@ def load_file(path: Path) -> Scenario:
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise BrokenScenarioError(BrokenScenario(str(path), exc.lineno, f"SyntaxError: {exc.msg}")) from None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure of a user's file is reported, never raised
         sys.modules.pop(module_name, None)
         line = _line_in_file(exc, path)
         message = str(exc) if isinstance(exc, ScenarioError) else f"{type(exc).__name__}: {exc}"

@@ -68,7 +68,7 @@ def describe_exception(exc: BaseException, path: str) -> str:
             line = frame.lineno
     try:
         message = f"{type(exc).__name__}: {exc}".strip()
-    except Exception:
+    except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
         message = f"{type(exc).__name__} (its message could not be shown)"
     first_line = message.splitlines()[0] if message else type(exc).__name__
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
@@ -219,7 +219,7 @@ class Run:
             return None
         try:
             return self.scenario.setup_fn(SimpleNamespace(**self.params))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - reported with the scenario file's line
             raise ScenarioError(
                 f"setup failed: {describe_exception(exc, self.scenario.path)}", where=self.scenario.id
             ) from None
@@ -236,7 +236,7 @@ class Run:
                 prepared.append(prepare(name, bench, self.cancel, self.device, self.request.budget_s))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
                 self.finish(
                     document.variant_result(
                         name, status="failed", failed_phase="compile", error=describe_exception(exc, self.scenario.path)

@@ -65,7 +65,7 @@ def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
             conn.send(("ok", value))
         except TuiperfError as exc:
             conn.send(("error", (exc.title, exc.message, exc.where)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
             conn.send(("error", ("Internal error", f"{type(exc).__name__}: {exc}", None)))
 
 

@@ -11,7 +11,7 @@ def flops_of(compiled: Any) -> float | None:
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
     try:
         analysis = compiled.cost_analysis()
-    except Exception:
+    except Exception:  # noqa: BLE001 - some backends do not implement it
         return None
     if isinstance(analysis, list | tuple):
         analysis = analysis[0] if analysis else None

@@ -188,7 +188,7 @@ class TuiperfApp(App[None]):
         except TuiperfError as exc:
             self.post_message(CatalogFailed(exc.title, str(exc)))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
             self.post_message(CatalogFailed("Could not list scenarios", f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(CatalogLoaded(catalog, devices))
@@ -339,7 +339,7 @@ class TuiperfApp(App[None]):
             partial = failed[0].partial if failed else None
             self.post_message(RunError(run_id, exc.title, exc.message, exc.where, partial))
             return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure is shown, the app stays up
             partial = failed[0].partial if failed else None
             self.post_message(
                 RunError(
@@ -450,7 +450,7 @@ class TuiperfApp(App[None]):
         A document the panels cannot show (a newer schema, a bug) is reported, never fatal."""
         try:
             self._show_result(result, state)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the app must stay up
             self._report_error(
                 "Cannot display this result", f"{type(exc).__name__}: {exc}", details=traceback.format_exc(limit=4)
             )
@@ -564,13 +564,13 @@ class TuiperfApp(App[None]):
         if self.is_mounted:
             try:
                 self.query_one(RunOptions).set_running(running)
-            except Exception:
+            except Exception:  # noqa: BLE001 - during shutdown
                 pass
 
     def watch_log_scale(self, log: bool) -> None:
         try:
             self.query_one(LatencyHistogram).set_log(log)
-        except Exception:
+        except Exception:  # noqa: BLE001 - before mount
             pass
 
     # ------------------------------------------------------------------ actions
@@ -729,7 +729,7 @@ def main(
         if own:
             try:
                 runner.close()
-            except Exception:
+            except Exception:  # noqa: BLE001
                 pass
     return app.return_code or 0
 

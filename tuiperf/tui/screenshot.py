@@ -116,11 +116,11 @@ def write_png(svg_path: Path) -> Path | None:
     """Write a PNG beside an SVG when the optional cairosvg is installed; None otherwise."""
     try:
         import cairosvg  # type: ignore[import-not-found]
-    except Exception:
+    except Exception:  # noqa: BLE001 - optional extra (and the cairo system library)
         return None
     png = svg_path.with_suffix(".png")
     try:
         cairosvg.svg2png(url=str(svg_path), write_to=str(png), output_width=None)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a PNG is a bonus, the SVG is saved
         return None
     return png

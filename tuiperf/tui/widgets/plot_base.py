@@ -97,7 +97,7 @@ class CachedPlot(PlotextPlot):
                 plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
                 plt.theme(theme)
                 picture = Text.from_ansi(plt.build())
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 picture = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
         self.app.call_from_thread(self._show_built, key, picture)
 
