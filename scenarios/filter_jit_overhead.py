@@ -7,8 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf import Bench, Choice, Int, Scenario
-from tuiperf.core.jit_level import eqx_filter_jit_level
+from tuiperf import Bench, Choice, Int, Scenario, eqx_filter_jit_level
 
 LEARNING_RATE = 1e-2
 

@@ -12,8 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf import Bench, Choice, Int, Scenario
-from tuiperf.core.jit_level import eqx_filter_jit_level, nnx_jit_level, preflatten
+from tuiperf import Bench, Choice, Int, Scenario, eqx_filter_jit_level, nnx_jit_level, preflatten
 
 scenario = Scenario(
     title="MLP: closure vs argument vs pre-flattened (Equinox, Linen, NNX)",

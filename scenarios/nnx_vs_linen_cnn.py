@@ -8,8 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf import Bench, Int, Scenario, Skip
-from tuiperf.core.jit_level import nnx_jit_level
+from tuiperf import Bench, Int, Scenario, Skip, nnx_jit_level
 
 scenario = Scenario(
     title="Flax NNX vs Linen: small CNN forward",

@@ -7,8 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf import Bench, Choice, Int, Scenario, Skip
-from tuiperf.core.jit_level import eqx_filter_jit_level
+from tuiperf import Bench, Choice, Int, Scenario, Skip, eqx_filter_jit_level
 
 scenario = Scenario(
     title="Many static leaves: tree partition vs flat dict",

@@ -139,3 +139,14 @@ def test_the_async_dispatch_hint_stays_out_of_sync_runs(runner):
     doc, _ = run(runner, variants=["jax.jit"], samples=50, profile=False)
     assert doc.env is not None and doc.env.dispatch == "sync"
     assert not any("asynchronous CPU dispatch" in w for w in doc.warnings)
+
+
+def test_eager_variants_get_no_jit_advice_and_traces_are_not_called_recompilation(runner):
+    doc, _ = run(runner, scenario="eager", samples=20, profile=False)
+    eager, undeclared = variant(doc, "eager-tracing"), variant(doc, "undeclared")
+    assert eager.eager and eager.retraces >= 20 and eager.recompiles == 0
+    assert not any("jit_fn" in note for note in eager.notes)
+    assert not any("compil" in w for w in eager.warnings)
+    assert any("during sampling are part of its calls" in note for note in eager.notes)
+    assert any("give Bench(jit_fn=" in note for note in undeclared.notes)  # advice only where it applies
+    assert variant(doc, "jit").breakdown_ns is not None and eager.breakdown_ns is None

@@ -99,6 +99,8 @@ def variant_result(
             stability_warnings(summary, [{"center_ns": m.center_ns, "fraction": m.fraction} for m in modes])
         )
     all_warnings.extend(_compile_warnings(retraces, recompiles, eager))
+    if eager and retraces and not recompiles:
+        all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
     if loops_per_sample > 1:
         all_notes.append(
             f"calls shorter than the timer can resolve: each sample times {loops_per_sample} calls and reports the mean"

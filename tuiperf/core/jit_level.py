@@ -40,23 +40,38 @@ def eqx_filter_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[.
     return jax.jit(filter_jit_body, static_argnums=1), (dynamic, static)
 
 
-def nnx_jit_level(fn: Callable[..., Any], model: Any, *rest: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-    """What ``nnx.jit(fn)(model, *rest)`` reduces to once the NNX graph work is taken out.
+def nnx_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """What ``nnx.jit(fn)(*args)`` reduces to once the NNX graph work is taken out.
 
-    ``nnx.split(model)`` once into a static ``graphdef`` and a ``State`` of arrays; the jitted
-    function ``nnx.merge``s them back and calls ``fn``. Default (graph-mode) ``nnx.jit`` does that
-    split and merge in Python on every call and also returns the state as an output; both costs
-    land in ``time(nnx.jit call) - time(jit_fn call)``.
+    Every graph node among the arguments (a model, an ``nnx.Optimizer``, ...) is ``nnx.split`` once,
+    here, into a static ``graphdef`` and a ``State`` of arrays; the jitted function ``nnx.merge``s
+    them, calls ``fn`` and returns its output **and the updated state**, as ``nnx.jit`` does: a
+    training step that updates its model in place therefore keeps its backward pass and update (a
+    level returning only the output would let XLA drop them: measured 1,600 vs 3,770 FLOPs for a
+    small MLP step). Other arguments (batches, keys) are passed through. Default (graph-mode)
+    ``nnx.jit`` does the split and merge in Python on every call; that cost lands in
+    ``time(nnx.jit call) - time(jit_fn call)``.
     """
     import jax
     from flax import nnx
 
-    graphdef, state = nnx.split(model)
+    nodes = [i for i, arg in enumerate(args) if nnx.graph.is_graph_node(arg)]
+    if not nodes:
+        raise ValueError("nnx_jit_level: no NNX module or other graph node among the arguments")
+    graphdef, state = nnx.split(tuple(args[i] for i in nodes))
+    others = [i for i in range(len(args)) if i not in nodes]
 
     def nnx_jit_body(state, *rest):
-        return fn(nnx.merge(graphdef, state), *rest)
+        merged = nnx.merge(graphdef, state)
+        full: list[Any] = [None] * len(args)
+        for i, node in zip(nodes, merged):
+            full[i] = node
+        for i, value in zip(others, rest):
+            full[i] = value
+        out = fn(*full)
+        return out, nnx.state(merged)
 
-    return jax.jit(nnx_jit_body), (state, *rest)
+    return jax.jit(nnx_jit_body), (state, *(args[i] for i in others))
 
 
 def preflatten(fn: Callable[..., Any], tree: Any) -> tuple[Callable[..., Any], list[Any]]:

@@ -26,6 +26,14 @@ BREAKDOWN_STAGES: tuple[tuple[str, str, str], ...] = (
     ("compute", "compute", "running the compiled program"),
     ("outputs", "outputs", "rebuilding the output pytree on the host (e.g. an Equinox module)"),
 )
+# Each breakdown stage as a signed sum of the medians of measured paths (see core.breakdown).
+STAGE_PATHS: dict[str, dict[str, int]] = {
+    "framework": {"call": 1, "jit": -1},
+    "jit_dispatch": {"jit": 1, "flat_jit": -1, "noop_jit": 1, "noop_execute": -1},
+    "launch": {"noop_execute": 1},
+    "compute": {"flat_leaves": 1, "noop_jit": -1},
+    "outputs": {"flat_jit": 1, "flat_leaves": -1},
+}
 COMPILE_STAGES: tuple[tuple[str, str], ...] = (
     ("trace", "trace"),
     ("lower", "lower"),
@@ -105,8 +113,10 @@ class Breakdown(Struct):
     residual_ns: float
     reliable: bool = True
     reason: str | None = None
-    paths_ns: dict[str, float] = {}
+    paths_ns: dict[str, float] = {}  # median of each path
     rounds: int = 0
+    groups_ns: dict[str, list[float]] = {}  # each path's median per group of rounds (same groups for all
+    # variants of a run: a baseline's stages can be compared with a paired bootstrap, see core.reconcile)
 
 
 class ProfileRow(Struct):

@@ -1,29 +1,24 @@
-"""Everything done to a variant before steady-state sampling: build, compile stages, first call,
-warm-up, loop calibration, and the lower-level paths the overhead breakdown times."""
+"""Everything done to a variant before steady-state sampling: place inputs, compile stages, first
+call, warm-up and estimate, and the lower-level paths the breakdown will time (compiled here, so no
+compilation happens while anything is being timed)."""
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tuiperf.core.breakdown import Paths, build_paths
 from tuiperf.core.model import CompileStagesMs
 from tuiperf.core.scenario import Bench
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.timing import blocker_for, take_sample, time_once
+from tuiperf.core.xla_costs import count_params, flops_of
 
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5
-
-
-@dataclass
-class Path:
-    """A callable and its arguments, timed as one stage of the breakdown."""
-
-    fn: Callable[..., Any]
-    args: tuple
+SLOW_SHARE = 0.1  # a call longer than this share of the sampling budget gets a minimal warm-up
 
 
 @dataclass
@@ -32,12 +27,12 @@ class Prepared:
     bench: Bench
     block: Callable[[Any], Any]
     output: Any
-    loops: int
     estimate_ns: float
     stages_ms: CompileStagesMs
-    flops: float | None = None
+    flops: float | None = None  # the call's XLA FLOPs (or its jit level's, when the call has no AOT API)
+    call_flops: float | None = None  # the call's own, through its ahead-of-time API
     param_count: int | None = None
-    paths: dict[str, Path] = field(default_factory=dict)  # jit / execute / launch, when available
+    paths: Paths | None = None  # the breakdown's lower-level paths, when there is a jit level
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -47,25 +42,9 @@ def is_jax_jit(fn: Any) -> bool:
     return type(fn).__name__ == "PjitFunction" and hasattr(fn, "trace")
 
 
-def flops_of(compiled: Any) -> float | None:
-    """XLA's FLOP count from ``cost_analysis()`` of a jax or equinox compiled object."""
-    compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
-    try:
-        analysis = compiled.cost_analysis()
-    except Exception:  # noqa: BLE001 - some backends do not implement it
-        return None
-    if isinstance(analysis, (list, tuple)):
-        analysis = analysis[0] if analysis else None
-    flops = analysis.get("flops") if isinstance(analysis, dict) else None
-    return float(flops) if flops is not None and math.isfinite(flops) and flops >= 0 else None
-
-
-def count_params(tree: Any) -> int | None:
-    import jax
-
-    if tree is None:
-        return None
-    return int(sum(getattr(leaf, "size", 0) for leaf in jax.tree.leaves(tree) if hasattr(leaf, "shape")))
+def is_compiled_executable(fn: Any) -> bool:
+    """An ahead-of-time compiled ``jax.stages.Compiled``: it has no jit level above it."""
+    return type(fn).__name__ == "Compiled" and hasattr(fn, "runtime_executable")
 
 
 def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]:
@@ -84,42 +63,6 @@ def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]
         return stages, None, f"ahead-of-time stages unavailable ({type(exc).__name__}: {exc})"
     note = "" if stages["trace"] is not None else "tracing is included in 'lower' for this wrapper"
     return stages, compiled, note
-
-
-def build_paths(jit_fn: Callable[..., Any], jit_args: tuple) -> tuple[dict[str, Path], Any]:
-    """The lower levels of one call, each a real executable path (see :mod:`tuiperf.core.breakdown`):
-
-    - ``jit``: ``jit_fn(*jit_args)``, what JAX sees after the framework's Python work;
-    - ``flat_jit``: the same program jitted over the flat list of arrays (no pytree to flatten);
-    - ``noop_jit``: a jitted function taking the same arrays that computes and returns nothing;
-    - ``noop_execute``: that no-op's executable launched through PJRT directly, skipping jit's
-      argument checks and cache lookup.
-    """
-    import jax
-    import numpy as np
-
-    leaves, treedef = jax.tree.flatten(jit_args)
-    dynamic = [i for i, leaf in enumerate(leaves) if isinstance(leaf, (jax.Array, np.ndarray))]
-    arrays = tuple(leaves[i] for i in dynamic)
-
-    def flat_program(*flat_arrays):
-        rebuilt = list(leaves)
-        for i, array in zip(dynamic, flat_arrays):
-            rebuilt[i] = array
-        return jit_fn(*jax.tree.unflatten(treedef, rebuilt))
-
-    # keep_unused: every path must receive the same arrays, used or not.
-    flat_jit = jax.jit(flat_program, keep_unused=True)
-    program = flat_jit.trace(*arrays).lower().compile()  # also fills flat_jit's cache
-    noop_jit = jax.jit(lambda *a: (), keep_unused=True)
-    noop_executable = noop_jit.trace(*arrays).lower().compile().runtime_executable()
-    paths = {
-        "jit": Path(jit_fn, jit_args),
-        "flat_jit": Path(flat_jit, arrays),
-        "noop_jit": Path(noop_jit, arrays),
-        "noop_execute": Path(lambda *a: noop_executable.execute_sharded(list(a)), arrays),
-    }
-    return paths, program
 
 
 def place_inputs(bench: Bench, device: Any) -> list[str]:
@@ -144,54 +87,96 @@ def place_inputs(bench: Bench, device: Any) -> list[str]:
     return []
 
 
-def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None) -> Prepared:
-    """Compile, call once, warm up and calibrate one variant. Exceptions propagate to the caller.
+def output_warnings(output: Any) -> list[str]:
+    """A call whose output holds no JAX array gives tuiperf nothing to wait for."""
+    import jax
 
-    ``cancel`` (anything with ``is_set``) skips the breakdown's extra compiles once set.
+    leaves = jax.tree.leaves(output)
+    if any(isinstance(leaf, jax.Array) for leaf in leaves):
+        return []
+    what = "None" if output is None else f"no JAX array (a {type(output).__name__})"
+    return [
+        f"the call returns {what}: there is nothing to wait for, so device work it starts but does not return "
+        "may end after the timer stops; return the arrays it computes"
+    ]
+
+
+def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0) -> Prepared:
+    """Compile, call once, warm up and estimate one variant; build its breakdown paths.
+
+    Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
+    extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
     """
     watch = sentinel()
     watch.current = name
     placement_warnings = place_inputs(bench, device) if device is not None else []
     fn, args = bench.fn, bench.args
     stages, compiled, note = aot_stages(fn, args)
-    _traces_before, compiles_before = watch.snapshot(name)
+    _, compiles_before = watch.snapshot(name)
     stages["first_call"], output = time_once(lambda: _call_and_block(fn, args))
     prepared = Prepared(
         name=name,
         bench=bench,
         block=blocker_for(output),
         output=output,
-        loops=1,
         estimate_ns=0.0,
         stages_ms=CompileStagesMs(**stages),
         param_count=count_params(bench.params),
     )
     prepared.warnings.extend(placement_warnings)
-    if note:
+    prepared.warnings.extend(output_warnings(output))
+    if note and not bench.eager:
         prepared.notes.append(note)
     if bench.note:
         prepared.notes.append(bench.note)
     if compiled is not None and watch.snapshot(name)[1] > compiles_before:
         prepared.notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
 
-    for _ in range(WARMUP_CALLS):
-        prepared.block(fn(*args))
-    estimate = statistics.median(take_sample(fn, args, 1, prepared.block) for _ in range(ESTIMATE_CALLS))
-    prepared.estimate_ns = estimate
-
-    jit_level = (bench.jit_fn, bench.jit_args) if bench.jit_fn is not None else ((fn, args) if is_jax_jit(fn) else None)
-    if cancel is not None and cancel.is_set():
-        return prepared
-    if jit_level is not None:
-        try:
-            prepared.paths, program = build_paths(*jit_level)
-            compiled = compiled if compiled is not None else program
-        except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
-            prepared.notes.append(f"no overhead breakdown: lower-level paths failed ({type(exc).__name__}: {exc})")
+    warm = take_sample(fn, args, 1, prepared.block)
+    if warm > SLOW_SHARE * budget_s * 1e9:
+        prepared.estimate_ns = warm  # a slow call: no more calls than needed before sampling
     else:
-        prepared.notes.append("no overhead breakdown: give Bench(jit_fn=..., jit_args=...) for this wrapper")
-    prepared.flops = flops_of(compiled if compiled is not None else fn)
+        for _ in range(WARMUP_CALLS - 1):
+            prepared.block(fn(*args))
+        prepared.estimate_ns = statistics.median(
+            take_sample(fn, args, 1, prepared.block) for _ in range(ESTIMATE_CALLS)
+        )
+
+    prepared.call_flops = flops_of(compiled) if compiled is not None else None
+    if cancel is not None and cancel.is_set():
+        prepared.flops = prepared.call_flops
+        return prepared
+    build_breakdown_paths(prepared)
+    prepared.flops = (
+        prepared.call_flops
+        if prepared.call_flops is not None
+        else (prepared.paths.flops if prepared.paths is not None else None)
+    )
     return prepared
+
+
+def build_breakdown_paths(prepared: Prepared) -> None:
+    """Find the variant's jit level and compile its breakdown paths, or say why there are none."""
+    bench = prepared.bench
+    if bench.jit_fn is not None and bench.jit_args is not None:
+        level, call_is_jit = (bench.jit_fn, bench.jit_args), False
+    elif is_jax_jit(bench.fn):
+        level, call_is_jit = (bench.fn, bench.args), True
+    elif bench.eager:
+        return  # eager by design: nothing to break down, nothing to advise
+    elif is_compiled_executable(bench.fn):
+        prepared.notes.append("no overhead breakdown: an ahead-of-time compiled executable has no jit level")
+        return
+    else:
+        prepared.notes.append(
+            "no overhead breakdown: this call is not a jax.jit function; give Bench(jit_fn=..., jit_args=...) "
+            "(tuiperf.eqx_filter_jit_level and tuiperf.nnx_jit_level build them), or eager=True if it is eager"
+        )
+        return
+    try:
+        prepared.paths = build_paths(*level, call_is_jit=call_is_jit)
+    except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
+        prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
 
 
 def _call_and_block(fn: Callable[..., Any], args: tuple) -> Any:

@@ -43,13 +43,21 @@ class Bench:
     - ``jit_fn, jit_args``: the ``jax.jit`` function and arguments that JAX sees after the framework
       has done its Python work (for ``eqx.filter_jit`` that is the partitioned arrays). Timing it
       beside ``fn`` separates framework work from JAX's own dispatch. When ``fn`` is itself a
-      ``jax.jit`` function it is its own jit level and you can leave these out.
+      ``jax.jit`` function it is its own jit level and you can leave these out. The helpers
+      ``tuiperf.eqx_filter_jit_level`` and ``tuiperf.nnx_jit_level`` build them.
     - ``params``: the model's parameters (any pytree): their element count is compared across
       variants, which catches a layer that silently built a different kernel.
+    - ``compare``: a function applied to the output before the guard compares it with the reference
+      variant's, e.g. ``lambda out: {"loss": out[1]}`` or a projection of a library's parameter
+      container to a flat ``{path: array}`` dict, so that different container types and leaf orders
+      of the same numbers compare equal.
+    - ``tolerance``: relative tolerance for this variant's values (default: the scenario's).
+    - ``eager``: the variant is eager by design (no ``jax.jit`` level): no jit-level advice, and
+      tracing work during every call is reported as such, not as recompilation.
     - ``note``: a sentence shown with the result (for example, a caveat about closures).
     """
 
-    __slots__ = ("args", "fn", "jit_args", "jit_fn", "note", "params")
+    __slots__ = ("args", "compare", "eager", "fn", "jit_args", "jit_fn", "note", "params", "tolerance")
 
     def __init__(
         self,
@@ -58,17 +66,29 @@ class Bench:
         jit_fn: Callable[..., Any] | None = None,
         jit_args: tuple[Any, ...] | None = None,
         params: Any = None,
+        compare: Callable[[Any], Any] | None = None,
+        tolerance: float | None = None,
+        eager: bool = False,
         note: str = "",
     ) -> None:
         if not callable(fn):
-            raise ScenarioError(f"Bench needs a callable first, got {type(fn).__name__}")
+            raise ScenarioError(f"Bench needs the function to time first, got {type(fn).__name__}: Bench(fn, *args)")
         if (jit_fn is None) != (jit_args is None):
-            raise ScenarioError("Bench: give jit_fn and jit_args together")
+            raise ScenarioError("Bench: give jit_fn and jit_args together (jit_fn(*jit_args) is the jit level)")
+        if eager and jit_fn is not None:
+            raise ScenarioError("Bench: an eager variant has no jit level; drop eager=True or jit_fn/jit_args")
+        if compare is not None and not callable(compare):
+            raise ScenarioError(f"Bench: compare must be a function of the output, got {type(compare).__name__}")
+        if tolerance is not None and not (isinstance(tolerance, int | float) and tolerance >= 0):
+            raise ScenarioError(f"Bench: tolerance must be a non-negative number, got {tolerance!r}")
         self.fn = fn
         self.args = args
         self.jit_fn = jit_fn
         self.jit_args = tuple(jit_args) if jit_args is not None else None
         self.params = params
+        self.compare = compare
+        self.tolerance = None if tolerance is None else float(tolerance)
+        self.eager = eager
         self.note = note
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tuiperf.core import document
-from tuiperf.core.breakdown import measure_breakdown
+from tuiperf.core.breakdown import BreakdownInput, TimedPath, measure_breakdowns
 from tuiperf.core.document import RunHeader
 from tuiperf.core.env import all_devices, describe_device, device_id, dispatch_mode, environment
 from tuiperf.core.errors import ScenarioError, Skip, TuiperfError
@@ -39,14 +39,22 @@ from tuiperf.core.prepare import Prepared, prepare
 from tuiperf.core.profiling import profile_call
 from tuiperf.core.resolve import Resolved, resolve
 from tuiperf.core.runner import RunRequest
-from tuiperf.core.sampler import Target, block_size, sample_interleaved
+from tuiperf.core.sampler import WARM_UP_BELOW_NS, Target, block_size, sample_interleaved
 from tuiperf.core.sentinel import sentinel
+from tuiperf.core.stats import median_ci
 from tuiperf.core.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
 
 Emit = Callable[[Any], None]
 
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
+
+
+# The breakdown phase: about a third of the sampling budget, at least 1 s, at most 20 s.
+def breakdown_budget(budget_s: float, variants: int) -> float:
+    return min(20.0, max(1.0, budget_s / 3, 0.3 * variants))
+
+
 # The live estimate (shown as "≈") is the median of the latest samples: ten times a second, a
 # median over every sample of every variant would cost the measuring process tens of milliseconds.
 ESTIMATE_WINDOW = 5000
@@ -128,6 +136,7 @@ class Run:
         self.request, self.emit, self.cancel = request, emit, cancel
         self.span, self.sweep_value = span, sweep_value
         self.on_turn = on_turn
+        self.sampling_started_ns = time.perf_counter_ns()
         self.started = time.monotonic()
         self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
         self.results: dict[str, VariantResult] = {}
@@ -224,7 +233,7 @@ class Run:
             variant = self.scenario.variants[name]
             try:
                 bench = variant.build(SimpleNamespace(**self.params), ctx)
-                prepared.append(prepare(name, bench, self.cancel, self.device))
+                prepared.append(prepare(name, bench, self.cancel, self.device, self.request.budget_s))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
             except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
@@ -245,6 +254,7 @@ class Run:
                 p.block,
                 loops=choose_loops(p.estimate_ns, resolution),
                 per_turn=block_size(p.estimate_ns),
+                warm_up=p.estimate_ns < WARM_UP_BELOW_NS,
             )
             for p in prepared
         ]
@@ -268,11 +278,13 @@ class Run:
             if self.on_turn is not None:
                 self.on_turn(target.name)
 
+        self.sampling_started_ns = time.perf_counter_ns()
         sample_interleaved(
             targets,
             samples=self.request.samples,
             budget_s=self.request.budget_s,
             cancel=self.cancel,
+            interleave=self.request.interleave,
             on_tick=on_tick,
             on_turn=on_turn,
         )
@@ -283,8 +295,18 @@ class Run:
             self.compile_counts[target.name] = (traces - before[target.name][0], compiles - before[target.name][1])
         return targets
 
+    def sample_span(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
+        """When (seconds after sampling began) and in which rounds a target was sampled."""
+
+        def seconds(ns: int | None) -> float | None:
+            return None if ns is None else (ns - self.sampling_started_ns) / 1e9
+
+        return seconds(target.first_ns), seconds(target.last_ns), target.first_round, target.last_round
+
     def analyse(self, prepared: list[Prepared], targets: list[Target], resolution: float) -> None:
         by_name = {t.name: t for t in targets}
+        measured = [p for p in prepared if by_name[p.name].error is None and by_name[p.name].samples]
+        breakdowns = self.breakdowns(measured, by_name, resolution)
         for index, item in enumerate(prepared):
             target = by_name[item.name]
             traces, compiles = self.compile_counts.get(item.name, (0, 0))
@@ -293,11 +315,13 @@ class Run:
                 warnings=item.warnings,
                 samples_ns=target.samples,
                 loops_per_sample=target.loops,
+                span=self.sample_span(target),
                 stages_ms=item.stages_ms,
                 flops=item.flops,
                 param_count=item.param_count,
                 retraces=traces,
                 recompiles=compiles,
+                eager=item.bench.eager,
             )
             if target.error is not None:
                 error = describe_exception(target.error, self.scenario.path)
@@ -305,21 +329,58 @@ class Run:
                     document.variant_result(item.name, status="failed", failed_phase="sample", error=error, **common)
                 )
                 continue
-            breakdown = profile = None
-            if target.samples and not self.cancel.is_set():
-                self.emit(PhaseChanged("breakdown", item.name, "timing the lower-level paths"))
-                median = float(np.median(target.samples))
-                try:
-                    breakdown = measure_breakdown(item, median, resolution, self.cancel)
-                except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
-                    item.notes.append(f"no overhead breakdown: {describe_exception(exc, self.scenario.path)}")
-                if self.request.profile and not self.cancel.is_set():
-                    self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
-                    profile = profile_call(item.bench.fn, item.bench.args, item.block, item.estimate_ns)
+            profile = None
+            if target.samples and self.request.profile and not self.cancel.is_set():
+                self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
+                profile = profile_call(item.bench.fn, item.bench.args, item.block, item.estimate_ns)
+            breakdown = breakdowns.get(item.name)
+            if item.paths is not None and breakdown is None and target.samples and not self.cancel.is_set():
+                item.notes.append("no overhead breakdown: one of its lower-level paths failed while being timed")
             self.finish(document.variant_result(item.name, breakdown_ns=breakdown, profile=profile or (), **common))
             share = 1 - PREPARE_SHARE - SAMPLE_SHARE
             self.progress(PREPARE_SHARE + SAMPLE_SHARE + share * (index + 1) / len(prepared), targets)
         self.guard(prepared)
+
+    def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
+        """Every measured variant's breakdown paths, sampled together in the same rounds."""
+        inputs = []
+        for item in measured:
+            if item.paths is None:
+                continue
+            samples = targets[item.name].samples
+            inputs.append(
+                BreakdownInput(
+                    name=item.name,
+                    call=TimedPath(item.bench.fn, item.bench.args),
+                    paths=item.paths,
+                    total_ns=float(np.median(samples)),
+                    total_ci_ns=median_ci(samples),
+                    call_flops=item.call_flops,
+                )
+            )
+        if not inputs or self.cancel.is_set():
+            return {}
+        self.emit(PhaseChanged("breakdown", None, "timing the lower-level paths of every variant together"))
+        watch = sentinel()
+
+        def on_turn(target: Target) -> None:
+            variant = target.name.split("/", 1)[0]
+            watch.current = variant
+            if self.on_turn is not None:
+                self.on_turn(variant)
+
+        try:
+            return measure_breakdowns(
+                inputs,
+                resolution_ns=resolution,
+                budget_s=breakdown_budget(self.request.budget_s, len(inputs)),
+                cancel=self.cancel,
+                interleave=self.request.interleave,
+                dispatch=dispatch_mode(),
+                on_turn=on_turn,
+            )
+        finally:
+            watch.current = None
 
     def guard(self, prepared: list[Prepared]) -> None:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))

@@ -18,3 +18,17 @@ def format_ns(ns: float) -> str:
             decimals = max(0, 2 - math.floor(math.log10(abs(value))))
             return f"{value:.{decimals}f} {unit}"
     raise AssertionError("unreachable")
+
+
+P_FLOOR = 1e-6  # below this a p-value is shown as "< 1e-6": the normal approximation means no more
+
+
+def format_p(p: float | None) -> str:
+    """A p-value with its real magnitude: "< 1e-6", "3.2e-05", "0.0032", "0.41", "1"; never "0"."""
+    if p is None or not math.isfinite(p):
+        return "—"
+    if p < P_FLOOR:
+        return "< 1e-6"
+    if p < 1e-3:
+        return f"{p:.1e}".replace("e-0", "e-")
+    return f"{p:.2g}" if p < 0.995 else "1"

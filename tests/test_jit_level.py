@@ -1,0 +1,72 @@
+"""The jit-level helpers compute what the wrapped call computes: same XLA FLOPs, updates included."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+import pytest
+
+from tuiperf import Bench, eqx_filter_jit_level, nnx_jit_level
+from tuiperf.core.prepare import prepare
+
+
+def nnx_training_step():
+    from flax import nnx
+
+    class MLP(nnx.Module):
+        def __init__(self, rngs):
+            self.hidden = nnx.Linear(4, 16, rngs=rngs)
+            self.out = nnx.Linear(16, 1, rngs=rngs)
+
+        def __call__(self, x):
+            return self.out(jax.nn.relu(self.hidden(x)))
+
+    model = MLP(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)
+    x, y = jnp.ones((8, 4)), jnp.zeros((8, 1))
+
+    def step(model, optimizer, x, y):
+        loss, grads = nnx.value_and_grad(lambda m: ((m(x) - y) ** 2).mean())(model)
+        optimizer.update(model, grads)
+        return loss
+
+    return step, model, optimizer, x, y
+
+
+def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
+    from flax import nnx
+
+    step, model, optimizer, x, y = nnx_training_step()
+    jit_fn, jit_args = nnx_jit_level(step, model, optimizer, x, y)
+    prepared = prepare("nnx.jit", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jit_fn, jit_args=jit_args))
+    assert prepared.paths is not None and prepared.call_flops is not None
+    assert prepared.paths.flops == pytest.approx(prepared.call_flops)
+
+    graphdef, state = nnx.split((model, optimizer))
+
+    def loss_only(state, x, y):  # what the helper used to build: XLA drops the backward pass
+        return step(*nnx.merge(graphdef, state), x, y)
+
+    forward = prepare(
+        "old level", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jax.jit(loss_only), jit_args=(state, x, y))
+    )
+    assert forward.paths is not None and forward.paths.flops < 0.6 * prepared.paths.flops
+
+
+def test_nnx_jit_level_needs_a_graph_node():
+    with pytest.raises(ValueError, match="no NNX module"):
+        nnx_jit_level(lambda x: x, jnp.ones(3))
+
+
+def test_eqx_filter_jit_level_computes_what_filter_jit_computes():
+    import equinox as eqx
+
+    model = eqx.nn.MLP(4, 2, 8, 2, key=jax.random.key(0))
+    x = jnp.ones(4)
+    jit_fn, jit_args = eqx_filter_jit_level(lambda m, x: m(x), model, x)
+    prepared = prepare(
+        "filter_jit", Bench(eqx.filter_jit(lambda m, x: m(x)), model, x, jit_fn=jit_fn, jit_args=jit_args)
+    )
+    assert prepared.paths is not None and prepared.call_flops is not None
+    assert prepared.paths.flops == pytest.approx(prepared.call_flops)

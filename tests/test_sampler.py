@@ -1,0 +1,127 @@
+"""Steady-state sampling with a fake clock: interleaving, same span for all, warm-up, stopping rules."""
+
+from __future__ import annotations
+
+import threading
+
+from fakes import FakeClock
+
+from tuiperf.core.sampler import Target, sample_interleaved
+
+
+def targets_of(clock: FakeClock, costs: dict[str, int], per_turn: dict[str, int] | None = None) -> list[Target]:
+    per_turn = per_turn or {}
+    return [
+        Target(name, clock.call(cost), (), lambda out: out, per_turn=per_turn.get(name, 1))
+        for name, cost in costs.items()
+    ]
+
+
+def test_fixed_sampling_interleaves_in_rotating_order_and_stops_at_the_count():
+    clock = FakeClock()
+    order: list[str] = []
+    targets = targets_of(clock, {"a": 100, "b": 100, "c": 100})
+    outcome = sample_interleaved(
+        targets, samples=4, budget_s=1.0, cancel=threading.Event(), on_turn=lambda t: order.append(t.name), clock=clock
+    )
+    assert outcome.reason == "count" and [len(t.samples) for t in targets] == [4, 4, 4]
+    assert order[:6] == ["a", "b", "c", "b", "c", "a"]  # rotating order: drift hits everyone alike
+
+
+def test_fixed_sampling_spreads_every_variant_over_the_same_rounds():
+    """A fast variant (500 per 5 ms turn) and a slow one (10 per turn) finish in the same round."""
+    clock = FakeClock()
+    fast, slow = targets_of(clock, {"fast": 10_000, "slow": 500_000}, {"fast": 500, "slow": 10})
+    outcome = sample_interleaved([fast, slow], samples=1000, budget_s=1.0, cancel=threading.Event(), clock=clock)
+    assert len(fast.samples) == len(slow.samples) == 1000
+    assert (fast.first_round, fast.last_round) == (slow.first_round, slow.last_round) == (0, outcome.rounds - 1)
+    assert outcome.rounds == 100  # the slow variant's 10 per turn sets the pace; the fast one takes 10 too
+
+
+def test_auto_sampling_keeps_a_converged_variant_in_the_rotation_until_all_stop():
+    """Drift must hit every variant alike: the stable one converges at once but keeps being sampled."""
+    clock = FakeClock()
+    stable = Target("stable", clock.call(1_000_000), (), lambda o: o, per_turn=5)
+    noisy_costs = iter([1_000_000 + (i * 7919 % 400_000) for i in range(100_000)])
+
+    def noisy_call() -> None:
+        clock.now += next(noisy_costs)
+
+    noisy = Target("noisy", noisy_call, (), lambda o: o, per_turn=5)
+    outcome = sample_interleaved([stable, noisy], samples=None, budget_s=3.0, cancel=threading.Event(), clock=clock)
+    assert stable.first_round == noisy.first_round == 0
+    assert stable.last_round == noisy.last_round == outcome.rounds - 1
+    assert stable.first_ns is not None and noisy.first_ns is not None
+    assert abs(stable.first_ns - noisy.first_ns) < 20_000_000 and abs(stable.last_ns - noisy.last_ns) < 20_000_000
+
+
+def test_auto_sampling_stops_when_every_median_is_known():
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000_000})  # 1 ms calls, perfectly stable
+    outcome = sample_interleaved(targets, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock)
+    assert outcome.reason == "converged"
+    assert 30 <= len(targets[0].samples) <= 260  # the first check comes after 0.25 s of samples
+
+
+def test_auto_sampling_stops_at_the_budget():
+    clock = FakeClock()
+    costs = iter([1_000_000 + (i * 7919 % 900_000) for i in range(100_000)])  # too noisy to converge
+
+    def call() -> None:
+        clock.now += next(costs)
+
+    target = Target("a", call, (), lambda o: o)
+    outcome = sample_interleaved([target], samples=None, budget_s=0.5, cancel=threading.Event(), clock=clock)
+    assert outcome.reason == "budget" and 0.5 <= outcome.elapsed_s < 0.6
+
+
+def test_block_mode_warms_up_each_turn_and_call_mode_does_not():
+    """Each variant evicts the other's caches (a cold call costs 5x). Block mode's untimed warm-up call
+    keeps cold calls out of the samples; call mode measures every call after a neighbour."""
+    clock = FakeClock()
+    last: list[str] = []
+    a = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, per_turn=3)
+    b = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, per_turn=3)
+    sample_interleaved([a, b], samples=30, budget_s=1.0, cancel=threading.Event(), clock=clock)
+    assert set(a.samples) == set(b.samples) == {1_000}
+    last.clear()
+    a2 = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, per_turn=3)
+    b2 = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, per_turn=3)
+    sample_interleaved([a2, b2], samples=30, budget_s=1.0, cancel=threading.Event(), interleave="call", clock=clock)
+    assert set(a2.samples) == set(b2.samples) == {5_000}
+    assert len(a2.round_starts) == 30  # one call per turn
+
+
+def test_cancel_stops_within_one_sample():
+    clock = FakeClock()
+    cancel = threading.Event()
+    calls = [0]
+
+    def call() -> None:
+        calls[0] += 1
+        clock.now += 100
+        if calls[0] == 8:  # the warm-up call, then 7 samples
+            cancel.set()
+
+    target = Target("a", call, (), lambda o: o, per_turn=50)
+    outcome = sample_interleaved([target], samples=100, budget_s=1.0, cancel=cancel, clock=clock)
+    assert outcome.reason == "cancelled" and len(target.samples) == 7
+
+
+def test_a_failing_target_stops_alone():
+    clock = FakeClock()
+
+    def boom() -> None:
+        raise MemoryError("out of memory")
+
+    good = Target("good", clock.call(100), (), lambda o: o)
+    bad = Target("bad", boom, (), lambda o: o)
+    sample_interleaved([good, bad], samples=10, budget_s=1.0, cancel=threading.Event(), clock=clock)
+    assert len(good.samples) == 10 and not bad.samples and isinstance(bad.error, MemoryError)
+
+
+def test_turns_are_recorded_for_pairing():
+    clock = FakeClock()
+    (target,) = targets_of(clock, {"a": 100}, {"a": 3})
+    sample_interleaved([target], samples=9, budget_s=1.0, cancel=threading.Event(), clock=clock)
+    assert [len(turn) for turn in target.turns()] == [3, 3, 3]
