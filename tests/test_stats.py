@@ -198,8 +198,8 @@ def test_stability_warnings_noisy_vs_tight():
     text = " | ".join(warnings)
     assert "unstable: the middle half" in text and "% of the median" in text
     assert "outliers" not in text  # 7 % in a long tail does not move the median: no warning
-    tail = np.append(rng().normal(10_000, 50, 300), [60_000] * 120)  # 29 % far out
-    assert any("outliers (29 % of samples" in w for w in stability_warnings(summarize(tail), detect_modes(tail)))
+    tails = np.concatenate([rng().normal(10_000, 50, 700), [1_000] * 140, [60_000] * 140])  # 29 % far out
+    assert any("outliers (29 % of samples" in w for w in stability_warnings(summarize(tails), detect_modes(tails)))
     assert any(w.startswith("multi-modal: clusters at 12.3 µs") and "60.0 µs (7 %)" in w for w in warnings)
 
 
