@@ -27,8 +27,11 @@ CASES = [
 def measure(scenario: str, params: dict, variants: list[str], dispatch: str, budget: float) -> dict:
     runner = WorkerRunner(dispatch)
     try:
-        result = runner.run(RunRequest(scenario=scenario, params=params, variants=variants, dispatch=dispatch,
-                                       budget_s=budget, profile=False))
+        result = runner.run(
+            RunRequest(
+                scenario=scenario, params=params, variants=variants, dispatch=dispatch, budget_s=budget, profile=False
+            )
+        )
     finally:
         runner.close()
     return {v.name: v for v in result.measured}
@@ -54,8 +57,11 @@ def main() -> None:
                 with_breakdown = [e.breakdown_ns for e in entries if e.breakdown_ns is not None]
                 reliable = statistics.mean(b.reliable for b in with_breakdown) if with_breakdown else float("nan")
                 shown = ", ".join(f"{m:.2f}" for m in medians)
-                print(f"{scenario + ' / ' + name:44} {mode:5} {shown:38} {100 * spread:5.1f} %  {100 * multi:5.0f} %"
-                      f"  {100 * reliable:6.0f} %", flush=True)
+                print(
+                    f"{scenario + ' / ' + name:44} {mode:5} {shown:38} {100 * spread:5.1f} %  {100 * multi:5.0f} %"
+                    f"  {100 * reliable:6.0f} %",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

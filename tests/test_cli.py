@@ -1,6 +1,7 @@
 """The command line: exit status 2 and one line for user errors; JSON with the documented keys."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -179,3 +180,70 @@ def test_any_variant_can_be_the_baseline_with_a_confidence_interval():
     assert rows["a"].ratio == pytest.approx(0.5, rel=0.01) and rows["c"].ratio == pytest.approx(2.0, rel=0.01)
     lo, hi = rows["a"].ci95
     assert lo <= rows["a"].ratio <= hi  # the inverted interval still brackets the inverted ratio
+
+
+def test_options_before_the_command_are_honoured(fixture_dir):
+    from tuiperf.cli import parse_args
+
+    args = parse_args(["--dispatch", "async", "--scenarios", "/a", "run", "tiny", "--scenarios", fixture_dir])
+    assert args.dispatch == "async" and args.scenarios == ["/a", fixture_dir]
+    assert parse_args(["run", "tiny", "--dispatch", "async"]).dispatch == "async"
+    assert parse_args(["run", "tiny"]).dispatch == "sync"  # the documented default
+    assert parse_args(["--scenarios", "/x", "list"]).scenarios == ["/x"]
+    app = parse_args(["--dispatch", "async", "mlp-closure-vs-argument", "--set", "batch=2"])
+    assert (app.command, app.scenario, app.dispatch, app.set) == (
+        "app",
+        "mlp-closure-vs-argument",
+        "async",
+        ["batch=2"],
+    )
+    assert parse_args([]).command == "app" and parse_args([]).scenario is None
+
+
+def test_a_piped_report_keeps_every_median_with_its_unit(fixture_dir, tmp_path):
+    """`tuiperf run ID | cat` at the default width: no number is cut."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tuiperf",
+            "run",
+            "tiny",
+            "--scenarios",
+            fixture_dir,
+            "--samples",
+            "30",
+            "--no-profile",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    from tuiperf.core import resultfile
+    from tuiperf.core.units import format_ns
+
+    result = resultfile.load(tmp_path / "r.json")
+    for v in result.measured:
+        assert format_ns(v.stats.median_ns) in done.stdout, v.name
+    assert "…" not in done.stdout and max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--json", ""], "the output path is empty"),
+        (["--json", "."], "is a folder"),
+        (["--budget", "nan"], "budget must be a positive number"),
+        (["--samples", "2000000"], "samples must be between 1 and 1,000,000"),
+        (["--set", "size=2**99999"], "is not an integer literal"),
+        (["--variants", "a,,b"], "empty variant name"),
+    ],
+)
+def test_bad_options_are_refused_before_anything_runs(argv, message, fixture_dir, capsys):
+    code = main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1

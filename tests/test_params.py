@@ -19,8 +19,9 @@ def test_defaults_fill_missing_values():
 
 
 def test_strings_are_parsed_to_types():
-    values = validate(SPECS, {"width": "2**8", "lr": "1e-3", "dtype": "bfloat16", "train": "yes"})
-    assert values == {"width": 256, "lr": 0.001, "dtype": "bfloat16", "train": True}
+    values = validate(SPECS, {"width": "1_024", "lr": "1e-3", "dtype": "bfloat16", "train": "yes"})
+    assert values == {"width": 1024, "lr": 0.001, "dtype": "bfloat16", "train": True}
+    assert validate(SPECS, {"width": "2.5e3"})["width"] == 2500 and type(validate(SPECS, {"lr": 1})["lr"]) is float
 
 
 @pytest.mark.parametrize(
@@ -35,6 +36,17 @@ def test_strings_are_parsed_to_types():
         ({"dtype": "int8"}, "dtype: 'int8' is not one of the choices (allowed: one of float32, bfloat16)"),
         ({"train": "maybe"}, "train: 'maybe' is not a boolean (allowed: true or false)"),
         ({"depth": 3}, "unknown parameter 'depth' (parameters: width, lr, dtype, train)"),
+        ({"width": "2**8"}, "width: '2**8' is not an integer literal (expressions are not evaluated"),
+        ({"width": "2**-1"}, "width: '2**-1' is not an integer literal"),
+        ({"width": "1e19"}, "is larger than 9,223,372,036,854,775,807 in magnitude"),
+        ({"width": "1.5e4"}, "width: 15000 is above the maximum 4096"),
+        ({"width": "1.25e1"}, "'1.25e1' is not an integer"),
+        ({"width": "٣"}, "'٣' is not an integer"),
+        ({"width": "9" * 65}, "is longer than 64 characters"),
+        ({"lr": "1e400"}, "lr: '1e400' is not a finite number"),
+        ({"lr": "0x1p3"}, "lr: '0x1p3' is not a number"),
+        ({"dtype": "[/]"}, "dtype: '[/]' is not one of the choices"),
+        ({"dtype": "\x1b]52;c;eA==\x07"}, "dtype: '␛]52;c;eA==␇' is not one of the choices"),
     ],
 )
 def test_invalid_values_name_the_parameter_and_what_is_allowed(values, message):
@@ -53,10 +65,31 @@ def test_invalid_declarations_are_rejected():
         Scenario(title="t", question="q", params={"n": 3})
 
 
-def test_assignments():
+def test_assignments_sweeps_and_name_lists():
+    from tuiperf.core.params import parse_assignments, parse_name_list, parse_sweep
+
     assert parse_assignment("width = 8") == ("width", "8")
     with pytest.raises(ParamError, match="expected NAME=VALUE"):
         parse_assignment("width")
+    with pytest.raises(ParamError, match="width is set twice"):
+        parse_assignments(["width=8", "width=16"])
+    assert parse_sweep("n = 1, 8,64") == ("n", ["1", "8", "64"])
+    with pytest.raises(ParamError, match="without empty ones"):
+        parse_sweep("n=1,,8")
+    with pytest.raises(ParamError, match="at most 1000"):
+        parse_sweep("n=" + ",".join(["1"] * 1001))
+    assert parse_name_list("a, b,a") == ["a", "b"]
+    with pytest.raises(ParamError, match="empty variant name"):
+        parse_name_list("a,,b")
+
+
+def test_declarations_take_only_the_default_positionally():
+    with pytest.raises(ScenarioError, match=r"write Int\(8, min=..., max=..., help=...\)"):
+        Int(8, 1, 4096)
+    with pytest.raises(ScenarioError, match=r"write Choice\('no', choices=..., help=...\)"):
+        Choice("no", ["no", "abort"], help="what to do")
+    with pytest.raises(TypeError):
+        Int(8, name="sneaky")  # the name comes from the dict key, never from the author
 
 
 def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):

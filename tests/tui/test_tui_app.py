@@ -96,7 +96,7 @@ async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
         assert any("below the minimum 1" in n for n in notifications(app))
         assert "below the minimum" in app.blocked_reason
         # fixing the value unblocks it
-        form.set_value("size", "2**4")
+        form.set_value("size", "1.6e1")
         assert form.valid and form.values()["size"] == 16
 
 

@@ -20,7 +20,13 @@ from typing import Any, Protocol
 from tuiperf.core.events import Event
 from tuiperf.core.model import RunResult
 
-DISPATCH_MODES = ("async", "sync")
+DISPATCH_MODES = ("sync", "async")
+# Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
+# with no hand-off to JAX's dispatch thread (async added 18-19 % to filter-jit-overhead at width 256,
+# 38 -> 46 us and 100 -> 119 us, on the 2-core CI machine) and the breakdown's paths are comparable.
+# Repeatability was the same in both modes there (1-8 % between fresh processes,
+# benchmarks/dispatch_modes.py). Async is one flag away and always labelled.
+DEFAULT_DISPATCH = "sync"
 INTERLEAVE_MODES = ("block", "call")
 MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
 DEFAULT_TIMEOUT_S = 60.0
@@ -32,7 +38,7 @@ class RunRequest:
     params: dict[str, Any] = field(default_factory=dict)  # raw values (strings are parsed)
     variants: list[str] | None = None  # None: all
     device: str | None = None  # "cpu:0", "cuda:1", or None for the first device
-    dispatch: str = "async"  # "async" (JAX's default on CPU) or "sync"
+    dispatch: str = DEFAULT_DISPATCH  # "sync" or "async" (JAX's own default on CPU)
     samples: int | None = None  # fixed samples per variant; None: auto (CI of median ±1 % or budget)
     budget_s: float = 3.0  # time budget for steady-state sampling in auto mode
     sweep: tuple[str, list[Any]] | None = None  # (parameter, values)

@@ -30,7 +30,7 @@ from tuiperf.core.errors import TuiperfError, WorkerCrashed
 from tuiperf.core.events import Event, PhaseChanged, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.core.files import user_log_dir
 from tuiperf.core.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef, VariantResult
-from tuiperf.core.runner import DISPATCH_MODES, RunRequest
+from tuiperf.core.runner import DEFAULT_DISPATCH, DISPATCH_MODES, RunRequest
 
 POLL_S = 0.05
 
@@ -101,7 +101,7 @@ class _CancelView:
 class WorkerRunner:
     """Runner over a child process; see the module docstring. Thread-safe: one request at a time."""
 
-    def __init__(self, dispatch: str = "async", scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self, dispatch: str = DEFAULT_DISPATCH, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
         if dispatch not in DISPATCH_MODES:
             raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {dispatch!r}")
         self.dispatch = dispatch

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 from tuiperf.core.errors import ParamError, TuiperfError
 from tuiperf.core.events import RunFailed
 from tuiperf.core.model import RunResult
-from tuiperf.core.runner import RunRequest
+from tuiperf.core.runner import DEFAULT_DISPATCH, RunRequest
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated, VariantDone
 from tuiperf.tui.screens.error import ErrorScreen
@@ -720,7 +720,7 @@ def main(
     if own:
         from tuiperf.core.worker import WorkerRunner
 
-        runner = WorkerRunner(opts.get("dispatch") or "async", list(scenario_dirs))
+        runner = WorkerRunner(opts.get("dispatch") or DEFAULT_DISPATCH, list(scenario_dirs))
     mouse = opts.pop("mouse", True)
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, **opts)
     try:

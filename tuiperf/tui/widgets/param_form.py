@@ -80,7 +80,7 @@ class ParamForm(Vertical):
                 value=bool(spec.parse(value)) if not isinstance(value, bool) else value, id=wid, animate=False
             )
         else:
-            input_type = "text"  # "2**8" and "1e3" are allowed for integers, so not type="integer"
+            input_type = "text"  # "1_000" and "1e3" are allowed for integers, so not type="integer"
             field = Input(
                 str(value),
                 id=wid,

@@ -12,12 +12,12 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static,
 
 from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Float, Int
-from tuiperf.core.runner import DISPATCH_MODES
+from tuiperf.core.runner import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.tui.widgets.param_form import ParamValidator
 from tuiperf.tui.widgets.toggle import Toggle
 
-BUDGET = Float(3.0, min=0.05, max=3600.0, name="budget")
-SAMPLES = Int(0, min=0, max=10_000_000, name="samples")
+BUDGET = Float(3.0, min=0.05, max=3600.0).named("budget")
+SAMPLES = Int(0, min=0, max=MAX_SAMPLES_PER_VARIANT).named("samples")
 
 
 class RunOptions(Vertical):

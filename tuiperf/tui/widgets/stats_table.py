@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Label, Select, Static
 
 from tuiperf.core.model import RunResult
 from tuiperf.core.ratios import against
+from tuiperf.core.units import format_p
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
@@ -165,9 +166,3 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
         text.append("\n")
     text.rstrip()
     return text
-
-
-def format_p(p: float | None) -> str:
-    if p is None:
-        return "—"
-    return "< 0.0001" if p < 1e-4 else f"{p:.2g}"

@@ -1,0 +1,181 @@
+"""The command line: ``tuiperf`` opens the explorer; subcommands run the same core headless.
+
+Options given before the command (``tuiperf --dispatch sync run X``) apply to the command as if given
+after it; folders given in both places add up. User errors (unknown scenario, bad parameter, bad
+device, a file that exists) exit with status 2 and one line on stderr, before anything is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tuiperf.core.errors import TuiperfError
+from tuiperf.core.runner import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
+
+USAGE_ERROR = 2
+COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot")
+
+
+def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """Options accepted before and after the command; the top-level copies keep their own names."""
+    prefix = "global_" if top else ""
+    parser.add_argument(
+        "--scenarios",
+        action="append",
+        default=[],
+        metavar="DIR",
+        dest=f"{prefix}scenarios",
+        help="extra folder of scenario files (repeatable; also $TUIPERF_SCENARIOS)",
+    )
+    parser.add_argument(
+        "--dispatch",
+        choices=DISPATCH_MODES,
+        default=None,
+        dest=f"{prefix}dispatch",
+        help=f"JAX's CPU dispatch mode (default {DEFAULT_DISPATCH}: see the README)",
+    )
+
+
+def _measuring(parser: argparse.ArgumentParser) -> None:
+    """How to measure: the options `run`, `screenshot` and the app's initial form share."""
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)")
+    parser.add_argument("--variants", metavar="A,B", help="comma-separated variants to run (default: all)")
+    parser.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
+    parser.add_argument(
+        "--interleave",
+        choices=INTERLEAVE_MODES,
+        default="block",
+        help="block: ~5 ms turns after a warm-up call (like a timing loop); call: one call per turn",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="stop a call (or compile) that takes longer than this (default %(default)g s)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tuiperf", description="Explore the per-call cost of JAX code.")
+    _shared(parser, top=True)
+    parser.add_argument("--screenshots", default="screenshots", metavar="DIR", help="where `s` saves screenshots")
+    commands = parser.add_subparsers(dest="command")
+
+    app = commands.add_parser("app", help="the explorer (the default; `tuiperf ID` opens it on scenario ID)")
+    _shared(app, top=False)
+    _measuring(app)
+    app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
+    app.add_argument("--budget", type=float, default=None, metavar="SECONDS")
+    app.add_argument("--samples", type=int, default=None, metavar="N")
+    app.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (copy and paste)")
+
+    listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
+    _shared(listing, top=False)
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    devices = commands.add_parser("devices", help="list JAX devices")
+    devices.add_argument("--json", action="store_true", help="print JSON")
+
+    run = commands.add_parser("run", help="measure a scenario and print a report")
+    _shared(run, top=False)
+    _measuring(run)
+    run.add_argument("scenario", metavar="ID")
+    amount = run.add_mutually_exclusive_group()
+    amount.add_argument("--samples", type=int, metavar="N", help="fixed number of samples per variant")
+    amount.add_argument(
+        "--budget",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="auto mode: sample until each median's 95%% CI is within ±1%% or this budget ends",
+    )
+    run.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="repeat the measurement in N fresh measuring processes and report their spread",
+    )
+    run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
+    run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
+    run.add_argument("--force", action="store_true", help="replace the --json file if it exists")
+    run.add_argument("--no-profile", action="store_true", help="skip the Python profile of each variant")
+    run.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
+    run.add_argument("--width", type=int, metavar="COLUMNS", help="report width (default: the terminal's, 80 piped)")
+    run.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
+
+    show = commands.add_parser("show", help="print a saved result document")
+    show.add_argument("path")
+    show.add_argument("--profiles", action="store_true")
+    show.add_argument("--width", type=int, metavar="COLUMNS")
+
+    compare = commands.add_parser("compare", help="compare two saved results, variant by variant")
+    compare.add_argument("old")
+    compare.add_argument("new")
+    compare.add_argument("--force", action="store_true", help="compare results of different scenarios")
+    compare.add_argument(
+        "--fail-above",
+        type=float,
+        metavar="PCT",
+        help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)",
+    )
+    compare.add_argument("--width", type=int, metavar="COLUMNS")
+
+    shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
+    _shared(shot, top=False)
+    _measuring(shot)
+    shot.add_argument("scenario", metavar="ID")
+    shot.add_argument("--out", required=True, metavar="FILE.svg")
+    shot.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+    shot.add_argument("--tab", default=None, help="result tab to show (histogram, breakdown, stats, ...)")
+    shot.add_argument("--size", default="120x40", metavar="WxH")
+    shot.add_argument("--budget", type=float, default=2.0, metavar="SECONDS")
+    shot.add_argument("--samples", type=int, default=None, metavar="N")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = _first_positional(argv)
+    if first == len(argv) and any(a in ("-h", "--help") for a in argv):
+        pass  # the top-level help
+    elif first == len(argv) or argv[first] not in COMMANDS:
+        argv = [*argv[:first], "app", *argv[first:]]  # `tuiperf` and `tuiperf ID` open the explorer
+    args = build_parser().parse_args(argv)
+    args.scenarios = [*args.global_scenarios, *getattr(args, "scenarios", [])]
+    args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch or DEFAULT_DISPATCH
+    return args
+
+
+def _first_positional(argv: list[str]) -> int:
+    """Index of the first word that is neither a top-level option nor its value."""
+    takes_value = {"--scenarios", "--dispatch", "--screenshots"}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in takes_value else 1
+    return min(i, len(argv))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    from tuiperf.cli import listing, measure, results
+
+    handlers = {
+        "app": measure.cmd_app,
+        "list": listing.cmd_list,
+        "devices": listing.cmd_devices,
+        "run": measure.cmd_run,
+        "show": results.cmd_show,
+        "compare": results.cmd_compare,
+        "screenshot": measure.cmd_screenshot,
+    }
+    try:
+        return handlers[args.command](args)
+    except TuiperfError as exc:
+        from tuiperf.core.text import one_line
+
+        print(f"tuiperf: {one_line(exc)}", file=sys.stderr)
+        return USAGE_ERROR

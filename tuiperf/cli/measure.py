@@ -1,0 +1,196 @@
+"""Commands that measure: `tuiperf run`, `tuiperf screenshot` and the explorer itself."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from tuiperf.core.params import parse_assignments, parse_name_list, parse_sweep
+from tuiperf.core.runner import RunRequest
+
+
+def request_from(args: argparse.Namespace, *, budget: float | None = None) -> RunRequest:
+    """The run the options ask for, checked before anything starts."""
+    from tuiperf.core.resolve import check_options
+
+    request = RunRequest(
+        scenario=args.scenario,
+        params=parse_assignments(args.set),
+        variants=parse_name_list(args.variants) if args.variants else None,
+        device=args.device,
+        dispatch=args.dispatch,
+        samples=args.samples,
+        budget_s=budget if budget is not None else args.budget,
+        sweep=parse_sweep(args.sweep) if getattr(args, "sweep", None) else None,
+        scenario_dirs=args.scenarios,
+        profile=not getattr(args, "no_profile", False),
+        interleave=args.interleave,
+        processes=getattr(args, "processes", 1),
+        timeout_s=args.timeout if args.timeout and args.timeout > 0 else None,
+    )
+    check_options(request)
+    return request
+
+
+def make_runner(args: argparse.Namespace) -> Any:
+    if getattr(args, "in_process", False):
+        from tuiperf.core.inprocess import InProcessRunner
+
+        return InProcessRunner(args.scenarios)
+    from tuiperf.core.worker import WorkerRunner
+
+    return WorkerRunner(args.dispatch, args.scenarios)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from tuiperf import report
+    from tuiperf.core import resultfile
+    from tuiperf.core.files import check_writable
+
+    request = request_from(args)
+    if args.json is not None:
+        check_writable(args.json, force=args.force)  # fail now, not after the run
+    err = Console(stderr=True, highlight=False)
+    runner = make_runner(args)
+    try:
+        result, interrupted = run_interruptibly(runner, request, err)
+    finally:
+        runner.close()
+    if result is None:
+        return 130
+    report.print_result(result, profiles=args.profiles, width=args.width)
+    if args.json is not None:
+        path = resultfile.save(result, args.json, force=args.force)
+        err.print(Text(f"wrote {path}"))
+    if interrupted:
+        return 130
+    points = result.points or [result]
+    failed = [v.name for point in points for v in point.variants if v.status == "failed"]
+    return 1 if failed or result.error else 0
+
+
+def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[Any, bool]:
+    """Measure in a thread; the first Ctrl-C stops the run and keeps what was measured (partial), a
+    second one gives up at once. Returns (result or None, whether the user interrupted)."""
+    cancel = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def measure() -> None:
+        try:
+            outcome["result"] = runner.run(request, progress.on_event, cancel)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, raised there
+            outcome["error"] = exc
+
+    progress = Progress(err)
+    thread = threading.Thread(target=measure, name="tuiperf-run", daemon=True)
+    interrupted = False
+    with progress:
+        thread.start()
+        while thread.is_alive():
+            try:
+                thread.join(0.1)
+            except KeyboardInterrupt:
+                if interrupted:
+                    err.print(Text("stopped without a result"))
+                    return None, True
+                interrupted = True
+                cancel.set()
+                progress.say("stopping: the partial result follows (Ctrl-C again to quit at once)")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result"), interrupted
+
+
+class Progress:
+    """One live status line on stderr (phase, share done, time, current medians) when it is a terminal."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.status: Any = None
+        self.phase = "starting the measuring process"
+        self.started = time.monotonic()
+        self.line = ""
+
+    def __enter__(self) -> Progress:
+        if self.console.is_terminal:
+            self.status = self.console.status(self.phase)
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+    def say(self, text: str) -> None:
+        if self.status is not None:
+            self.status.update(text)
+        else:
+            self.console.print(Text(text))
+
+    def on_event(self, event: Any) -> None:
+        if self.status is None:
+            return
+        from tuiperf.core.events import PhaseChanged
+        from tuiperf.core.events import Progress as ProgressEvent
+        from tuiperf.core.text import one_line
+        from tuiperf.core.units import format_ns
+
+        elapsed = time.monotonic() - self.started
+        if isinstance(event, PhaseChanged):
+            self.phase = one_line(f"{event.phase} {event.variant or ''}".strip(), 40)
+            self.status.update(f"{self.phase} · {elapsed:.0f} s")
+        elif isinstance(event, ProgressEvent):
+            eta = f", ~{event.eta_s:.0f} s left" if event.eta_s is not None else ""
+            best = "  ".join(f"{one_line(k, 20)} {format_ns(v)}" for k, v in list(event.estimates_ns.items())[:3])
+            self.status.update(f"{self.phase}: {100 * event.fraction:.0f} % · {elapsed:.0f} s{eta}  {best}")
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    from tuiperf.core.files import check_writable
+    from tuiperf.tui.screenshot import parse_size, take_screenshot
+
+    size = parse_size(args.size)
+    check_writable(args.out, force=args.force)
+    request = request_from(args)
+    runner = make_runner(args)
+    try:
+        path = take_screenshot(
+            runner,
+            request.scenario,
+            args.out,
+            params=request.params,
+            variants=request.variants,
+            tab=args.tab,
+            size=size,
+            budget_s=request.budget_s,
+            samples=request.samples,
+            dispatch=request.dispatch,
+            device=request.device,
+        )
+    finally:
+        runner.close()
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from tuiperf.tui.app import main as run_app
+
+    run_app(
+        scenario_dirs=args.scenarios,
+        screenshots_dir=args.screenshots,
+        dispatch=args.dispatch,
+        scenario=args.scenario,
+        params=parse_assignments(args.set),
+        variants=parse_name_list(args.variants) if args.variants else None,
+        device=args.device,
+        budget_s=args.budget,
+        samples=args.samples,
+        mouse=not args.no_mouse,
+    )
+    return 0
