@@ -2,12 +2,18 @@
 
 A comparison is only fair if both sides do the same work. Flax's ``kernel_size=3`` (an int) on a
 3-D input silently builds a 1-D convolution: same output shape, an eighth of the FLOPs. The guard
-compares every equivalent variant with the first one on output structure, shapes, dtypes, values,
-XLA FLOPs and parameter count, and names both variants and the quantity that differs.
+compares every equivalent variant with the reference variant on output structure, shapes, dtypes,
+values, XLA FLOPs and parameter count, and names both variants and the quantity that differs.
+
+Outputs of different libraries rarely share a container type (a tuple of parameters here, a dict or
+an NNX ``State`` there). A variant's ``Bench(compare=...)`` projects its output to a canonical form
+first; when either side was projected, leaves are matched by key path (``['params']['w']``), so
+container types and leaf order no longer matter. NaN equals NaN at the same position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +21,8 @@ import numpy as np
 
 FLOPS_REL_TOL = 0.05  # FLOP counts of equivalent programs differ a little with fusion choices
 MAX_COMPARED_ELEMENTS = 50_000_000  # beyond this, values are not copied to the host to compare
+HALF_PRECISION_TOLERANCE = 1e-2  # the least relative tolerance for bfloat16/float16 values
+SHOWN_KEYS = 3
 
 
 @dataclass
@@ -23,13 +31,22 @@ class Subject:
     output: Any
     flops: float | None
     param_count: int | None
+    compare: Callable[[Any], Any] | None = None  # projection applied before comparing
+    tolerance: float | None = None  # this variant's relative tolerance
 
 
-def _leaves(output: Any) -> tuple[str, list[Any]]:
+def _leaves(output: Any, keyed: bool) -> tuple[str, dict[str, Any] | list[Any]]:
     import jax
 
+    if keyed:
+        flat, treedef = jax.tree_util.tree_flatten_with_path(output)
+        return str(treedef), {jax.tree_util.keystr(path): leaf for path, leaf in flat}
     leaves, treedef = jax.tree.flatten(output)
     return str(treedef), leaves
+
+
+def _project(subject: Subject) -> Any:
+    return subject.compare(subject.output) if subject.compare is not None else subject.output
 
 
 def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, str]]:
@@ -39,23 +56,46 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
     def mismatch(quantity: str, detail: str) -> None:
         found.append({"a": other.name, "b": reference.name, "quantity": quantity, "detail": detail})
 
-    _ref_tree, ref_leaves = _leaves(reference.output)
-    _tree, leaves = _leaves(other.output)
-    if len(leaves) != len(ref_leaves):
-        mismatch("output structure", f"{len(leaves)} output arrays vs {len(ref_leaves)}")
-        return found
-    shapes = [tuple(np.shape(x)) for x in leaves]
-    ref_shapes = [tuple(np.shape(x)) for x in ref_leaves]
+    projected = []
+    for subject in (reference, other):
+        try:
+            projected.append(_project(subject))
+        except Exception as exc:  # noqa: BLE001 - the author's projection failing is a finding, not a crash
+            mismatch("comparison", f"compare= of {subject.name} raised {type(exc).__name__}: {exc}")
+            return found
+    keyed = reference.compare is not None or other.compare is not None
+    _, ref_leaves = _leaves(projected[0], keyed)
+    _, leaves = _leaves(projected[1], keyed)
+    if isinstance(ref_leaves, dict) and isinstance(leaves, dict):
+        missing, extra = sorted(set(ref_leaves) - set(leaves)), sorted(set(leaves) - set(ref_leaves))
+        if missing or extra:
+            parts = [
+                f"missing {', '.join(missing[:SHOWN_KEYS])}" if missing else "",
+                f"extra {', '.join(extra[:SHOWN_KEYS])}" if extra else "",
+            ]
+            mismatch("output keys", "; ".join(p for p in parts if p))
+            return found
+        pairs = [(leaves[k], ref_leaves[k]) for k in sorted(ref_leaves)]
+    else:
+        assert isinstance(ref_leaves, list) and isinstance(leaves, list)
+        if len(leaves) != len(ref_leaves):
+            mismatch("output structure", f"{len(leaves)} output leaves vs {len(ref_leaves)}")
+            return found
+        pairs = list(zip(leaves, ref_leaves))
+    shapes = [tuple(np.shape(a)) for a, _ in pairs]
+    ref_shapes = [tuple(np.shape(b)) for _, b in pairs]
     if shapes != ref_shapes:
         mismatch("output shapes", f"{shapes} vs {ref_shapes}")
-    dtypes = [str(getattr(x, "dtype", type(x).__name__)) for x in leaves]
-    ref_dtypes = [str(getattr(x, "dtype", type(x).__name__)) for x in ref_leaves]
+    dtypes = [_dtype(a) for a, _ in pairs]
+    ref_dtypes = [_dtype(b) for _, b in pairs]
     if dtypes != ref_dtypes:
         mismatch("output dtypes", f"{dtypes} vs {ref_dtypes}")
     if shapes == ref_shapes and sum(int(np.prod(s)) for s in shapes) <= MAX_COMPARED_ELEMENTS:
-        worst = max((_relative_difference(a, b) for a, b in zip(leaves, ref_leaves)), default=0.0)
-        if worst > rtol:
-            mismatch("output values", f"max relative difference {worst:.3g} (tolerance {rtol:g})")
+        tolerance = _tolerance(rtol, reference, other, dtypes + ref_dtypes)
+        worst = max((_relative_difference(a, b) for a, b in pairs), default=0.0)
+        if worst > tolerance:
+            detail = "NaN or infinity in one only" if worst == float("inf") else f"max relative difference {worst:.3g}"
+            mismatch("output values", f"{detail} (tolerance {tolerance:g})")
     if reference.flops and other.flops is not None:
         ratio = other.flops / reference.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
@@ -69,11 +109,21 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
     return found
 
 
-def check_equivalence(subjects: list[Subject], rtol: float) -> list[dict[str, str]]:
+def _tolerance(rtol: float, reference: Subject, other: Subject, dtypes: list[str]) -> float:
+    """The looser of the scenario's and the two variants' tolerances, at least the half-precision
+    floor when half-precision values are compared."""
+    tolerance = max(rtol, reference.tolerance or 0.0, other.tolerance or 0.0)
+    if any(d in ("bfloat16", "float16") for d in dtypes):
+        tolerance = max(tolerance, HALF_PRECISION_TOLERANCE)
+    return tolerance
+
+
+def check_equivalence(subjects: list[Subject], rtol: float, reference: str | None = None) -> list[dict[str, str]]:
+    """Compare every subject with the reference (by name; default: the first)."""
     if len(subjects) < 2:
         return []
-    reference, *others = subjects
-    return [m for other in others for m in compare(reference, other, rtol)]
+    ref = next((s for s in subjects if s.name == reference), subjects[0])
+    return [m for other in subjects if other is not ref for m in compare(ref, other, rtol)]
 
 
 def describe(mismatches: list[dict[str, str]]) -> list[str]:
@@ -89,14 +139,38 @@ def describe(mismatches: list[dict[str, str]]) -> list[str]:
     ]
 
 
+def _dtype(x: Any) -> str:
+    return str(getattr(x, "dtype", type(x).__name__))
+
+
 def _relative_difference(a: Any, b: Any) -> float:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    """Largest |a - b| relative to the largest |b|; NaN or infinity at the same places counts as equal,
+    in one only as infinitely different. Non-numeric leaves are equal or not."""
+    try:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):
+        return 0.0 if _same(a, b) else float("inf")
     if a.size == 0:
         return 0.0
-    scale = max(float(np.max(np.abs(b))), 1e-30)
-    diff = float(np.max(np.abs(a - b)))
-    return diff / scale if np.isfinite(diff) else float("inf")
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if (nan_a != nan_b).any():
+        return float("inf")
+    inf_a, inf_b = np.isinf(a), np.isinf(b)
+    if (inf_a != inf_b).any() or (a[inf_a] != b[inf_b]).any():
+        return float("inf")
+    finite = ~(nan_a | inf_a)
+    if not finite.any():
+        return 0.0
+    scale = max(float(np.max(np.abs(b[finite]))), 1e-30)
+    return float(np.max(np.abs(a[finite] - b[finite]))) / scale
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects that cannot even be compared are different
+        return False
 
 
 def _si(value: float) -> str:

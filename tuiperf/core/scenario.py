@@ -98,6 +98,7 @@ class Variant:
     build: Callable[[SimpleNamespace, Any], Bench]
     same_as_default: bool = True  # computes the same function as the scenario's other variants
     doc: str = ""
+    reference: bool = False  # the equivalence guard compares the others with this one
 
 
 @dataclass
@@ -142,24 +143,38 @@ class Scenario:
     def tolerance_for(self, values: SimpleNamespace) -> float:
         return float(self.tolerance(values) if callable(self.tolerance) else self.tolerance)
 
-    def variant(self, name: str, *, equivalent: bool = True) -> Callable[[Callable], Callable]:
+    def variant(self, name: str, *, equivalent: bool = True, reference: bool = False) -> Callable[[Callable], Callable]:
         """Decorate a variant builder ``(p, ctx) -> Bench``.
 
         ``equivalent=False`` tells the equivalence guard this variant computes something else on
-        purpose, so its outputs and FLOPs are not compared with the others. The guard compares every
-        equivalent variant with the first one declared: declare the reference first.
+        purpose, so its outputs and FLOPs are not compared with the others. ``reference=True`` makes it
+        the one the guard compares every other equivalent variant with (default: the first declared).
         """
-        if not name or any(c in name for c in ", \t\n"):
-            raise ScenarioError(f"variant name {name!r} must be non-empty without spaces or commas")
+        if not isinstance(name, str) or not name or any(c in name for c in ", \t\n") or not name.isprintable():
+            raise ScenarioError(f"variant name {name!r} must be non-empty text without spaces or commas")
         if name in self.variants:
             raise ScenarioError(f"variant {name!r} is declared twice")
+        if reference and not equivalent:
+            raise ScenarioError(f"variant {name!r}: a reference must be equivalent (drop equivalent=False)")
+        if reference and any(v.reference for v in self.variants.values()):
+            first = next(v.name for v in self.variants.values() if v.reference)
+            raise ScenarioError(f"variant {name!r}: {first!r} is already the reference; mark only one")
 
         def register(fn: Callable) -> Callable:
+            if not callable(fn):
+                raise ScenarioError(f"@scenario.variant({name!r}) must decorate a function (p, ctx) -> Bench")
             doc = (fn.__doc__ or "").strip()
-            self.variants[name] = Variant(name=name, build=fn, same_as_default=equivalent, doc=doc)
+            self.variants[name] = Variant(name=name, build=fn, same_as_default=equivalent, doc=doc, reference=reference)
             return fn
 
         return register
+
+    def reference_name(self) -> str | None:
+        """The guard's reference variant: the one marked ``reference=True``, else the first equivalent."""
+        marked = [v.name for v in self.variants.values() if v.reference]
+        if marked:
+            return marked[0]
+        return next((v.name for v in self.variants.values() if v.same_as_default), None)
 
     def describe(self) -> dict[str, Any]:
         """Plain-data description (no callables) for listings, the TUI and JSON."""
@@ -170,7 +185,8 @@ class Scenario:
             "path": self.path,
             "params": [spec.to_dict() for spec in self.params.values()],
             "variants": [
-                {"name": v.name, "equivalent": v.same_as_default, "doc": v.doc} for v in self.variants.values()
+                {"name": v.name, "equivalent": v.same_as_default, "doc": v.doc, "reference": v.reference}
+                for v in self.variants.values()
             ],
         }
 

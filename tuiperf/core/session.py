@@ -385,16 +385,19 @@ class Run:
     def guard(self, prepared: list[Prepared]) -> None:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
         subjects = [
-            Subject(p.name, p.output, p.flops, p.param_count)
+            Subject(p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance)
             for p in prepared
             if self.scenario.variants[p.name].same_as_default and self.results[p.name].ok
         ]
-        found = check_equivalence(subjects, self.scenario.tolerance_for(SimpleNamespace(**self.params)))
+        reference = self.scenario.reference_name()
+        reference = reference if any(s.name == reference for s in subjects) else None
+        tolerance = self.scenario.tolerance_for(SimpleNamespace(**self.params))
+        found = check_equivalence(subjects, tolerance, reference)
         self.warnings.extend(describe(found))
         for m in found:
             self.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
         self.equivalence = Equivalence(
-            reference=subjects[0].name if subjects else None,
+            reference=reference or (subjects[0].name if subjects else None),
             checked=[s.name for s in subjects],
             mismatches=[Mismatch(**m) for m in found],
         )
