@@ -329,17 +329,33 @@ class Run:
                     document.variant_result(item.name, status="failed", failed_phase="sample", error=error, **common)
                 )
                 continue
-            profile = None
-            if target.samples and self.request.profile and not self.cancel.is_set():
-                self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
-                profile = profile_call(item.bench.fn, item.bench.args, item.block, item.estimate_ns)
+            profile, profile_note = self.profile(item, target)
             breakdown = breakdowns.get(item.name)
             if item.paths is not None and breakdown is None and target.samples and not self.cancel.is_set():
                 item.notes.append("no overhead breakdown: one of its lower-level paths failed while being timed")
-            self.finish(document.variant_result(item.name, breakdown_ns=breakdown, profile=profile or (), **common))
+            self.finish(
+                document.variant_result(
+                    item.name, breakdown_ns=breakdown, profile=profile, profile_note=profile_note, **common
+                )
+            )
             share = 1 - PREPARE_SHARE - SAMPLE_SHARE
             self.progress(PREPARE_SHARE + SAMPLE_SHARE + share * (index + 1) / len(prepared), targets)
         self.guard(prepared)
+
+    def profile(self, item: Prepared, target: Target) -> tuple[list, str | None]:
+        """The Python profile of one call, or why there is none."""
+        if not self.request.profile:
+            return [], "not profiled (profiling was turned off for this run)"
+        if self.cancel.is_set() or not target.samples:
+            return [], "not profiled (the run stopped first)"
+        self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
+        try:
+            rows, note = profile_call(
+                item.bench.fn, item.bench.args, item.block, item.estimate_ns, median_ns=float(np.median(target.samples))
+            )
+        except Exception as exc:  # noqa: BLE001 - the profile is optional; the timing is not
+            return [], f"no profile: {describe_exception(exc, self.scenario.path)}"
+        return rows, note
 
     def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
         """Every measured variant's breakdown paths, sampled together in the same rounds."""

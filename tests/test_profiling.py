@@ -1,0 +1,53 @@
+"""The profile shows JAX's C++ and XLA time as its own row, for every kind of variant."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import pytest
+
+from tuiperf.core.profiling import exposed, profile_call
+
+X = jnp.arange(8.0)
+
+
+def executable_rows(rows):
+    return [r for r in rows if r.kind == "executable"]
+
+
+def test_a_plain_jax_jit_call_gets_a_profile_led_by_the_executable():
+    fn = jax.jit(jnp.sin)
+    rows, note = profile_call(fn, (X,), jax.block_until_ready, 10_000, calls=20, median_ns=8_000)
+    assert rows and rows[0].kind == "executable" and rows[0].ncalls == 1
+    assert "median is 8.00 µs" in note and "not found" not in note
+
+
+def test_filter_jit_keeps_its_python_rows_and_loses_the_executable_time_from_them():
+    model = eqx.nn.Linear(8, 8, key=jax.random.key(0))
+    fn = eqx.filter_jit(lambda m, x: m(x))
+    jax.block_until_ready(fn(model, X))
+    rows, _ = profile_call(fn, (model, X), jax.block_until_ready, 30_000, calls=30)
+    (executable,) = executable_rows(rows)
+    assert any("hashable_partition" in r.function for r in rows)
+    caller = next(r for r in rows if r.function.startswith("_call (equinox"))
+    assert caller.tottime_us < caller.cumtime_us - executable.cumtime_us * 0.9  # C++ time is no longer "own"
+
+
+def test_the_jitted_function_is_restored_even_if_a_call_raises():
+    fn = eqx.filter_jit(lambda x: x * 2)
+    original = fn._cached
+    with pytest.raises(ZeroDivisionError), exposed(fn) as (target, found):
+        assert found and fn._cached is not original
+        raise ZeroDivisionError
+    assert fn._cached is original
+
+
+def test_a_closure_that_hides_its_jitted_function_says_so():
+    jitted = jax.jit(jnp.cos)
+
+    def call(x):
+        return jitted(x)
+
+    rows, note = profile_call(call, (X,), jax.block_until_ready, 10_000, calls=10)
+    assert executable_rows(rows) == [] and "no jax.jit function was found" in note
