@@ -37,7 +37,7 @@ def test_filter_jit_keeps_its_python_rows_and_loses_the_executable_time_from_the
 def test_the_jitted_function_is_restored_even_if_a_call_raises():
     fn = eqx.filter_jit(lambda x: x * 2)
     original = fn._cached
-    with pytest.raises(ZeroDivisionError), exposed(fn) as (target, found):
+    with pytest.raises(ZeroDivisionError), exposed(fn) as (_target, found):
         assert found and fn._cached is not original
         raise ZeroDivisionError
     assert fn._cached is original

@@ -12,9 +12,15 @@ from tuiperf.core.text import one_line
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from tuiperf.core.catalog import load_catalog
+    """Scenario files are described by a loader process: one that exits, crashes or hangs at import is
+    reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
+    from tuiperf.core.worker import WorkerRunner
 
-    catalog = load_catalog(args.scenarios).describe()
+    runner = WorkerRunner(args.dispatch, args.scenarios)
+    try:
+        catalog = runner.catalog()
+    finally:
+        runner.close()
     if args.json:
         print(json.dumps(catalog, indent=1))
         return 0
@@ -27,6 +33,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     for b in catalog["broken"]:
         where = f"{b['path']}:{b['line']}" if b["line"] else b["path"]
         console.print(Text.assemble(("broken ", "red"), one_line(where), ": ", one_line(b["error"])))
+    if catalog["broken"]:
+        count = len(catalog["broken"])
+        console.print(
+            Text(f"{len(catalog['scenarios'])} scenarios, {count} file{'s' * (count != 1)} broken", style="dim")
+        )
     return 0
 
 

@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[Any, bool]:
     """Measure in a thread; the first Ctrl-C stops the run and keeps what was measured (partial), a
     second one gives up at once. Returns (result or None, whether the user interrupted)."""
-    cancel = threading.Event()
+    cancel, done = threading.Event(), threading.Event()
     outcome: dict[str, Any] = {}
 
     def measure() -> None:
@@ -85,15 +85,17 @@ def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[A
             outcome["result"] = runner.run(request, progress.on_event, cancel)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread, raised there
             outcome["error"] = exc
+        finally:
+            done.set()
 
     progress = Progress(err)
     thread = threading.Thread(target=measure, name="tuiperf-run", daemon=True)
     interrupted = False
     with progress:
         thread.start()
-        while thread.is_alive():
+        while not done.is_set():
             try:
-                thread.join(0.1)
+                done.wait(0.1)  # not Thread.join: a KeyboardInterrupt inside it can corrupt is_alive() (3.11)
             except KeyboardInterrupt:
                 if interrupted:
                     err.print(Text("stopped without a result"))

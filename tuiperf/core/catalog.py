@@ -1,9 +1,15 @@
-"""Finding and loading scenario files, each in isolation.
+"""Finding and loading scenario files.
 
 Built-in scenarios live in the repository's ``scenarios/`` folder; a wheel ships them inside the
 package as ``tuiperf/builtin_scenarios``. Users add folders with ``--scenarios DIR`` or the
-``TUIPERF_SCENARIOS`` variable (``os.pathsep``-separated). A file that fails to import or declares
-something invalid becomes a :class:`BrokenScenario` (file, line, message); the others still load.
+``TUIPERF_SCENARIOS`` variable (``os.pathsep``-separated; empty entries are ignored, never "the
+current folder"). Discovery (:func:`discover`) lists regular ``.py`` files only and reports anything
+else it meets (a FIFO, a symlink loop, an unreadable file) with a reason.
+
+Scenario files are code the user chose to run. :func:`load_catalog` imports them in this process
+(tests, the REPL); the CLI and the app describe them in a separate loader process instead
+(:mod:`tuiperf.core.loader`), so that a file that exits, crashes or hangs at import cannot take them
+down, and a run imports only its own scenario file (:func:`load_file`).
 """
 
 from __future__ import annotations
@@ -11,13 +17,17 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
 import sys
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tuiperf.core.errors import ScenarioError, UnknownScenario
 from tuiperf.core.scenario import Scenario, check_scenario
+from tuiperf.core.text import one_line
 
 ENV_VAR = "TUIPERF_SCENARIOS"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -28,15 +38,21 @@ def builtin_dir() -> Path:
     return shipped if shipped.is_dir() else _PACKAGE_DIR.parent / "scenarios"  # a checkout
 
 
-def scenario_dirs(extra: list[str] | tuple[str, ...] = ()) -> list[Path]:
+def scenario_dirs(extra: Iterable[str] = ()) -> list[Path]:
     """Built-in folder first, then ``extra`` folders, then those named in $TUIPERF_SCENARIOS."""
-    from_env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p.strip()]
+    from_env = os.environ.get(ENV_VAR, "").split(os.pathsep)
     dirs: list[Path] = []
-    for candidate in [builtin_dir(), *map(Path, extra), *map(Path, from_env)]:
-        resolved = candidate.expanduser().resolve()
+    for candidate in [str(builtin_dir()), *extra, *from_env]:
+        if not str(candidate).strip():
+            continue  # "" would mean the current folder: never import what happens to be there
+        resolved = Path(candidate).expanduser().resolve()
         if resolved not in dirs:
             dirs.append(resolved)
     return dirs
+
+
+def scenario_id_from_path(path: Path) -> str:
+    return path.stem.replace("_", "-").lower()
 
 
 @dataclass
@@ -44,10 +60,10 @@ class BrokenScenario:
     path: str
     line: int | None
     message: str
+    id: str = ""
 
-    @property
-    def id(self) -> str:
-        return scenario_id_from_path(Path(self.path))
+    def __post_init__(self) -> None:
+        self.id = self.id or scenario_id_from_path(Path(self.path))
 
     def describe(self) -> dict:
         return {"id": self.id, "path": self.path, "line": self.line, "error": self.message}
@@ -73,36 +89,90 @@ class Catalog:
         raise UnknownScenario(f"no scenario {scenario_id!r} (known: {known})")
 
     def describe(self) -> dict:
-        return {
-            "dirs": self.dirs,
-            "scenarios": [s.describe() for s in self.scenarios.values()],
-            "broken": [b.describe() for b in self.broken],
-        }
+        return assemble(self.dirs, [s.describe() for s in self.scenarios.values()], [b.describe() for b in self.broken])
 
 
-def scenario_id_from_path(path: Path) -> str:
-    return path.stem.replace("_", "-").lower()
-
-
-def load_catalog(extra_dirs: list[str] | tuple[str, ...] = ()) -> Catalog:
-    catalog = Catalog(dirs=[str(d) for d in scenario_dirs(extra_dirs)])
-    for directory in map(Path, catalog.dirs):
-        if not directory.is_dir():
-            catalog.broken.append(BrokenScenario(str(directory), None, "scenario folder does not exist"))
+def assemble(dirs: list[str], described: list[dict], broken: list[dict]) -> dict:
+    """The catalog's plain-data form; a second scenario with an id already seen is reported broken."""
+    seen: dict[str, str] = {}
+    scenarios = []
+    broken = list(broken)
+    for entry in described:
+        if entry["id"] in seen:
+            broken.append(
+                {
+                    "id": entry["id"] + "@" + entry["path"],
+                    "path": entry["path"],
+                    "line": None,
+                    "error": f"id {entry['id']!r} already used by {seen[entry['id']]}",
+                }
+            )
             continue
-        for path in sorted(directory.glob("*.py")):
-            if path.name.startswith("_"):
+        seen[entry["id"]] = entry["path"]
+        scenarios.append(entry)
+    unique: dict[str, dict] = {}
+    for entry in broken:  # two broken entries may share an id (a_b.py and a-b.py): keep both, apart
+        key = entry["id"]
+        while key in unique or key in seen:
+            key += "'"
+        unique[key] = {**entry, "id": key}
+    return {"dirs": dirs, "scenarios": scenarios, "broken": list(unique.values())}
+
+
+def discover(dirs: list[Path]) -> tuple[list[Path], list[BrokenScenario]]:
+    """Every regular ``.py`` file in ``dirs`` (``_``-prefixed ones skipped), and what could not be used."""
+    files: list[Path] = []
+    broken: list[BrokenScenario] = []
+    for directory in dirs:
+        try:
+            entries = sorted(directory.iterdir()) if directory.is_dir() else None
+        except OSError as exc:
+            broken.append(BrokenScenario(str(directory), None, f"cannot list the folder: {exc.strerror or exc}"))
+            continue
+        if entries is None:
+            broken.append(BrokenScenario(str(directory), None, "scenario folder does not exist"))
+            continue
+        for path in entries:
+            if path.suffix != ".py" or path.name.startswith("_"):
                 continue
-            try:
-                scenario = load_file(path)
-            except BrokenScenarioError as exc:
-                catalog.broken.append(exc.broken)
-                continue
-            if scenario.id in catalog.scenarios:
-                first = catalog.scenarios[scenario.id].path
-                catalog.broken.append(BrokenScenario(str(path), None, f"id {scenario.id!r} already used by {first}"))
-                continue
-            catalog.scenarios[scenario.id] = scenario
+            reason = _not_loadable(path)
+            if reason:
+                broken.append(BrokenScenario(str(path), None, reason))
+            elif path.resolve() not in files:
+                files.append(path.resolve())
+    return files, broken
+
+
+def _not_loadable(path: Path) -> str | None:
+    """Why ``path`` is not a scenario file tuiperf can import, or None."""
+    try:
+        info = path.stat()  # follows symlinks: a loop raises ELOOP
+    except OSError as exc:
+        return "a symlink loop" if exc.errno == 40 else f"cannot read it: {exc.strerror or exc}"
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else "not a file"
+        return f"skipped: {kind}, not a regular .py file"
+    if not os.access(path, os.R_OK):
+        return "cannot read it: permission denied"
+    return None
+
+
+def load_catalog(extra_dirs: Iterable[str] = ()) -> Catalog:
+    """Import every scenario file in this process (tests, the REPL): see the module docstring."""
+    dirs = scenario_dirs(extra_dirs)
+    files, broken = discover(dirs)
+    catalog = Catalog(dirs=[str(d) for d in dirs], broken=broken)
+    for path in files:
+        try:
+            scenario = load_file(path)
+        except BrokenScenarioError as exc:
+            catalog.broken.append(exc.broken)
+            continue
+        if scenario.id in catalog.scenarios:
+            first = catalog.scenarios[scenario.id].path
+            catalog.broken.append(BrokenScenario(str(path), None, f"id {scenario.id!r} already used by {first}"))
+            continue
+        catalog.scenarios[scenario.id] = scenario
     return catalog
 
 
@@ -112,11 +182,16 @@ class BrokenScenarioError(Exception):
         self.broken = broken
 
 
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def load_file(path: Path) -> Scenario:
     """Import one scenario file under a private module name and return its ``scenario``."""
     path = Path(path).resolve()
-    module_name = f"tuiperf_scenario_{abs(hash(str(path)))}"
+    module_name = f"tuiperf_scenario_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
     try:
+        source = path.read_bytes()
         spec = importlib.util.spec_from_file_location(module_name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -127,17 +202,40 @@ def load_file(path: Path) -> Scenario:
             raise ScenarioError("the file must define `scenario = Scenario(...)` at module level")
         scenario.id = scenario.id or scenario_id_from_path(path)
         scenario.path = str(path)
-        scenario.source_sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+        scenario.source_sha256 = hashlib.sha256(source).hexdigest()
         check_scenario(scenario)
         return scenario
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise BrokenScenarioError(BrokenScenario(str(path), exc.lineno, f"SyntaxError: {exc.msg}")) from None
+    except SystemExit as exc:
+        sys.modules.pop(module_name, None)
+        line = _line_in_file(exc, path)
+        raise BrokenScenarioError(BrokenScenario(str(path), line, f"called sys.exit({exc.code!r}) at import")) from None
     except Exception as exc:  # noqa: BLE001 - any failure of a user's file is reported, never raised
         sys.modules.pop(module_name, None)
         line = _line_in_file(exc, path)
-        message = str(exc) if isinstance(exc, ScenarioError) else f"{type(exc).__name__}: {exc}"
-        raise BrokenScenarioError(BrokenScenario(str(path), line, message)) from None
+        raise BrokenScenarioError(BrokenScenario(str(path), line, describe_error(exc))) from None
+
+
+def describe_error(exc: BaseException) -> str:
+    """``Type: message`` on one line, even if the exception's ``str()`` raises."""
+    if isinstance(exc, ScenarioError):
+        return one_line(exc, 300)
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
+        message = "(its message could not be shown)"
+    return one_line(f"{type(exc).__name__}: {message}", 300)
+
+
+def describe_file(path: Path) -> dict[str, Any]:
+    """Load one file and describe it as plain data: ``{"scenario": {...}}`` or ``{"broken": {...}}``."""
+    try:
+        scenario = load_file(path)
+    except BrokenScenarioError as exc:
+        return {"broken": exc.broken.describe()}
+    return {"scenario": {**scenario.describe(), "source_sha256": scenario.source_sha256}}
 
 
 def _line_in_file(exc: BaseException, path: Path) -> int | None:

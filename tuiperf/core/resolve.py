@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tuiperf.core.catalog import load_catalog
+from tuiperf.core.catalog import BrokenScenarioError, load_catalog, load_file
 from tuiperf.core.env import pick_device
-from tuiperf.core.errors import ParamError, TuiperfError
+from tuiperf.core.errors import ParamError, ScenarioError, TuiperfError
 from tuiperf.core.params import validate
 from tuiperf.core.runner import DISPATCH_MODES, INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT, RunRequest
 from tuiperf.core.scenario import Scenario
@@ -45,7 +46,7 @@ def check_options(request: RunRequest) -> None:
 
 def resolve(request: RunRequest) -> Resolved:
     check_options(request)
-    scenario = load_catalog(request.scenario_dirs).get(request.scenario)
+    scenario = load_scenario(request)
     params = validate(scenario.params, request.params)
     check_together(scenario, params)
     names = list(scenario.variants)
@@ -66,6 +67,22 @@ def resolve(request: RunRequest) -> Resolved:
         for value in sweep_values:
             check_together(scenario, {**params, parameter: value})
     return Resolved(scenario, params, names, pick_device(request.device), sweep_values)
+
+
+def load_scenario(request: RunRequest) -> Scenario:
+    """The requested scenario: only its own file when the runner named it, else from the catalog."""
+    if request.scenario_path is None:
+        return load_catalog(request.scenario_dirs).get(request.scenario)
+    try:
+        scenario = load_file(Path(request.scenario_path))
+    except BrokenScenarioError as exc:
+        broken = exc.broken
+        raise ScenarioError(
+            broken.message, where=f"{broken.path}:{broken.line}" if broken.line else broken.path
+        ) from None
+    if scenario.id != request.scenario:
+        raise ScenarioError(f"{request.scenario_path} now defines {scenario.id!r}, not {request.scenario!r}")
+    return scenario
 
 
 def check_together(scenario: Scenario, params: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ class RunRequest:
     budget_s: float = 3.0  # time budget for steady-state sampling in auto mode
     sweep: tuple[str, list[Any]] | None = None  # (parameter, values)
     scenario_dirs: list[str] = field(default_factory=list)
+    scenario_path: str | None = None  # the file defining `scenario`: import only it (set by runners)
     profile: bool = True  # collect a Python profile of each variant's call
     seed: int = 0
     interleave: str = "block"  # "block": ~5 ms turns after an untimed warm-up call; "call": one call per turn

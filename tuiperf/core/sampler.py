@@ -119,12 +119,12 @@ def sample_interleaved(
     passed, or a target reaches ``max_samples``; never "converged" before ``min_rounds``. A target
     whose call raises stops alone.
     ``on_turn`` runs before each turn (the retrace sentinel uses it to know who is running).
-    Progress (``on_tick``) is reported after the first round, then every ``TICK_EVERY_S``.
+    Progress (``on_tick``) is reported after each turn of the first round, then every ``TICK_EVERY_S``.
     """
     if interleave not in INTERLEAVE_MODES:
         raise ValueError(f"interleave must be one of {INTERLEAVE_MODES}, got {interleave!r}")
     start = last_check = clock()
-    last_tick = start - int(TICK_EVERY_S * 1e9)  # the first round's samples are streamed at once
+    last_tick = start
     planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)
     round_index = 0
 
@@ -162,6 +162,14 @@ def sample_interleaved(
             except Exception as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
                 target.error = exc
             target.last_round, target.last_ns = round_index, clock()
+            now = clock()
+            if round_index == 0 or (now - last_tick) / 1e9 >= TICK_EVERY_S:
+                # Stream after every turn of the first round, then at most every TICK_EVERY_S: if the next
+                # variant crashes or hangs, the samples already taken have reached the caller.
+                last_tick = now
+                elapsed = (now - start) / 1e9
+                done = round_index / planned if samples is not None else elapsed / budget_s if budget_s > 0 else 1.0
+                on_tick(elapsed, min(done, 1.0))
         round_index += 1
 
         now = clock()
@@ -187,6 +195,6 @@ def sample_interleaved(
                     on_tick(elapsed, 1.0)
                     return outcome("converged")
             fraction = elapsed / budget_s if budget_s > 0 else 1.0
-        if (now - last_tick) / 1e9 >= TICK_EVERY_S:
+        if (now - last_tick) / 1e9 >= TICK_EVERY_S:  # long turns: report between rounds too
             last_tick = now
             on_tick(elapsed, min(fraction, 1.0))

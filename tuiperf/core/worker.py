@@ -1,200 +1,333 @@
-"""The measuring process: a persistent child that owns JAX, driven from a thread of the caller.
+"""Measuring processes, seen from the caller: start them, ask them, stop them, survive them.
 
-Why a process: timed code must not share the GIL with a UI, JAX's CPU dispatch mode can only be
-chosen before the first computation, and an XLA abort, segfault or out-of-memory kill inside a
-scenario must not take the caller down. When the child dies the run is reported as failed with what
-was measured so far, and the next request starts a fresh child.
+Why processes: timed code must not share the GIL with a UI; JAX's CPU dispatch mode is fixed per
+process; an XLA abort, a segfault or an out-of-memory kill inside a scenario must not take the caller
+down; and a scenario file's side effects (threads, signal handlers, monkeypatching) must not reach
+another scenario's numbers. So (see :class:`WorkerRunner`):
 
-Protocol (``multiprocessing`` pipe, pickled tuples): the parent sends ``(verb, payload)``; the child
-answers ``("event", Event)`` any number of times, then ``("ok", value)`` or ``("error", (title,
-message, where))``. Cancellation goes through a byte of shared memory: the sampler checks it after
-every sample, and reading a ``multiprocessing.Event`` there costs a semaphore syscall each time,
-which measurably slowed the next sample (fidelity benchmark, dispatch-floor).
+- scenario files are described by a *loader* process (:mod:`tuiperf.core.loader`), never by the
+  process that measures;
+- a run imports only its own scenario file, in a measuring process no other scenario file touched;
+  the process is kept for the next run of the same file content in the same dispatch mode;
+- a pre-warmed spare process (JAX and the frameworks imported) hides the start-up of the next one.
+
+Faults: a cancel that the process does not answer within :data:`CANCEL_GRACE_S` kills it; a process
+silent for longer than the request's ``timeout_s`` is killed and reported as "did not return within
+N s"; a process that dies is reported with the variant it was running, the phase, its signal or exit
+status and the tail of its output. In every case what was measured is kept, marked partial. The
+process's stdout and stderr go to a capped, rotated log file in the per-user log folder.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import signal
+import socket
+import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict
+from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from tuiperf.core import document
 from tuiperf.core.document import RunHeader
-from tuiperf.core.errors import TuiperfError, WorkerCrashed
-from tuiperf.core.events import Event, PhaseChanged, RunFailed, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.core.errors import ScenarioError, TuiperfError, UnknownScenario, WorkerCrashed
+from tuiperf.core.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.core.files import user_log_dir
+from tuiperf.core.measuring import SHARED_SIZE, Shared
 from tuiperf.core.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef, VariantResult
 from tuiperf.core.runner import DEFAULT_DISPATCH, DISPATCH_MODES, RunRequest
 
 POLL_S = 0.05
+CANCEL_GRACE_S = 1.0  # a cancel not answered within this is answered by killing the process
+READY_TIMEOUT_S = 120.0  # importing JAX and the frameworks on a cold machine
+LOG_CAP_BYTES = 5 << 20  # per log file; beyond it the output is dropped (and still drained)
+LOG_FILES_KEPT = 20
+TAIL_LINES = 20
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-def _serve(conn: Any, cancel: Any, dispatch: str, log_path: str) -> None:
-    """The child's main loop. JAX's warnings go to a log file, never to the caller's terminal."""
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    from tuiperf.core.inprocess import InProcessRunner, set_dispatch
+class ChildStopped(TuiperfError):
+    """The process ended or was stopped before it answered; ``how`` says which."""
 
-    set_dispatch(dispatch)  # before any computation: it is fixed for the life of this process
-    runner = InProcessRunner()
-    while True:
+    title = "Measuring process stopped"
+
+    def __init__(self, how: str, *, stderr_tail: str = "", cancelled: bool = False) -> None:
+        super().__init__(how)
+        self.how, self.stderr_tail, self.cancelled = how, stderr_tail, cancelled
+
+
+class LogPump:
+    """Drains a child's output into a capped log file, keeping its last lines for crash reports."""
+
+    def __init__(self, stream: Any, path: Path) -> None:
+        self.path = path
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self._stream = stream
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        self._fd = os.open(path, flags, 0o600)
+        self._written = 0
+        self._thread = threading.Thread(target=self._pump, name="tuiperf-log", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
         try:
-            verb, payload = conn.recv()
-        except (EOFError, OSError):
-            return
-        if verb == "stop":
-            return
-        try:
-            if verb == "catalog":
-                value = runner.catalog(payload)
-            elif verb == "devices":
-                value = runner.devices()
-            elif verb == "run":
-                value = runner.run(
-                    RunRequest(**payload), lambda event: conn.send(("event", event)), _CancelView(cancel)
-                )
-            else:
-                raise TuiperfError(f"unknown request {verb!r}")
-            conn.send(("ok", value))
-        except TuiperfError as exc:
-            conn.send(("error", (exc.title, exc.message, exc.where)))
-        except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
-            conn.send(("error", ("Internal error", f"{type(exc).__name__}: {exc}", None)))
-
-
-@contextmanager
-def _real_stdio() -> Iterator[None]:
-    """Starting a process hands ``sys.stderr.fileno()`` to multiprocessing's resource tracker. Under
-    Textual, ``sys.stdout``/``sys.stderr`` are capture objects without a usable file descriptor, and
-    the start fails with "bad value(s) in fds_to_keep": use the real streams for the start only."""
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = sys.__stdout__ or saved[0], sys.__stderr__ or saved[1]
-    try:
-        yield
-    finally:
-        sys.stdout, sys.stderr = saved
-
-
-def _new_log_path() -> str:
-    """One log file per measuring process, in the per-user log folder."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return str(user_log_dir() / f"worker-{stamp}-{os.getpid()}-{time.monotonic_ns() % 1_000_000}.log")
-
-
-class _CancelView:
-    """What the measuring code expects of a cancel flag (``is_set``), over a shared-memory byte."""
-
-    def __init__(self, flag: Any) -> None:
-        self._flag = flag
-
-    def is_set(self) -> bool:
-        return bool(self._flag.value)
-
-
-class WorkerRunner:
-    """Runner over a child process; see the module docstring. Thread-safe: one request at a time."""
-
-    def __init__(self, dispatch: str = DEFAULT_DISPATCH, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
-        if dispatch not in DISPATCH_MODES:
-            raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {dispatch!r}")
-        self.dispatch = dispatch
-        self.scenario_dirs = list(scenario_dirs)
-        self._context = mp.get_context("spawn")  # never fork a process that may hold JAX threads
-        self._process: Any = None
-        self._conn: Any = None
-        self._cancel = self._context.RawValue("b", 0)
-        self._lock = threading.Lock()
-        self._log_path: str | None = None
-
-    # -- process management -----------------------------------------------------------------------
-    def start(self) -> None:
-        if self._process is not None and self._process.is_alive():
-            return
-        parent, child = self._context.Pipe()
-        self._log_path = _new_log_path()
-        self._process = self._context.Process(
-            target=_serve, args=(child, self._cancel, self.dispatch, self._log_path), name="tuiperf-worker", daemon=True
-        )
-        with _real_stdio():
-            self._process.start()
-        child.close()
-        self._conn = parent
-
-    def close(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            self._conn.send(("stop", None))
-        except (OSError, BrokenPipeError):
+            for raw in iter(self._stream.readline, b""):
+                self.tail.append(raw[-500:].decode("utf-8", "replace").rstrip("\n"))
+                if self._written < LOG_CAP_BYTES:
+                    chunk = raw[: LOG_CAP_BYTES - self._written]
+                    os.write(self._fd, chunk)
+                    self._written += len(chunk)
+                    if self._written >= LOG_CAP_BYTES:
+                        os.write(self._fd, b"\n[truncated: the log reached its size limit]\n")
+        except (OSError, ValueError):
             pass
-        process.join(timeout=2)
-        if process.is_alive():
-            process.kill()
-            process.join(timeout=2)
+        finally:
+            os.close(self._fd)
 
-    def _crash_message(self) -> str:
-        if self._process is not None:
-            self._process.join(timeout=5)  # the pipe closes before the exit status is known
-        code = self._process.exitcode if self._process is not None else None
-        if code is not None and code < 0:
-            how = f"was killed by {signal.Signals(-code).name}"
-        else:
-            how = f"exited with status {code}"
-        return how
+    def text(self, wait_s: float = 0.5) -> str:
+        self._thread.join(wait_s)
+        return "\n".join(self.tail)
 
-    def _request(
+
+def _new_log_path() -> Path:
+    """One log file per process start; old ones beyond the newest LOG_FILES_KEPT are removed."""
+    folder = user_log_dir()
+    logs = sorted(folder.glob("worker-*.log"), key=lambda p: p.stat().st_mtime)
+    for old in logs[: max(0, len(logs) - LOG_FILES_KEPT + 1)]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    return folder / f"worker-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**9}.log"
+
+
+def exit_description(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+class Child:
+    """One measuring or loading process (``python -m tuiperf.core.measuring``)."""
+
+    def __init__(self) -> None:
+        parent_end, child_end = socket.socketpair()
+        self._shared_file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        self._shared_file.truncate(SHARED_SIZE)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")])}
+        self.log_path = _new_log_path()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tuiperf.core.measuring",
+                "--conn",
+                str(child_end.fileno()),
+                "--shared",
+                str(self._shared_file.fileno()),
+                "--parent",
+                str(os.getpid()),
+            ],
+            pass_fds=(child_end.fileno(), self._shared_file.fileno()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        child_end.close()
+        self.conn = Connection(parent_end.detach())
+        self.shared = Shared(self._shared_file.fileno())
+        self.log = LogPump(self.process.stdout, self.log_path)
+        self.ready = False
+        self.dispatch: str | None = None  # fixed by its first run
+        self.scenario_key: tuple[str, str] | None = None  # (path, sha256) of the one file it imported
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def request(
         self,
         verb: str,
         payload: Any,
         on_event: Callable[[Event], None] | None = None,
-        cancel: threading.Event | None = None,
+        cancel: Any = None,
+        timeout_s: float | None = None,
     ) -> Any:
-        with self._lock:
-            self.start()
-            self._cancel.value = 0  # cleared here, before the request: a cancel that follows is never lost
-            self._conn.send((verb, payload))
-            cancel_sent = False
-            while True:
-                if cancel is not None and cancel.is_set() and not cancel_sent:
-                    self._cancel.value = 1
-                    cancel_sent = True
-                try:
-                    ready = self._conn.poll(POLL_S)
-                    message = self._conn.recv() if ready else None
-                except (EOFError, OSError):
-                    ready, message = True, None
-                if message is None:
-                    if ready or not self._process.is_alive():
-                        error = WorkerCrashed(self._crash_message())
-                        self.close()
-                        raise error
-                    continue
-                kind, value = message
-                if kind == "event":
-                    if on_event is not None:
-                        on_event(value)
-                elif kind == "ok":
-                    return value
-                else:
-                    title, text, where = value
-                    error = TuiperfError(text, where=where)
-                    error.title = title
-                    raise error
+        """Send one request and wait for its answer; raise :class:`ChildStopped` if there is none."""
+        self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
+        self.shared.set_turn(-1)
+        self._send((verb, payload))
+        last = time.monotonic()
+        cancelled_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if cancel is not None and cancel.is_set() and cancelled_at is None:
+                self.shared.set_cancel(True)
+                cancelled_at = now
+            if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
+                self.kill()
+                raise ChildStopped(
+                    f"did not stop within {CANCEL_GRACE_S:g} s of the cancel and was stopped", cancelled=True
+                )
+            limit = timeout_s if self.ready else READY_TIMEOUT_S
+            if limit is not None and now - last > limit:
+                self.kill()
+                raise ChildStopped(f"did not return within {limit:g} s")
+            try:
+                message = self.conn.recv() if self.conn.poll(POLL_S) else None
+            except (EOFError, OSError):
+                message = None
+                self.process.wait(5)
+            if message is None:
+                if not self.alive:
+                    raise ChildStopped(exit_description(self.process.wait()), stderr_tail=self.log.text())
+                continue
+            last = time.monotonic()
+            kind, value = message
+            if kind == "ready":
+                self.ready = True
+            elif kind == "event":
+                if on_event is not None:
+                    on_event(value)
+            elif kind == "ok":
+                return value
+            else:
+                title, text, where = value
+                error = TuiperfError(text, where=where)
+                error.title = title
+                raise error
 
-    # -- the Runner interface ---------------------------------------------------------------------
+    def _send(self, message: tuple[str, Any]) -> None:
+        try:
+            self.conn.send(message)
+        except (OSError, BrokenPipeError):
+            self.process.wait(5)
+            raise ChildStopped(exit_description(self.process.poll()), stderr_tail=self.log.text()) from None
+
+    def turn(self) -> int:
+        return self.shared.turn()
+
+    def kill(self) -> None:
+        if self.alive:
+            self.process.kill()
+        self.process.wait(5)
+
+    def close(self) -> None:
+        """Stop politely, then firmly; never hangs."""
+        if self.alive:
+            try:
+                self.conn.send(("stop", None))
+                self.process.wait(1.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.conn.close()
+
+
+class WorkerRunner:
+    """The :class:`~tuiperf.core.runner.Runner` over measuring processes (see the module docstring).
+
+    ``spare=True`` keeps a pre-warmed process ready (the app); the CLI measures once and needs none.
+    Thread-safe: one request at a time.
+    """
+
+    def __init__(
+        self,
+        dispatch: str = DEFAULT_DISPATCH,
+        scenario_dirs: list[str] | tuple[str, ...] = (),
+        *,
+        spare: bool = False,
+        load_timeout_s: float | None = None,
+    ) -> None:
+        if dispatch not in DISPATCH_MODES:
+            raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {dispatch!r}")
+        self.dispatch = dispatch
+        self.scenario_dirs = list(scenario_dirs)
+        self.keep_spare = spare
+        self.load_timeout_s = load_timeout_s
+        self._measuring: Child | None = None
+        self._spare: Child | None = None
+        self._loader: Child | None = None
+        self._lock = threading.Lock()
+        self._catalogs: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    # -- processes -----------------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Start the spare now (the app calls this at start-up)."""
+        if self._spare is None or not self._spare.alive:
+            self._spare = Child()
+
+    def _fresh(self) -> Child:
+        child = self._spare if self._spare is not None and self._spare.alive else Child()
+        self._spare = Child() if self.keep_spare else None
+        return child
+
+    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> Child:
+        current = self._measuring
+        if (
+            not fresh
+            and current is not None
+            and current.alive
+            and current.scenario_key == key
+            and current.dispatch == dispatch
+        ):
+            return current
+        if current is not None:
+            current.close()
+        self._measuring = child = self._fresh()
+        child.scenario_key, child.dispatch = key, dispatch
+        return child
+
+    def _loader_child(self) -> Child:
+        if self._loader is None or not self._loader.alive:
+            self._loader = Child()
+        return self._loader
+
+    def close(self) -> None:
+        for child in (self._measuring, self._spare, self._loader):
+            if child is not None:
+                child.close()
+        self._measuring = self._spare = self._loader = None
+
+    # -- the Runner interface -------------------------------------------------------------------------
     def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
-        return self._request("catalog", scenario_dirs if scenario_dirs is not None else self.scenario_dirs)
+        from tuiperf.core import catalog_cache, loader
+
+        dirs = list(scenario_dirs if scenario_dirs is not None else self.scenario_dirs)
+        with self._lock:
+            described = loader.load_isolated(
+                dirs, self._loader_child, self._drop_loader, self.load_timeout_s or loader.IMPORT_TIMEOUT_S
+            )
+        self._catalogs[tuple(dirs)] = described
+        catalog_cache.store(dirs, described)
+        return described
+
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+        """The last catalog of these folders if no file changed since (no process started)."""
+        from tuiperf.core import catalog_cache
+
+        return catalog_cache.load(list(scenario_dirs if scenario_dirs is not None else self.scenario_dirs))
+
+    def _drop_loader(self) -> None:
+        if self._loader is not None:
+            self._loader.kill()
+        self._loader = None
 
     def devices(self) -> list[dict[str, Any]]:
-        return self._request("devices", None)
+        with self._lock:
+            devices: list[dict[str, Any]] = self._loader_child().request("devices", None, timeout_s=60)
+        return devices
 
     def run(
         self,
@@ -202,12 +335,55 @@ class WorkerRunner:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Measure in the child; a crash returns what was measured so far, marked partial."""
-        if request.dispatch != self.dispatch:  # the mode is fixed per process: start one in the new mode
-            self.close()
-            self.dispatch = request.dispatch
+        """Measure in a measuring process; a crash, a timeout or a forced cancel returns what was
+        measured so far, marked partial. ``request.processes > 1`` repeats it in fresh processes."""
         if not request.scenario_dirs:
-            request.scenario_dirs = self.scenario_dirs
+            request.scenario_dirs = list(self.scenario_dirs)
+        request.scenario_path = self._path_of(request)
+        if request.processes <= 1:
+            return self._run_once(request, on_event, cancel, fresh=False)
+        from tuiperf.core.processes import combine
+
+        results = []
+        for index in range(request.processes):
+            scaled = _scaled_progress(on_event, index, request.processes)
+            results.append(self._run_once(request, scaled, cancel, fresh=True))
+            if results[-1].partial:
+                break
+        return combine(results, request.processes)
+
+    def _path_of(self, request: RunRequest) -> str:
+        """The file that defines the requested scenario (from the catalog; loaded once per folders)."""
+        key = tuple(request.scenario_dirs)
+        described = (
+            self._catalogs.get(key) or self.cached_catalog(request.scenario_dirs) or self.catalog(request.scenario_dirs)
+        )
+        self._catalogs[key] = described
+        entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
+        if entry is None or not Path(entry["path"]).is_file():
+            described = self.catalog(request.scenario_dirs)  # a new or renamed file: look again
+            entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
+        if entry is None:
+            broken = next((b for b in described["broken"] if b["id"] == request.scenario), None)
+            if broken is not None:
+                where = f"{broken['path']}:{broken['line']}" if broken["line"] else broken["path"]
+                raise ScenarioError(broken["error"], where=where)
+            known = ", ".join(sorted(s["id"] for s in described["scenarios"])) or "none"
+            raise UnknownScenario(f"no scenario {request.scenario!r} (known: {known})")
+        return str(entry["path"])
+
+    def _run_once(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None,
+        cancel: threading.Event | None,
+        *,
+        fresh: bool,
+    ) -> RunResult:
+        from tuiperf.core.catalog import file_sha256
+
+        assert request.scenario_path is not None
+        key = (request.scenario_path, file_sha256(Path(request.scenario_path)))
         finished: list[VariantResult] = []
         samples: dict[str, list[float]] = {}
         seen: dict[str, Any] = {"header": None, "names": list(request.variants or []), "variant": None, "phase": None}
@@ -227,32 +403,58 @@ class WorkerRunner:
             if on_event is not None:
                 on_event(event)
 
-        try:
-            result: RunResult = self._request("run", request.to_dict(), track, cancel)
-            return result
-        except WorkerCrashed as crash:
-            header = seen["header"] or _header_from_request(request, self.dispatch)
-            partial = document.after_crash(
-                header,
-                finished,
-                samples,
-                seen["names"],
-                Crash(how=crash.message, variant=seen["variant"], phase=seen["phase"], log_path=self._log_path),
-                duration_s=time.monotonic() - started,
-            )
-            if on_event is not None:
-                on_event(RunFailed(partial.error or crash.message, crash.title, partial))
-            return partial
+        with self._lock:
+            child = self._measuring_for(key, request.dispatch, fresh)
+            try:
+                result: RunResult = child.request("run", asdict(request), track, cancel, request.timeout_s)
+                return result
+            except ChildStopped as exc:
+                stop = exc  # kept beyond the except block
+                turn = child.turn()
+                variant = seen["names"][turn] if 0 <= turn < len(seen["names"]) else seen["variant"]
+                self._measuring = None
+                child.close()
+        header = seen["header"] or _header_from_request(request)
+        crash = Crash(
+            how=stop.how,
+            variant=variant,
+            phase=seen["phase"],
+            stderr_tail=stop.stderr_tail,
+            log_path=str(child.log_path),
+        )
+        partial = document.after_crash(
+            header, finished, samples, seen["names"], crash, duration_s=time.monotonic() - started
+        )
+        if stop.cancelled:
+            partial.error = None
+            partial.warnings[0] = f"partial result: the run was cancelled; the measuring process {stop.how}"
+        elif on_event is not None:
+            on_event(RunFailed(partial.error or stop.how, WorkerCrashed.title, partial))
+        return partial
 
 
-def _header_from_request(request: RunRequest, dispatch: str) -> RunHeader:
+def _scaled_progress(on_event: Callable[[Event], None] | None, index: int, total: int) -> Callable[[Event], None]:
+    """Progress of process ``index`` of ``total`` as a share of the whole."""
+
+    def scaled(event: Event) -> None:
+        if on_event is None:
+            return
+        if isinstance(event, Progress):
+            event.fraction = (index + event.fraction) / total
+            event.eta_s = None if event.eta_s is None else event.eta_s + (total - index - 1) * event.elapsed_s
+        on_event(event)
+
+    return scaled
+
+
+def _header_from_request(request: RunRequest) -> RunHeader:
     """The little that is known of a run whose measuring process died before it started."""
     return RunHeader(
-        scenario=ScenarioRef(id=request.scenario),
+        scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
         params=dict(request.params),
         device=DeviceInfo(id=request.device or ""),
         options=RunOptions(
-            dispatch=dispatch,
+            dispatch=request.dispatch,
             samples=request.samples,
             budget_s=request.budget_s,
             seed=request.seed,

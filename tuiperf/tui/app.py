@@ -720,7 +720,8 @@ def main(
     if own:
         from tuiperf.core.worker import WorkerRunner
 
-        runner = WorkerRunner(opts.get("dispatch") or DEFAULT_DISPATCH, list(scenario_dirs))
+        runner = WorkerRunner(opts.get("dispatch") or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
+        runner.warm_up()  # a measuring process imports JAX while the UI paints
     mouse = opts.pop("mouse", True)
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, **opts)
     try:

@@ -1,0 +1,242 @@
+"""Faults and hostile input around the measuring processes: nothing crashes, hangs, orphans or lies."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tuiperf.core.events import SamplesAdded
+from tuiperf.core.runner import RunRequest
+from tuiperf.core.worker import LOG_CAP_BYTES, WorkerRunner
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+
+
+@pytest.fixture(scope="module")
+def hostile_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    for path in HOSTILE.glob("*.py"):
+        shutil.copy(path, folder / path.name)
+    os.mkfifo(folder / "fifo.py")
+    (folder / "loop.py").symlink_to(folder / "loop.py")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def hostile_catalog(hostile_dir, tmp_path_factory):
+    markers = tmp_path_factory.mktemp("markers")
+    os.environ["TUIPERF_HOSTILE_MARKERS"] = str(markers)
+    runner = WorkerRunner("sync", [str(hostile_dir)], load_timeout_s=3)
+    try:
+        yield runner, runner.catalog(), markers
+    finally:
+        runner.close()
+
+
+EXPECTED = {
+    "exits_os.py": "exited with status 1 at import",
+    "exits_sys.py": "called sys.exit(3) at import",
+    "segfaults.py": "was killed by SIGSEGV at import",
+    "hangs.py": "did not finish importing within 3 s",
+    "closes_fds.py": "RuntimeError: closed my stdout and stderr",
+    "bad_str.py": "Unprintable: (its message could not be shown)",
+    "fifo.py": "skipped: a FIFO, not a regular .py file",
+    "loop.py": "a symlink loop",
+    "a_b.py": "ImportError: broken a_b",
+    "a-b.py": "ImportError: broken a-b",
+}
+
+
+def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_loads(hostile_catalog):
+    _, catalog, _ = hostile_catalog
+    errors = {Path(b["path"]).name: b["error"] for b in catalog["broken"]}
+    for name, reason in EXPECTED.items():
+        assert reason in errors.get(name, ""), (name, errors.get(name))
+    ids = {s["id"] for s in catalog["scenarios"]}
+    assert {"dispatch-floor", "mlp-closure-vs-argument", "prints", "spins"} <= ids  # built-ins and good files
+    assert len({b["id"] for b in catalog["broken"]}) == len(catalog["broken"])  # a_b and a-b kept apart
+    json.dumps(catalog)  # plain data
+
+
+def test_a_run_imports_only_its_own_scenario(hostile_catalog):
+    runner, _, markers = hostile_catalog
+    result = runner.run(RunRequest(scenario="dispatch-floor", samples=20, profile=False))
+    assert result.measured and not result.partial
+    measuring_pid = runner._measuring.process.pid
+    importers = {int(p.name.split("-")[1]) for p in markers.iterdir()}
+    assert importers and measuring_pid not in importers  # only the loader imported spins.py
+
+
+def test_list_survives_the_folder_and_prints_valid_json(hostile_dir):
+    env = {**os.environ, "TUIPERF_HOSTILE_MARKERS": "/tmp", "TUIPERF_IMPORT_TIMEOUT": "3"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tuiperf", "list", "--json", "--scenarios", str(hostile_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    listing = json.loads(done.stdout)  # nothing printed at import reached stdout
+    assert "dispatch-floor" in {s["id"] for s in listing["scenarios"]}
+
+
+@pytest.fixture
+def faults_runner(fixture_dir):
+    runner = WorkerRunner("sync", [fixture_dir])
+    yield runner
+    runner.close()
+
+
+def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
+    request = RunRequest(
+        scenario="faults",
+        variants=["ok", "hangs"],
+        params={"hang_after": "12"},
+        samples=200,
+        profile=False,
+        timeout_s=1.0,
+    )
+    started = time.monotonic()
+    result = faults_runner.run(request)
+    assert time.monotonic() - started < 60
+    assert result.partial and result.crash is not None
+    assert result.crash.how == "did not return within 1 s" and result.crash.variant == "hangs"
+    assert result.crash.phase == "sample"
+    assert result.variant("ok").samples_ns  # what was streamed before is kept
+    again = faults_runner.run(RunRequest(scenario="faults", variants=["ok"], samples=10, profile=False))
+    assert again.measured and not again.partial  # a fresh process took over
+
+
+def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
+    cancel = threading.Event()
+
+    def on_event(event):
+        if isinstance(event, SamplesAdded) and event.variant == "ok":
+            cancel.set()
+
+    request = RunRequest(
+        scenario="faults",
+        variants=["ok", "hangs"],
+        params={"hang_after": "12"},
+        samples=200,
+        profile=False,
+        timeout_s=None,
+    )
+    started = time.monotonic()
+    result = faults_runner.run(request, on_event, cancel)
+    assert time.monotonic() - started < 30
+    assert result.partial and result.error is None and "cancelled" in result.warnings[0]
+
+
+def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
+    runner = WorkerRunner("sync", [fixture_dir])
+    try:
+        request = RunRequest(
+            scenario="tiny", variants=["jax.jit", "flaky"], params={"abort_after": "30"}, samples=2000, profile=False
+        )
+        result = runner.run(request)
+    finally:
+        runner.close()
+    assert result.crash is not None and result.crash.how == "was killed by SIGABRT"
+    assert result.crash.variant == "flaky" and result.crash.phase == "sample"
+    assert "flaky, while sampling" in result.error
+    assert result.variant("jax.jit").samples_ns
+
+
+def test_a_chatty_variant_cannot_fill_the_disk(faults_runner):
+    result = faults_runner.run(
+        RunRequest(scenario="faults", variants=["chatty"], params={"chatty": "true"}, samples=10, profile=False)
+    )
+    assert result.measured
+    log = faults_runner._measuring.log_path
+    faults_runner.close()
+    assert LOG_CAP_BYTES <= log.stat().st_size <= LOG_CAP_BYTES + 200
+
+
+HANGING_RUN = """
+import sys
+from tuiperf.cli import main
+sys.exit(main(["run", "faults", "--scenarios", sys.argv[1], "--set", "hang_after=5", "--variants", "hangs",
+               "--samples", "100", "--timeout", "0", "--no-profile"]))
+"""
+
+
+def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir):
+    cli = subprocess.Popen(
+        [sys.executable, "-c", HANGING_RUN, fixture_dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    children: list[int] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not children:
+        time.sleep(0.5)
+        children = [
+            int(p) for p in subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split()
+        ]
+    assert children, "the CLI started no measuring process"
+    time.sleep(3)  # let the run reach the hanging call
+    cli.send_signal(signal.SIGKILL)
+    cli.wait()
+    deadline = time.monotonic() + 10
+    alive = children
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [
+            pid
+            for pid in children
+            if Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+        ]
+    assert alive == []
+
+
+def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, tmp_path):
+    out = tmp_path / "partial.json"
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tuiperf",
+            "run",
+            "faults",
+            "--scenarios",
+            fixture_dir,
+            "--set",
+            "hang_after=40",
+            "--variants",
+            "ok,hangs",
+            "--samples",
+            "1000",
+            "--timeout",
+            "0",
+            "--no-profile",
+            "--json",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not [
+        p for p in subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split()
+    ]:
+        time.sleep(0.3)
+    time.sleep(6)  # the measuring process starts, then hangs in its 41st call
+    started = time.monotonic()
+    cli.send_signal(signal.SIGINT)
+    stdout, stderr = cli.communicate(timeout=60)
+    assert cli.returncode == 130, stderr
+    assert time.monotonic() - started < 15
+    assert "PARTIAL RESULT" in stdout and "ok" in stdout
+    from tuiperf.core import resultfile
+
+    assert resultfile.load(out).partial
