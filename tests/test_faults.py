@@ -171,19 +171,29 @@ sys.exit(main(["run", "faults", "--scenarios", sys.argv[1], "--set", "hang_after
 """
 
 
-def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir):
+def wait_for_hang(cli: subprocess.Popen, marker: Path) -> None:
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert cli.poll() is None, "the CLI ended before its variant hung"
+        assert time.monotonic() < deadline, "the variant never hung"
+        time.sleep(0.2)
+
+
+def children_of(pid: int) -> list[int]:
+    return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
+
+
+def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir, tmp_path):
+    marker = tmp_path / "hung"
     cli = subprocess.Popen(
-        [sys.executable, "-c", HANGING_RUN, fixture_dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "-c", HANGING_RUN, fixture_dir],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TUIPERF_HANG_MARKER": str(marker)},
     )
-    children: list[int] = []
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not children:
-        time.sleep(0.5)
-        children = [
-            int(p) for p in subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split()
-        ]
+    wait_for_hang(cli, marker)
+    children = children_of(cli.pid)
     assert children, "the CLI started no measuring process"
-    time.sleep(3)  # let the run reach the hanging call
     cli.send_signal(signal.SIGKILL)
     cli.wait()
     deadline = time.monotonic() + 10
@@ -199,7 +209,7 @@ def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir):
 
 
 def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, tmp_path):
-    out = tmp_path / "partial.json"
+    out, marker = tmp_path / "partial.json", tmp_path / "hung"
     cli = subprocess.Popen(
         [
             sys.executable,
@@ -224,13 +234,9 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TUIPERF_HANG_MARKER": str(marker)},
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not [
-        p for p in subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split()
-    ]:
-        time.sleep(0.3)
-    time.sleep(6)  # the measuring process starts, then hangs in its 41st call
+    wait_for_hang(cli, marker)
     started = time.monotonic()
     cli.send_signal(signal.SIGINT)
     stdout, stderr = cli.communicate(timeout=60)

@@ -51,11 +51,7 @@ def test_missing_keys_are_named():
     ref = subject("a", {"w": W, "b": B}, compare=lambda o: o)
     other = subject("b", {"w": W, "bias": B}, compare=lambda o: o)
     (found,) = check_equivalence([ref, other], 1e-6)
-    assert (
-        found["quantity"] == "output keys"
-        and "missing ['b']" in found["detail"]
-        and "extra ['bias']" in found["detail"]
-    )
+    assert found["quantity"] == "output keys" and found["detail"] == "missing b; extra bias"
 
 
 def test_a_variant_tolerance_loosens_its_comparison_only():
@@ -75,7 +71,10 @@ def test_a_raising_projection_is_a_finding_not_a_crash():
         raise KeyError("params")
 
     (found,) = check_equivalence([subject("a", W), subject("b", W, compare=broken)], 1e-6)
-    assert found["quantity"] == "comparison" and "compare= of b raised KeyError" in found["detail"]
+    assert found["quantity"] == "comparison" and found["a"] == "b" and "compare= raised KeyError" in found["detail"]
+    # the reference's own projection failing is blamed on the reference, and the costs are still compared
+    found = check_equivalence([subject("ref", W, compare=broken, flops=100.0), subject("b", W, flops=200.0)], 1e-6)
+    assert {(m["a"], m["quantity"]) for m in found} == {("ref", "comparison"), ("b", "XLA FLOPs")}
 
 
 def test_the_reference_is_explicit():
@@ -86,7 +85,7 @@ def test_the_reference_is_explicit():
 
 def test_python_scalars_and_none_compare_without_crashing():
     assert check_equivalence([subject("a", (None, 3, "x")), subject("b", (None, 3, "x"))], 1e-6) == []
-    assert check_equivalence([subject("a", np.float64(1.0)), subject("b", 1.0)], 1e-6)  # dtype differs
+    assert check_equivalence([subject("a", np.float32(1.0)), subject("b", np.float64(1.0))], 1e-6)  # dtype differs
 
 
 def test_scenarios_mark_one_reference():
@@ -103,3 +102,31 @@ def test_scenarios_mark_one_reference():
         s.variant("c", reference=True)
     with pytest.raises(ScenarioError, match="a reference must be equivalent"):
         s.variant("d", reference=True, equivalent=False)
+
+
+def test_flat_and_nested_projections_name_the_same_leaves():
+    flat = subject("flat", {"params/w": W, "loss": 1.0}, compare=lambda o: o)
+    nested = subject("nested", {"params": {"w": W}, "loss": 1.0}, compare=lambda o: o)
+    assert check_equivalence([flat, nested], 1e-6) == []
+
+
+def test_a_key_mismatch_still_reports_costs():
+    found = check_equivalence(
+        [
+            subject("a", {"w": W}, compare=lambda o: o, flops=100.0, params=6),
+            subject("b", {"v": W}, compare=lambda o: o, flops=800.0, params=48),
+        ],
+        1e-6,
+    )
+    assert {m["quantity"] for m in found} == {"output keys", "XLA FLOPs", "parameter count"}
+
+
+def test_the_half_precision_floor_applies_leaf_by_leaf():
+    ref = (jnp.array([1.0], dtype=jnp.bfloat16), jnp.array([1.0, 2.0]))
+    other = (jnp.array([1.008], dtype=jnp.bfloat16), jnp.array([1.0, 2.01]))  # 0.5 % off in float32
+    (found,) = check_equivalence([subject("a", ref), subject("b", other)], 1e-4)
+    assert found["quantity"] == "output values" and found["detail"].startswith("leaf 1:")
+
+
+def test_a_python_scalar_is_not_a_dtype_mismatch():
+    assert check_equivalence([subject("a", jnp.float32(0.5)), subject("b", 0.5)], 1e-6) == []

@@ -88,8 +88,10 @@ def test_declarations_take_only_the_default_positionally():
         Int(8, 1, 4096)
     with pytest.raises(ScenarioError, match=r"write Choice\('no', choices=..., help=...\)"):
         Choice("no", ["no", "abort"], help="what to do")
-    with pytest.raises(TypeError):
+    with pytest.raises(ScenarioError, match=r"takes no name=.*comes from the key"):
         Int(8, name="sneaky")  # the name comes from the dict key, never from the author
+    with pytest.raises(ScenarioError, match="Float takes no maximum=; its keywords are min, max, help"):
+        Float(1.0, maximum=2.0)
 
 
 def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):
@@ -107,3 +109,11 @@ def test_every_kind_survives_the_round_trip_through_plain_data():
         assert again == spec and again.name == spec.name and again.allowed() == spec.allowed()
     with pytest.raises(ParamError, match="unknown parameter kind 'complex'"):
         param_from_dict({"name": "z", "kind": "complex"})
+
+
+def test_edge_values_from_python_code_are_refused_with_param_errors():
+    assert Int(8).named("n").parse("00000000000000000001") == 1  # leading zeros are not magnitude
+    with pytest.raises(ParamError):
+        Choice("a", choices=("a",)).named("c").parse(10**5000)
+    with pytest.raises(ParamError, match="unknown parameter"):
+        validate(SPECS, {1: 2, "z": 3})

@@ -51,3 +51,14 @@ def test_a_closure_that_hides_its_jitted_function_says_so():
 
     rows, note = profile_call(call, (X,), jax.block_until_ready, 10_000, calls=10)
     assert executable_rows(rows) == [] and "no jax.jit function was found" in note
+
+
+def test_a_raising_call_does_not_leave_the_process_profiled():
+    import sys
+
+    def boom(x):
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        profile_call(boom, (X,), jax.block_until_ready, 10_000, calls=3)
+    assert sys.getprofile() is None

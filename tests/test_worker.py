@@ -106,3 +106,33 @@ def test_worker_starts_while_stdio_is_captured(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) >= 6
+
+
+def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_path, capsys):
+    from tuiperf.cli import main
+    from tuiperf.core import resultfile
+
+    out = tmp_path / "p.json"
+    code = main(
+        [
+            "run",
+            "tiny",
+            "--scenarios",
+            fixture_dir,
+            "--variants",
+            "jax.jit,eqx.filter_jit",
+            "--samples",
+            "30",
+            "--processes",
+            "3",
+            "--no-profile",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    result = resultfile.load(out)
+    for variant in result.measured:
+        assert len(variant.process_medians_ns) == 3 and variant.stats.n == 90  # pooled samples
+    printed = capsys.readouterr().out
+    assert "between 3 measuring processes" in printed and "spread" in printed

@@ -173,7 +173,8 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
     if not measured:
         return []
     scale, unit = _unit(max(v.breakdown_ns.call_ns for v in measured if v.breakdown_ns))
-    rows, reasons = [], []
+    rows: list[list[str]] = []
+    reasons: list[str] = []
     widest = {key: 0.0 for key, _, _ in BREAKDOWN_STAGES}
     for v in measured:
         b = v.breakdown_ns

@@ -5,8 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 
-from tui_helpers import HAS_CAIRO, FakeRunner, ready, sync, wait_until
+from tui_helpers import HAS_CAIRO, FakeRunner, ready, run_to_end, sync, wait_until
 
 from tuiperf.core.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp
@@ -34,47 +35,44 @@ async def test_ui_never_imports_jax_and_first_frame_is_fast():
             p.app.exit()
         TuiperfApp(Stub()).run(headless=True, size=(80, 24), auto_pilot=pilot)
         assert "jax" not in sys.modules and "equinox" not in sys.modules and "flax" not in sys.modules
+        assert "numpy" not in sys.modules
         print(f"FIRST {first[0]:.3f}")
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    first = float(out.stdout.split("FIRST")[1])
-    assert first < 3.0  # well under 1 s on a quiet machine; slack for a loaded CI box
+    assert float(out.stdout.split("FIRST")[1]) < 5.0  # a hang guard; the speed target is in benchmarks/
 
 
 @sync
 async def test_scenario_list_shows_scenarios_broken_files_and_filters(make_app):
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot, scenario=None)
-        ids = {s["id"] for s in app.catalog["scenarios"]}
+        main = await ready(pilot, scenario=None)
+        ids = {s["id"] for s in main.catalog["scenarios"]}
         assert "tiny-sin" in ids and "dispatch-floor" in ids  # user folder and built-in
         options = app.query_one("#scenario-options")
         keys = [options.get_option_at_index(i).id for i in range(options.option_count)]
         assert "broken:bad-file" in keys
-        # selecting the broken file shows its error
-        options.highlighted = keys.index("broken:bad-file")
+        options.highlighted = keys.index("broken:bad-file")  # selecting the broken file shows its error
         await pilot.pause()
-        assert app.scenario is None
+        assert main.setup.scenario is None
         assert "broken on purpose" in str(app.query_one("#info").render())
-        # the filter narrows the list
-        app.query_one("#scenario-filter").value = "tiny sine"
+        app.query_one("#scenario-filter").value = "tiny sine"  # the filter narrows the list
         await pilot.pause()
-        assert options.option_count == 1
-        assert options.get_option_at_index(0).id == "ok:tiny-sin"
+        assert options.option_count == 1 and options.get_option_at_index(0).id == "ok:tiny-sin"
 
 
 @sync
 async def test_selecting_a_scenario_builds_its_form(make_app):
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
-        form = app.query_one("ParamForm")
+        main = await ready(pilot)
+        form = main.setup.form
         assert list(form.specs) == ["size", "scale", "dtype", "double"]
         assert form.raw_values() == {"size": "8", "scale": "1.0", "dtype": "float32", "double": False}
         assert type(form._field("dtype")).__name__ == "Select"
         assert type(form._field("double")).__name__ == "Toggle"
-        assert app.query_one("RunOptions").variants == ["jit", "aot", "broken"]
+        assert main.setup.options.variants == ["jit", "aot", "broken"]
         assert "Tiny sine" in str(app.query_one("#info").render())
 
 
@@ -82,8 +80,8 @@ async def test_selecting_a_scenario_builds_its_form(make_app):
 async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
-        form = app.query_one("ParamForm")
+        main = await ready(pilot)
+        form = main.setup.form
         field = form._field("size")
         field.focus()
         field.value = ""
@@ -92,11 +90,10 @@ async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
         assert field.has_class("-invalid")
         await pilot.press("escape", "r")  # leave the field, then run
         await pilot.pause()
-        assert app.run_id == 0 and not app.running
+        assert main.run_id == 0 and not main.running
         assert any("below the minimum 1" in n for n in notifications(app))
-        assert "below the minimum" in app.blocked_reason
-        # fixing the value unblocks it
-        form.set_value("size", "1.6e1")
+        assert "below the minimum" in main.blocked_reason
+        form.set_value("size", "1.6e1")  # fixing the value unblocks it
         assert form.valid and form.values()["size"] == 16
 
 
@@ -105,16 +102,13 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: app.run_count == 1, what="run end")
-        result = app.result
-        assert result is not None and not result.partial
+        main = await run_to_end(pilot)
+        result = main.result
+        assert result is not None and not result.partial and main.run_count == 1
         by_name = {v.name: v for v in result.variants}
         assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
         table = app.query_one("#stats-table")
-        assert table.row_count == 3
-        status = table.get_row("broken")[1]
-        assert "FAILED" in str(status)
+        assert table.row_count == 3 and "FAILED" in str(table.get_row("broken")[1])
         assert "µs" in str(table.get_row("jit")[2]) or "ns" in str(table.get_row("jit")[2])
         app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
         await pilot.pause()
@@ -124,8 +118,9 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         warnings = app.query_one("WarningsPanel")
         assert any("broken" in text and sev == "error" for sev, text in warnings.items)
         assert "Warnings (" in str(app.query_one("#tabs").get_tab("warnings").label)
-        # every result tab renders without error
-        for key in "123456":
+        header = str(app.query_one("#progress-status").render())
+        assert "tiny-sin" in header and "dispatch" in header and "size=8" in header
+        for key in "123456":  # every result tab renders without error
             await pilot.press(key)
             await pilot.pause()
         await pilot.press("l")
@@ -136,16 +131,15 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
 async def test_cancel_keeps_the_partial_result(make_app):
     app = make_app(samples=1_000_000, budget_s=600)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
-        app.query_one("RunOptions").query_one("#variants").deselect("broken")
+        main = await ready(pilot)
+        main.setup.options.query_one("#variants").deselect("broken")
         await pilot.press("r")
-        await wait_until(
-            pilot, lambda: app.live is not None and sum(app.live.counts.values()) > 50, what="samples", timeout=30
-        )
+        await wait_until(pilot, lambda: main.live is not None and sum(main.live.counts.values()) > 50, what="samples")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.run_count == 1, what="cancelled run end", timeout=20)
-        assert app.result is not None and app.result.partial is True
-        assert any(v.samples_ns for v in app.result.variants)
+        await main.wait_for_run_end(30)
+        await pilot.pause()
+        assert main.result is not None and main.result.partial is True
+        assert any(v.samples_ns for v in main.result.variants)
         assert any("partial" in text.lower() for _, text in app.query_one("WarningsPanel").items)
         assert "PARTIAL" in str(app.query_one("#stats-note").render())
 
@@ -154,8 +148,8 @@ async def test_cancel_keeps_the_partial_result(make_app):
 async def test_sweep_runs_each_value_and_plots_slopes(make_app):
     app = make_app(samples=30)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
-        app.query_one("RunOptions").query_one("#variants").deselect("broken")
+        main = await ready(pilot)
+        main.setup.options.query_one("#variants").deselect("broken")
         await pilot.press("escape", "w")
         await wait_until(
             pilot,
@@ -165,20 +159,19 @@ async def test_sweep_runs_each_value_and_plots_slopes(make_app):
         app.screen.query_one("#sweep-values").value = "4, 1024"
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.run_count == 1, what="sweep end", timeout=40)
-        sweep = app.result.sweep
+        await run_to_end(pilot, key=None)
+        sweep = main.result.sweep
         assert sweep.parameter == "size" and sweep.values == [4, 1024]
         assert set(sweep.medians_ns) == {"jit", "aot"}
-        assert app.query_one("#tabs").active == "sweep"
-        assert app.query_one("SweepLines").sweep is sweep
+        assert app.query_one("#tabs").active == "sweep" and app.query_one("SweepLines").sweep is sweep
 
 
 @sync
 async def test_sweep_dialog_rejects_invalid_values(make_app):
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
-        app.action_sweep()
+        main = await ready(pilot)
+        main.action_sweep()
         await wait_until(
             pilot,
             lambda: type(app.screen).__name__ == "SweepScreen" and app.screen.query("#sweep-values"),
@@ -190,7 +183,7 @@ async def test_sweep_dialog_rejects_invalid_values(make_app):
         assert type(app.screen).__name__ == "SweepScreen"
         assert "above the maximum" in str(app.screen.query_one("#sweep-error").render())
         await pilot.press("escape")
-        assert app.run_id == 0
+        assert main.run_id == 0
 
 
 @sync
@@ -199,20 +192,40 @@ async def test_run_error_is_shown_and_previous_result_kept(saved, scenario_dirs,
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await ready(pilot)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: app.run_count == 1, what="first run")
-        first = app.result
+        main = await run_to_end(pilot)
+        first = main.result
         runner.fail = WorkerCrashed("the measuring process died (signal 6)")
-        app.action_run()
-        await wait_until(pilot, lambda: app.run_count == 2, what="failing run")
-        await pilot.pause()
+        main.action_run()
+        await run_to_end(pilot, key=None)
         assert type(app.screen).__name__ == "ErrorScreen"
         assert app.screen.error_title == "Measuring process crashed"
         assert app.last_error == ("Measuring process crashed", "the measuring process died (signal 6)")
         await pilot.press("escape")
-        assert app.result is first  # previous results kept
+        assert main.result is first  # previous results kept
         assert app.query_one("#stats-table").row_count == len(first.variants)
         assert "failed" in str(app.query_one("#progress-status").render())
+
+
+@sync
+async def test_a_superseded_runs_late_answer_is_dropped(saved, scenario_dirs, tmp_path):
+    """Run A is still measuring when run B starts (live mode does this); A ends last. Its result must
+    not replace B's (the run_id check in the handlers)."""
+    runner = FakeRunner(saved)
+    gate_a, gate_b = threading.Event(), threading.Event()
+    runner.gates = [gate_a, gate_b]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = await ready(pilot)
+        main.start_run(sweep=("size", [4, 8]))  # A: answers with the sweep fixture
+        await wait_until(pilot, lambda: len(runner.requests) == 1, what="run A started")
+        main.start_run()  # B: answers with the plain result
+        gate_b.set()
+        await main.wait_for_run_end(30)
+        await pilot.pause()
+        assert main.result is not None and main.result.sweep is None
+        gate_a.set()  # A's late RunDone arrives now
+        await pilot.pause(0.5)
+        assert main.result.sweep is None and main.run_count == 1
 
 
 @sync
@@ -235,35 +248,60 @@ async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
 
 
 @sync
-async def test_live_mode_reruns_after_a_parameter_change(saved, scenario_dirs, tmp_path):
+async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs, tmp_path):
+    """At 80x24 with live on, typing 3 then 2 into `size` makes 32, whatever the re-run does."""
     runner = FakeRunner(saved)
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
-    async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
         app.query_one("#live").value = True
+        field = main.setup.form._field("size")
+        field.focus()
+        field.value = ""
+        await pilot.press("3")
+        await main.wait_for_run_end(10)  # a live run after "3"
+        await pilot.press("2")
         await pilot.pause()
-        app.query_one("ParamForm").set_value("size", "32")
-        app.query_one("ParamForm")._changed(app.query_one("ParamForm")._field("size"))
-        await wait_until(pilot, lambda: app.run_count == 1, what="live run", timeout=5)
-        assert runner.requests[-1].params["size"] == 32
-        # an invalid value does not start a run
-        app.query_one("ParamForm").set_value("size", "-3")
-        app.query_one("ParamForm")._changed(app.query_one("ParamForm")._field("size"))
+        assert field.value == "32" and app.focused is field and main.has_class("-show-setup")
+        await main.wait_for_run_end(10)
+        await pilot.pause(0.8)
+        assert runner.requests[-1].params["size"] == 32 and app.focused is field
+        field.value = "-3"  # an invalid value does not start a run
         await pilot.pause(1.0)
-        assert len(runner.requests) == 1
+        assert runner.requests[-1].params["size"] == 32
+
+
+@sync
+async def test_r_and_q_during_a_run_ask_first(saved, scenario_dirs, tmp_path):
+    runner = FakeRunner(saved)
+    gate = threading.Event()
+    runner.gates = [gate]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        await pilot.press("escape", "r")
+        await wait_until(pilot, lambda: main.running, what="running")
+        await pilot.press("r")
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")  # keep measuring
+        assert main.running and main.run_id == 1
+        await pilot.press("q")
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        assert app.is_running
+        gate.set()
+        await main.wait_for_run_end(10)
 
 
 @sync
 async def test_narrow_screen_collapses_panels_into_tabs(fake_runner, scenario_dirs, tmp_path):
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        assert app.screen.has_class("-narrow")
-        assert app.query_one("#view-tabs").display
+        main = await ready(pilot)
+        assert main.has_class("-narrow") and app.query_one("#view-tabs").display
         assert app.query_one("#sidebar").region.width == 80 and app.query_one("#results").region.width == 0
-        await pilot.press("escape", "r")
-        await wait_until(pilot, lambda: app.run_count == 1, what="run")
-        await pilot.pause()
+        await pilot.press("escape")
+        await run_to_end(pilot)
         assert app.query_one("#results").region.width == 80 and app.query_one("#sidebar").region.width == 0
         await pilot.press("f2")
         await pilot.pause()
@@ -271,25 +309,36 @@ async def test_narrow_screen_collapses_panels_into_tabs(fake_runner, scenario_di
 
 
 @sync
-async def test_help_and_command_palette_list_every_action(fake_runner, scenario_dirs, tmp_path):
+async def test_every_command_is_bound_listed_in_help_and_in_the_palette(fake_runner, scenario_dirs, tmp_path):
+    from tuiperf.tui.commands import COMMANDS, help_rows
+
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
+        main = await ready(pilot)
+        bound = {b.action for b in main.BINDINGS}
+        titles = {c.title for c in app.get_system_commands(main)}
+        help_text = " ".join(keys + " " + what for keys, what in help_rows())
+        for command in COMMANDS:
+            assert command.action in bound and command.title in titles
+            assert command.shown_keys in help_text or command.action.startswith("show_tab")
+            method = command.action.split("(")[0]
+            assert callable(getattr(main, f"action_{method}")), command.action
+        assert "Screenshot" not in titles  # Textual's own, which writes to ~/Downloads, is not offered
         await pilot.press("escape", "question_mark")
         assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("end")
+        box = app.screen.query_one("#help-box")
+        assert box.scroll_y == box.max_scroll_y  # the help scrolls to its end
         await pilot.press("escape")
-        titles = {c.title for c in app.get_system_commands(app.screen)}
-        for needed in ("Run", "Cancel run", "Sweep a parameter", "Save screenshot", "Toggle log scale", "Show keys"):
-            assert needed in titles
 
 
 @sync
 async def test_mouse_runs_and_switches_tabs(fake_runner, scenario_dirs, tmp_path):
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ready(pilot)
+        main = await ready(pilot)
         assert await pilot.click("#run-button")
-        await wait_until(pilot, lambda: app.run_count == 1, what="run from a click")
+        await main.wait_for_run_end(10)
         assert await pilot.click("#--content-tab-stats")
         await pilot.pause()
         assert app.query_one("#tabs").active == "stats"
@@ -308,25 +357,23 @@ def test_no_color_uses_distinct_markers(monkeypatch):
 async def test_a_malformed_result_is_reported_not_fatal(fake_runner, scenario_dirs, tmp_path):
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        app.show_result({"variants": [{"ok": True}]})  # no name, no stats
+        main = await ready(pilot)
+        main.show_result({"variants": [{"ok": True}]})  # not a RunResult at all
         await pilot.pause()
-        assert app.last_error[0] == "Cannot display this result"
-        assert app.is_running
+        assert app.last_error[0] == "Cannot display this result" and app.is_running
 
 
 @sync
 async def test_resizing_to_80x24_keeps_focus_on_a_visible_widget(fake_runner, scenario_dirs, tmp_path):
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(200, 60)) as pilot:
-        await ready(pilot)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: app.run_count == 1, what="run")
+        main = await ready(pilot)
+        await run_to_end(pilot)
         await pilot.resize_terminal(80, 24)
         await wait_until(
             pilot,
             lambda: (
-                app.screen.has_class("-narrow")
+                main.has_class("-narrow")
                 and app.focused is not None
                 and app.query_one("#results") in app.focused.ancestors
             ),

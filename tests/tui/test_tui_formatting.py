@@ -8,9 +8,9 @@ import pytest
 from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Choice, Int, param_from_dict
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, split_values, suggest_sweep
+from tuiperf.tui.view import collect_warnings
 from tuiperf.tui.widgets.breakdown import stacked_bar
 from tuiperf.tui.widgets.stats_table import ratio_against
-from tuiperf.tui.widgets.warnings_panel import collect_warnings
 
 
 def test_param_from_catalog_dict_validates_like_the_core():

@@ -14,9 +14,9 @@ def _app(saved, tmp_path):
 def _show(saved, key: str, tab: str):
     async def run_before(pilot) -> None:
         app = pilot.app
-        await ready(pilot)
-        app.show_result(saved[key])
-        app.action_show_tab(tab)
+        main = await ready(pilot)
+        main.show_result(saved[key])
+        main.action_show_tab(tab)
         app.query_one("#tabs Tabs").focus()
         await pilot.pause(0.2)
         await pilot.wait_for_scheduled_animations()

@@ -55,12 +55,17 @@ class CachedCatalogRunner:
 
 
 class FakeRunner:
-    """Replays the saved fixture: catalog, devices and the result, with events; or raises."""
+    """Replays the saved fixture: catalog, devices and the result, with events; or raises.
+
+    ``gates``: one threading.Event per run to come; a run waits on its gate before returning, so a
+    test can decide when each run ends.
+    """
 
     def __init__(self, saved: dict[str, Any], fail: Exception | None = None) -> None:
         self.saved = saved
         self.fail = fail
         self.requests: list[Any] = []
+        self.gates: list[Any] = []
 
     def catalog(self, scenario_dirs=None):
         return copy.deepcopy(self.saved["catalog"])
@@ -69,9 +74,10 @@ class FakeRunner:
         return copy.deepcopy(self.saved["devices"])
 
     def run(self, request, on_event=None, cancel=None):
-        from tuiperf.core.events import Progress, RunFinished, RunStarted, SamplesAdded, VariantFinished
+        from tuiperf.core.events import Progress, RunStarted, SamplesAdded, VariantFinished
 
         self.requests.append(request)
+        gate = self.gates.pop(0) if self.gates else None
         if self.fail is not None:
             raise self.fail
         result = copy.deepcopy(self.saved["sweep" if request.sweep else "result"])
@@ -82,7 +88,8 @@ class FakeRunner:
             emit(SamplesAdded(v.name, list(v.samples_ns)))
             emit(Progress(0.5, 0.1, 0.1, {v.name: v.stats.median_ns if v.stats else 0.0}, {}))
             emit(VariantFinished(v))
-        emit(RunFinished(result))
+        if gate is not None:
+            gate.wait(30)
         return result
 
     def close(self) -> None:
@@ -97,27 +104,41 @@ async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 
         await pilot.pause(0.05)
 
 
-async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> None:
-    """Wait for the catalog and (optionally) select a scenario and wait for its form."""
+async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> Any:
+    """Wait for the catalog and (optionally) select a scenario and wait for its form; the main screen."""
     app = pilot.app
-    await wait_until(pilot, lambda: app.catalog is not None, what="catalog")
+    main = app.main
+    await wait_until(pilot, lambda: main.catalog is not None, what="catalog")
     if scenario:
-        assert app.query_one("ScenarioList").select(scenario)
+        assert main.setup.select(scenario)
         await wait_until(
             pilot,
-            lambda: app.scenario and app.scenario["id"] == scenario and app.query_one("ParamForm").specs,
+            lambda: main.setup.scenario and main.setup.scenario["id"] == scenario and main.setup.form.specs,
             what="scenario form",
         )
         await pilot.pause()
+    return main
 
 
-def fast_app(runner: Any, scenario_dirs: list[str], **kwargs: Any):
+async def run_to_end(pilot: Any, key: str | None = "r") -> Any:
+    """Press ``key`` (or not) and wait for the run's end event; the main screen."""
+    main = pilot.app.main
+    if key:
+        await pilot.press(key)
+    await main.wait_for_run_end(60)
+    await pilot.pause()
+    return main
+
+
+def fast_app(runner: Any, scenario_dirs: list[str], screenshots_dir: Any = "screenshots", **launch: Any):
     from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.launch import LaunchOptions
 
-    kwargs.setdefault("samples", 200)
-    kwargs.setdefault("budget_s", 0.3)
-    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, **kwargs)
-    return app
+    launch.setdefault("samples", 200)
+    launch.setdefault("budget_s", 0.3)
+    return TuiperfApp(
+        runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=LaunchOptions(**launch)
+    )
 
 
 def sync(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -111,9 +111,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
         "noop_execute": TimedPath(functools.partial(noop_executable.execute_sharded, list(arrays)), ()),
     }
     # A single array comes back as it is: no output pytree to rebuild, "outputs" is zero by construction.
-    single_output = jax.tree.structure(traced.out_info).num_leaves == 1 and not isinstance(
-        traced.out_info, list | tuple | dict
-    )
+    single_output = isinstance(traced.out_info, jax.ShapeDtypeStruct)
     if not single_output:
         flat_leaves = jax.jit(lambda *a: tuple(jax.tree.leaves(flat_program(*a))), keep_unused=True)
         flat_leaves.trace(*arrays).lower().compile()

@@ -35,14 +35,22 @@ class Subject:
     tolerance: float | None = None  # this variant's relative tolerance
 
 
-def _leaves(output: Any, keyed: bool) -> tuple[str, dict[str, Any] | list[Any]]:
+def _leaves(output: Any, keyed: bool) -> dict[str, Any] | list[Any]:
+    """Leaves in order, or by key path ``params/w`` (so ``{"params/w": ...}`` and ``{"params": {"w": ...}}``
+    name the same leaf)."""
     import jax
 
-    if keyed:
-        flat, treedef = jax.tree_util.tree_flatten_with_path(output)
-        return str(treedef), {jax.tree_util.keystr(path): leaf for path, leaf in flat}
-    leaves, treedef = jax.tree.flatten(output)
-    return str(treedef), leaves
+    if not keyed:
+        return jax.tree.leaves(output)
+    flat, _ = jax.tree_util.tree_flatten_with_path(output)
+    return {"/".join(_key_name(k) for k in path): leaf for path, leaf in flat}
+
+
+def _key_name(key: Any) -> str:
+    for attribute in ("key", "name", "idx"):
+        if hasattr(key, attribute):
+            return str(getattr(key, attribute))
+    return str(key)
 
 
 def _project(subject: Subject) -> Any:
@@ -61,11 +69,25 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
         try:
             projected.append(_project(subject))
         except Exception as exc:  # noqa: BLE001 - the author's projection failing is a finding, not a crash
-            mismatch("comparison", f"compare= of {subject.name} raised {type(exc).__name__}: {exc}")
-            return found
+            found.append(
+                {
+                    "a": subject.name,
+                    "b": (other if subject is reference else reference).name,
+                    "quantity": "comparison",
+                    "detail": f"its compare= raised {type(exc).__name__}: {exc}",
+                }
+            )
+    if len(projected) == 2:
+        _compare_outputs(projected[0], projected[1], reference, other, rtol, mismatch)
+    _compare_costs(reference, other, mismatch)
+    return found
+
+
+def _compare_outputs(
+    ref_out: Any, out: Any, reference: Subject, other: Subject, rtol: float, mismatch: Callable[[str, str], None]
+) -> None:
     keyed = reference.compare is not None or other.compare is not None
-    _, ref_leaves = _leaves(projected[0], keyed)
-    _, leaves = _leaves(projected[1], keyed)
+    ref_leaves, leaves = _leaves(ref_out, keyed), _leaves(out, keyed)
     if isinstance(ref_leaves, dict) and isinstance(leaves, dict):
         missing, extra = sorted(set(ref_leaves) - set(leaves)), sorted(set(leaves) - set(ref_leaves))
         if missing or extra:
@@ -74,28 +96,57 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
                 f"extra {', '.join(extra[:SHOWN_KEYS])}" if extra else "",
             ]
             mismatch("output keys", "; ".join(p for p in parts if p))
-            return found
-        pairs = [(leaves[k], ref_leaves[k]) for k in sorted(ref_leaves)]
+            return
+        names = sorted(ref_leaves)
+        pairs = [(leaves[k], ref_leaves[k]) for k in names]
     else:
         assert isinstance(ref_leaves, list) and isinstance(leaves, list)
         if len(leaves) != len(ref_leaves):
             mismatch("output structure", f"{len(leaves)} output leaves vs {len(ref_leaves)}")
-            return found
+            return
+        names = [f"leaf {i}" for i in range(len(leaves))]
         pairs = list(zip(leaves, ref_leaves))
     shapes = [tuple(np.shape(a)) for a, _ in pairs]
     ref_shapes = [tuple(np.shape(b)) for _, b in pairs]
-    if shapes != ref_shapes:
-        mismatch("output shapes", f"{shapes} vs {ref_shapes}")
+    differing = [i for i, (a, b) in enumerate(zip(shapes, ref_shapes)) if a != b]
+    if differing:
+        i = differing[0]
+        mismatch(
+            "output shapes",
+            f"{names[i]}: {shapes[i]} vs {ref_shapes[i]}"
+            + (f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""),
+        )
+        return
     dtypes = [_dtype(a) for a, _ in pairs]
     ref_dtypes = [_dtype(b) for _, b in pairs]
-    if dtypes != ref_dtypes:
-        mismatch("output dtypes", f"{dtypes} vs {ref_dtypes}")
-    if shapes == ref_shapes and sum(int(np.prod(s)) for s in shapes) <= MAX_COMPARED_ELEMENTS:
-        tolerance = _tolerance(rtol, reference, other, dtypes + ref_dtypes)
-        worst = max((_relative_difference(a, b) for a, b in pairs), default=0.0)
-        if worst > tolerance:
-            detail = "NaN or infinity in one only" if worst == float("inf") else f"max relative difference {worst:.3g}"
-            mismatch("output values", f"{detail} (tolerance {tolerance:g})")
+    differing = [i for i, (a, b) in enumerate(zip(dtypes, ref_dtypes)) if a != b and not _weak(pairs[i])]
+    if differing:
+        i = differing[0]
+        mismatch(
+            "output dtypes",
+            f"{names[i]}: {dtypes[i]} vs {ref_dtypes[i]}"
+            + (f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""),
+        )
+    if sum(int(np.prod(s)) for s in shapes) > MAX_COMPARED_ELEMENTS:
+        mismatch("output values", f"not compared: more than {MAX_COMPARED_ELEMENTS:,} elements")
+        return
+    worst_excess, worst_detail = 0.0, ""
+    for name, (a, b), dtype in zip(names, pairs, dtypes):
+        tolerance = _tolerance(rtol, reference, other, dtype, _dtype(b))
+        difference = _relative_difference(a, b)
+        if difference > tolerance and difference / max(tolerance, 1e-300) > worst_excess:
+            worst_excess = difference / max(tolerance, 1e-300)
+            shown = (
+                "NaN or infinity in one only"
+                if difference == float("inf")
+                else f"max relative difference {difference:.3g}"
+            )
+            worst_detail = f"{name}: {shown} (tolerance {tolerance:g})"
+    if worst_detail:
+        mismatch("output values", worst_detail)
+
+
+def _compare_costs(reference: Subject, other: Subject, mismatch: Callable[[str, str], None]) -> None:
     if reference.flops and other.flops is not None:
         ratio = other.flops / reference.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
@@ -106,16 +157,20 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
         and reference.param_count != other.param_count
     ):
         mismatch("parameter count", f"{other.param_count:,} vs {reference.param_count:,}")
-    return found
 
 
-def _tolerance(rtol: float, reference: Subject, other: Subject, dtypes: list[str]) -> float:
-    """The looser of the scenario's and the two variants' tolerances, at least the half-precision
-    floor when half-precision values are compared."""
+def _tolerance(rtol: float, reference: Subject, other: Subject, *dtypes: str) -> float:
+    """For one leaf: the looser of the scenario's and the two variants' tolerances, at least the
+    half-precision floor when that leaf is in half precision."""
     tolerance = max(rtol, reference.tolerance or 0.0, other.tolerance or 0.0)
     if any(d in ("bfloat16", "float16") for d in dtypes):
         tolerance = max(tolerance, HALF_PRECISION_TOLERANCE)
     return tolerance
+
+
+def _weak(pair: tuple[Any, Any]) -> bool:
+    """A Python scalar has no dtype of its own (JAX treats it as weakly typed): no dtype mismatch."""
+    return any(type(x) in (bool, int, float, complex) for x in pair)  # not numpy scalars (np.float64 is a float)
 
 
 def check_equivalence(subjects: list[Subject], rtol: float, reference: str | None = None) -> list[dict[str, str]]:
@@ -147,8 +202,13 @@ def _relative_difference(a: Any, b: Any) -> float:
     """Largest |a - b| relative to the largest |b|; NaN or infinity at the same places counts as equal,
     in one only as infinitely different. Non-numeric leaves are equal or not."""
     try:
-        a = np.asarray(a, dtype=np.float64)
-        b = np.asarray(b, dtype=np.float64)
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.dtype.kind == "c" or b.dtype.kind == "c":  # complex: compare both parts
+            a = np.stack([a.real, a.imag]).astype(np.float64)
+            b = np.stack([b.real, b.imag]).astype(np.float64)
+        else:
+            a, b = a.astype(np.float64), b.astype(np.float64)
     except (TypeError, ValueError):
         return 0.0 if _same(a, b) else float("inf")
     if a.size == 0:
@@ -168,7 +228,7 @@ def _relative_difference(a: Any, b: Any) -> float:
 
 def _same(a: Any, b: Any) -> bool:
     try:
-        return bool(a == b)
+        return bool(np.all(a == b))
     except Exception:  # noqa: BLE001 - objects that cannot even be compared are different
         return False
 

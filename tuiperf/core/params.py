@@ -52,7 +52,15 @@ class Param:
     kind = "param"
     _keywords: ClassVar[tuple[str, ...]] = ()
 
-    def _init(self, default: Any, extra: tuple[Any, ...], help: str, **fields: Any) -> None:
+    def _init(
+        self, default: Any, extra: tuple[Any, ...], help: str, unknown: dict[str, Any] | None = None, **fields: Any
+    ) -> None:
+        if unknown:
+            name = next(iter(unknown))
+            hint = " (the name comes from the key in params=dict(...))" if name == "name" else ""
+            raise ScenarioError(
+                f"{type(self).__name__} takes no {name}=; its keywords are {', '.join(self._keywords)}{hint}"
+            )
         if extra:
             keywords = ", ".join(f"{k}=..." for k in self._keywords)
             raise ScenarioError(
@@ -127,9 +135,15 @@ class Int(_Ranged, Param):
     _keywords = ("min", "max", "help")
 
     def __init__(
-        self, default: int, *extra: Any, min: int | None = None, max: int | None = None, help: str = ""
+        self,
+        default: int,
+        *extra: Any,
+        min: int | None = None,
+        max: int | None = None,
+        help: str = "",
+        **unknown: Any,
     ) -> None:
-        self._init(default, extra, help, min=min, max=max)
+        self._init(default, extra, help, unknown, min=min, max=max)
 
     def parse(self, raw: Any) -> int:
         if isinstance(raw, bool):
@@ -150,7 +164,7 @@ class Int(_Ranged, Param):
         text = self.text_of(raw)
         if _INT.fullmatch(text):
             digits = text.replace("_", "")
-            if len(digits.lstrip("+-")) > 19:
+            if len(digits.lstrip("+-").lstrip("0")) > 19:
                 raise self.error(raw, f"is larger than {MAX_INT:,} in magnitude")
             return int(digits)
         match = _SCIENTIFIC_INT.fullmatch(text)
@@ -181,9 +195,15 @@ class Float(_Ranged, Param):
     _keywords = ("min", "max", "help")
 
     def __init__(
-        self, default: float, *extra: Any, min: float | None = None, max: float | None = None, help: str = ""
+        self,
+        default: float,
+        *extra: Any,
+        min: float | None = None,
+        max: float | None = None,
+        help: str = "",
+        **unknown: Any,
     ) -> None:
-        self._init(default, extra, help, min=min, max=max)
+        self._init(default, extra, help, unknown, min=min, max=max)
 
     def parse(self, raw: Any) -> float:
         if isinstance(raw, bool):
@@ -221,13 +241,15 @@ class Choice(Param):
     kind = "choice"
     _keywords = ("choices", "help")
 
-    def __init__(self, default: str, *extra: Any, choices: Any = (), help: str = "") -> None:
+    def __init__(self, default: str, *extra: Any, choices: Any = (), help: str = "", **unknown: Any) -> None:
         if isinstance(choices, str):
             raise ScenarioError(f"Choice: choices must be a list of strings, not the string {choices!r}")
-        self._init(default, extra, help, choices=tuple(str(c) for c in choices))
+        self._init(default, extra, help, unknown, choices=tuple(str(c) for c in choices))
 
     def parse(self, raw: Any) -> str:
-        value = self.text_of(raw) if isinstance(raw, str) else str(raw)
+        if not isinstance(raw, str | int | float | bool):
+            raise self.error(raw, "is not one of the choices")
+        value = self.text_of(raw) if isinstance(raw, str) else shown(raw)
         if value not in self.choices:
             raise self.error(raw, "is not one of the choices")
         return value
@@ -244,8 +266,8 @@ class Bool(Param):
     kind = "bool"
     _keywords = ("help",)
 
-    def __init__(self, default: bool, *extra: Any, help: str = "") -> None:
-        self._init(default, extra, help)
+    def __init__(self, default: bool, *extra: Any, help: str = "", **unknown: Any) -> None:
+        self._init(default, extra, help, unknown)
 
     def parse(self, raw: Any) -> bool:
         if isinstance(raw, bool):
@@ -267,7 +289,8 @@ def param_from_dict(description: dict[str, Any]) -> Param:
     """The inverse of ``Param.to_dict``: the TUI gets parameters as plain data from the measuring
     process and validates its form with the very same ``parse``."""
     kind = description.get("kind", "")
-    default, help_text = description.get("default"), description.get("help") or ""
+    default: Any = description.get("default")
+    help_text = description.get("help") or ""
     spec: Param
     if kind == "int":
         spec = Int(default, min=description.get("min"), max=description.get("max"), help=help_text)
@@ -303,7 +326,7 @@ def validate(specs: dict[str, Param], values: dict[str, Any] | None) -> dict[str
     Raises ParamError for an unknown name (listing the known ones) or a value that is not allowed.
     """
     values = dict(values or {})
-    unknown = sorted(set(values) - set(specs))
+    unknown = sorted((str(k) for k in set(values) - set(specs)), key=str)
     if unknown:
         known = ", ".join(specs) or "none"
         raise ParamError(f"unknown parameter {shown(unknown[0])} (parameters: {known})")

@@ -89,9 +89,11 @@ def profile_call(
 
         profiler = cProfile.Profile()
         profiler.enable()
-        for _ in range(calls):
-            tuiperf_profiled_call()
-        profiler.disable()
+        try:
+            for _ in range(calls):
+                tuiperf_profiled_call()
+        finally:
+            profiler.disable()  # never leave the process profiled: later measurements would pay for it
     stats = pstats.Stats(profiler)
     rows, total_us = [], None
     for (filename, line, function), (_, ncalls, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ OUTLIER_SHARE = 0.25  # warn when more than this share of samples are outliers
 MIN_SAMPLES = 20  # below this, modes and warnings are not meaningful
 MERGE_VALLEY = 0.7  # merge two KDE peaks when the valley between them is above 0.7x the lower peak
 DIP_SIGMAS = 3.0  # ... or when the gap's sample count is within this many Poisson sigmas of no dip
+MIN_MODE_SAMPLES = 30  # a sparse tail of 300 samples reads as a 20-sample "cluster"; real ones hold more
 MIN_SEPARATION = 0.10  # clusters closer than 10 % of the lower centre are one (see _merge_close)
 
 
@@ -30,7 +31,7 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def _as_array(samples: Sequence[float]) -> np.ndarray:
+def _as_array(samples: Sequence[float] | np.ndarray) -> np.ndarray:
     """Samples as a 1-D float array; raises ValueError when there are none."""
     x = np.asarray(samples, dtype=float).ravel()
     if x.size == 0:
@@ -64,7 +65,7 @@ def summarize(samples_ns: Sequence[float]) -> dict:
     }
 
 
-def median_ci(samples: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+def median_ci(samples: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
     """Distribution-free CI of the median: order statistics at ranks n/2 -/+ z*sqrt(n)/2."""
     x = np.sort(_as_array(samples))
     n = x.size
@@ -227,7 +228,7 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
     modes = []
     for members in clusters:
         fraction = members.size / x.size
-        if fraction >= min_fraction:
+        if fraction >= min_fraction and members.size >= MIN_MODE_SAMPLES:
             modes.append({"center_ns": float(np.median(members)), "fraction": float(fraction)})
     return sorted(modes, key=lambda m: m["center_ns"]) if len(modes) > 1 else _single_mode(x)
 

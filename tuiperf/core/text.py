@@ -8,20 +8,32 @@ and OSC 0 would retitle their terminal. Standard library only, so the TUI can us
 
 from __future__ import annotations
 
-import re
+# Control characters other than tab and newline, C1 controls (\x9b is CSI), lone surrogates, and the
+# invisible direction and line-separator marks (which can make a name read as another or break a line).
+_INVISIBLE = [
+    *range(0x00, 0x09),
+    *range(0x0B, 0x20),
+    *range(0x7F, 0xA0),
+    *range(0xD800, 0xE000),
+    0x061C,
+    0x200E,
+    0x200F,
+    0x2028,
+    0x2029,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+]
 
-# Control characters other than tab and newline, C1 controls (\x9b is CSI), lone surrogates and
-# bidirectional overrides (which can make a name read as another).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
-
-def _visible(char: str) -> str:
-    code = ord(char)
+def _visible(code: int) -> str:
     if code < 0x20:
         return chr(0x2400 + code)  # ␀ … ␟: the Unicode control pictures
     if code == 0x7F:
         return "␡"
     return f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}"
+
+
+_TABLE = {code: _visible(code) for code in _INVISIBLE}
 
 
 def inert(value: object, max_len: int | None = None) -> str:
@@ -33,17 +45,20 @@ def inert(value: object, max_len: int | None = None) -> str:
         text = value if isinstance(value, str) else str(value)
     except Exception:  # noqa: BLE001 - an object whose __str__ raises is still shown as something
         text = f"<unprintable {type(value).__name__}>"
-    if max_len is not None and len(text) > 4 * max_len:
-        text = text[: 4 * max_len]  # bound the work before the regular expressions
-    text = _CONTROL.sub(lambda m: _visible(m.group(0)), text)
     if max_len is not None and len(text) > max_len:
+        text = text[:max_len]  # each character becomes at least one: cutting first bounds the work
+        cut = True
+    else:
+        cut = False
+    text = text.translate(_TABLE)
+    if max_len is not None and (cut or len(text) > max_len):
         text = text[: max(max_len - 1, 0)] + "…"
     return text
 
 
 def one_line(value: object, max_len: int | None = None) -> str:
     """:func:`inert`, with newlines and tabs collapsed to single spaces (table cells, titles)."""
-    text = " ".join(inert(value).split())
+    text = " ".join(inert(value, max_len + 1 if max_len is not None else None).split())
     if max_len is not None and len(text) > max_len:
         text = text[: max(max_len - 1, 0)] + "…"
     return text

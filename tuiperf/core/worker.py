@@ -340,6 +340,10 @@ class WorkerRunner:
         if not request.scenario_dirs:
             request.scenario_dirs = list(self.scenario_dirs)
         request.scenario_path = self._path_of(request)
+        if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
+            header = _header_from_request(request)
+            crash = Crash(how="was not started: the run was cancelled first")
+            return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
         if request.processes <= 1:
             return self._run_once(request, on_event, cancel, fresh=False)
         from tuiperf.core.processes import combine

@@ -54,8 +54,8 @@ def suggest_sweep(spec: Param) -> str:
         if len(values) < 3 and spec.max is not None:
             values = sorted({*values, *range(lo, min(spec.max, lo + 3) + 1)})
         return ", ".join(str(v) for v in values)
-    base = float(spec.default) or 1.0
-    return ", ".join(f"{base * f:g}" for f in (0.25, 0.5, 1, 2, 4))
+    scale = float(spec.default) or 1.0
+    return ", ".join(f"{scale * f:g}" for f in (0.25, 0.5, 1, 2, 4))
 
 
 def downsample(values: Sequence[float], n: int) -> list[float]:

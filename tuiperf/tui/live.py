@@ -37,6 +37,7 @@ class LiveState:
         self.sweep_value: Any = None
         self.finished_variants: dict[str, VariantResult] = {}
         self.started = time.monotonic()
+        self.started_by_live_mode = False  # a live re-run never moves focus or changes the view
 
     def snapshot_samples(self) -> dict[str, list[float]]:
         with self.lock:

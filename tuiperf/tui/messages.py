@@ -6,12 +6,12 @@ superseded (a new run started while the old thread finished) are recognised and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
 
-from tuiperf.core.model import RunResult, VariantResult
+from tuiperf.core.model import RunResult
 from tuiperf.tui.live import LiveState
 
 
@@ -46,12 +46,6 @@ class RunUpdated(Message):
 
 
 @dataclass
-class VariantDone(Message):
-    run_id: int
-    variant: VariantResult
-
-
-@dataclass
 class RunDone(Message):
     """A complete (or, after cancel, partial) result document."""
 
@@ -69,11 +63,3 @@ class RunError(Message):
     where: str | None = None
     partial: RunResult | None = None
     details: str = ""
-
-
-@dataclass
-class ParamsChanged(Message):
-    """The parameter form changed (used by the live mode to re-run)."""
-
-    valid: bool = True
-    errors: dict[str, str] = field(default_factory=dict)

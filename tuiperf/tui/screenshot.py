@@ -6,12 +6,11 @@ uses it to regenerate the README's pictures.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
 from tuiperf.core.errors import TuiperfError
+from tuiperf.tui.png import write_png
 
 
 def parse_size(size: str | tuple[int, int]) -> tuple[int, int]:
@@ -54,16 +53,15 @@ def take_screenshot(
     Raises :class:`TuiperfError` when the scenario is unknown or the run failed without any result.
     """
     from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.launch import LaunchOptions
+    from tuiperf.tui.widgets.histogram import LatencyHistogram
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     width, height = parse_size(size)
-    app = TuiperfApp(
-        runner,
-        scenario_dirs=scenario_dirs,
-        screenshots_dir=out.parent,
+    launch = LaunchOptions(
         scenario=scenario_id,
-        params=params,
+        params=dict(params or {}),
         autorun=sweep is None,
         sweep=sweep,
         variants=variants,
@@ -71,30 +69,28 @@ def take_screenshot(
         dispatch=dispatch,
         budget_s=budget_s,
         samples=samples,
-        live_errors_modal=False,
+        errors_as_dialogs=False,
     )
-    app.is_headless_screenshot = True
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=out.parent, launch=launch)
     outcome = {} if outcome is None else outcome
     outcome.update({"svg": None, "png": None, "result": None, "error": None})
-    tab = tab or "histogram"
 
     async def pilot_fn(pilot: Any) -> None:
-        deadline = time.monotonic() + timeout_s
-        await pilot.pause()
         try:
-            while app.run_count == 0 and time.monotonic() < deadline:
-                if app.initial_failed or (app.catalog is not None and app.errors_seen and not app.running):
-                    break  # unknown scenario or a failure before any run
-                await asyncio.sleep(0.1)
-            app.log_scale = log_scale
-            app.action_show_tab(tab)
-            await pilot.pause(0.3)
+            await pilot.pause()
+            main = app.main
+            await main.wait_for_run_end(timeout_s)
+            if log_scale is not None:
+                main.query_one(LatencyHistogram).set_log(log_scale)
+            main.action_show_tab(tab or "histogram")
+            app.clear_notifications()  # no toast in a picture meant for sharing
+            await pilot.pause(0.2)
             await pilot.wait_for_scheduled_animations()
             await app.plots_settled()
             await pilot.pause(0.1)
             app.save_screenshot(filename=out.name, path=str(out.parent))
             outcome["svg"] = out
-            outcome["result"] = app.result
+            outcome["result"] = main.result
             outcome["error"] = app.last_error
         finally:
             app.exit()
@@ -110,17 +106,3 @@ def take_screenshot(
         if png and outcome["png"] is None:
             raise TuiperfError("PNG needs the optional cairosvg package (pip install 'tuiperf[png]')")
     return out
-
-
-def write_png(svg_path: Path) -> Path | None:
-    """Write a PNG beside an SVG when the optional cairosvg is installed; None otherwise."""
-    try:
-        import cairosvg  # type: ignore[import-not-found]
-    except Exception:  # noqa: BLE001 - optional extra (and the cairo system library)
-        return None
-    png = svg_path.with_suffix(".png")
-    try:
-        cairosvg.svg2png(url=str(svg_path), write_to=str(png), output_width=None)
-    except Exception:  # noqa: BLE001 - a PNG is a bonus, the SVG is saved
-        return None
-    return png

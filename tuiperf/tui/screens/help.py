@@ -1,4 +1,4 @@
-"""``?``: every key, and what the panels show."""
+"""``?``: every key (from the one command table) and how to read the panels; scrolls to its end."""
 
 from __future__ import annotations
 
@@ -10,44 +10,42 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS = [
-    ("r", "run the selected scenario with the form's values"),
-    ("escape", "cancel the run in progress (the partial result stays); close dialogs"),
-    ("w", "sweep one parameter over a list of values"),
-    ("l", "toggle the log scale of the latency histogram"),
-    ("b", "next baseline variant for ratios"),
-    ("s", "save an SVG screenshot (and PNG with cairosvg) into the screenshots folder"),
-    ("1 … 6", "show histogram, breakdown, sweep, statistics, profile, warnings"),
-    ("[  ]", "previous / next result tab"),
-    ("/", "filter scenarios"),
-    ("f2", "setup / results (when the window is narrow)"),
-    ("tab", "move between fields"),
-    ("ctrl+p", "command palette: every action by name"),
-    ("?", "this help"),
-    ("q / ctrl+q", "quit"),
-]
+from tuiperf.tui.commands import help_rows
+
+INTRO = (
+    " — the per-call cost of JAX code, measured in a separate process.\n"
+    "Pick a scenario, set its parameters, press r. Histograms fill in as samples arrive; medians are "
+    "marked. The Breakdown splits one call into framework, jit dispatch, launch, compute and outputs; "
+    "Statistics compares every variant with a baseline (ratio, 95 % CI, p-value); Warnings says what "
+    "to distrust. Figures are labelled with their dispatch mode (sync by default).\n"
+)
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", priority=True)]
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close", priority=True),
+        Binding("down,j", "scroll(1)", "Down", show=False),
+        Binding("up,k", "scroll(-1)", "Up", show=False),
+        Binding("pagedown,space", "scroll(10)", "Page down", show=False),
+        Binding("pageup", "scroll(-10)", "Page up", show=False),
+        Binding("end,G", "scroll(10000)", "End", show=False),
+        Binding("home,g", "scroll(-10000)", "Home", show=False),
+    ]
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, padding=(0, 2), show_header=False)
-        table.add_column(style="bold")
+        table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for key, what in KEYS:
-            table.add_row(key, what)
-        intro = Text.assemble(
-            ("tuiperf", "bold"),
-            " — the per-call cost of JAX code, measured in a separate "
-            "process.\nPick a scenario, set its parameters, press r. Histograms fill in as "
-            "samples arrive; medians are marked. Use dispatch=sync to remove the clusters "
-            "that JAX's asynchronous CPU dispatch adds.\n",
-        )
+        for keys, what in help_rows():
+            table.add_row(keys, what)
         with VerticalScroll(id="help-box"):
-            yield Static(intro)
+            yield Static(Text.assemble(("tuiperf", "bold"), INTRO))
             yield Static(table)
-            yield Static(Text("escape to close", style="dim"))
+            yield Static(Text("↑/↓ pgup/pgdn scroll · escape closes", style="dim"))
+
+    def action_scroll(self, lines: int) -> None:
+        box = self.query_one("#help-box", VerticalScroll)
+        box.scroll_to(y=max(0, box.scroll_y + lines), animate=False)
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

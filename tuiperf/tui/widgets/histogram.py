@@ -8,7 +8,7 @@ per-call times multi-modal) stay visible as separate peaks.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
@@ -29,7 +29,7 @@ class LatencyHistogram(CachedPlot):
 
     def set_series(
         self,
-        series: dict[str, Sequence[float]],
+        series: Mapping[str, Sequence[float]],
         medians: dict[str, float] | None = None,
         order: list[str] | None = None,
         note: str = "",

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.validation import ValidationResult, Validator
+from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
 from tuiperf.core.errors import ParamError
@@ -61,7 +62,7 @@ class ParamForm(Vertical):
         self.specs = {p["name"]: param_from_dict(p) for p in params}
         self.errors = {}
         await self.remove_children()
-        rows = []
+        rows: list[Widget] = []
         for name, spec in self.specs.items():
             value = values.get(name, spec.default)
             rows.append(self._row(name, spec, value, gen))
@@ -73,6 +74,7 @@ class ParamForm(Vertical):
 
     def _row(self, name: str, spec: Param, value: Any, gen: int) -> Vertical:
         wid = f"p{gen}-{name}"
+        field: Widget
         if isinstance(spec, Choice):
             field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False, id=wid, compact=True)
         elif isinstance(spec, Bool):
@@ -80,17 +82,15 @@ class ParamForm(Vertical):
                 value=bool(spec.parse(value)) if not isinstance(value, bool) else value, id=wid, animate=False
             )
         else:
-            input_type = "text"  # "1_000" and "1e3" are allowed for integers, so not type="integer"
-            field = Input(
+            field = Input(  # type "text": "1_000" and "1e3" are allowed for integers, not type="integer"
                 str(value),
                 id=wid,
-                type=input_type,
+                type="text",
                 compact=True,
                 validators=[ParamValidator(spec)],
                 valid_empty=False,
                 tooltip=spec.help or None,
             )
-        field.param_name = name  # type: ignore[attr-defined]
         hint = spec.allowed() if isinstance(spec, (Int, Float)) else ""
         label = Label(name, classes="param-name")
         label.tooltip = spec.help or None
@@ -152,8 +152,9 @@ class ParamForm(Vertical):
         field.set_class(bool(message), "-invalid")
 
     def _changed(self, widget: Any) -> None:
-        name = getattr(widget, "param_name", None)
-        if name is None or name not in self.specs or widget.id != f"p{self._generation}-{name}":
+        prefix = f"p{self._generation}-"  # fields of an older form (a scenario left behind) are ignored
+        name = (widget.id or "")[len(prefix) :] if (widget.id or "").startswith(prefix) else None
+        if name is None or name not in self.specs:
             return
         self._check(name)
         self.post_message(self.Changed(self, name))

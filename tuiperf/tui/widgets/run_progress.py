@@ -86,8 +86,10 @@ class RunProgress(Vertical):
             )
         self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
 
-    def show_result(self, result: RunResult | None, state: str = "done", fraction: float | None = None) -> None:
-        self._shown = (self.show_result, result, state, fraction)
+    def show_result(
+        self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
+    ) -> None:
+        self._shown = (self.show_result, result, state, fraction, header)
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
@@ -107,7 +109,7 @@ class RunProgress(Vertical):
             status = Text("■ partial result (cancelled)", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
-        status.append(f"  {result.scenario.id} on {result.device.id}, {result.options.dispatch} dispatch", style="")
+        status.append(f"  {header}", style="")
         self.query_one("#progress-status", Static).update(status)
         self.query_one("#progress-eta", Static).update("")
         table = Table.grid(padding=(0, 2))

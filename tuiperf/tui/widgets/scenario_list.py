@@ -21,6 +21,9 @@ class ScenarioList(Vertical):
         scenario: dict[str, Any] | None  # None for a broken file
         broken: dict[str, Any] | None = None
 
+    class Entered(Message):
+        """Enter on a scenario: the user wants its parameters."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenarios: list[dict[str, Any]] = []
@@ -93,7 +96,7 @@ class ScenarioList(Vertical):
         # Enter on a scenario moves on to its parameters.
         event.stop()
         self.on_option_list_option_highlighted(event)  # type: ignore[arg-type]
-        self.app.action_focus_form()  # type: ignore[attr-defined]
+        self.post_message(self.Entered())
 
     def select(self, scenario_id: str) -> bool:
         options = self.query_one("#scenario-options", OptionList)

@@ -42,7 +42,7 @@ class SweepLines(CachedPlot):
         medians = sweep.medians_ns
         top = max((m for ms in medians.values() for m in ms if m), default=1.0)
         unit, div = _unit(top)
-        xs = [float(v) for v in values] if numeric else list(range(1, len(values) + 1))
+        xs = [float(v) for v in values] if numeric else [float(i) for i in range(1, len(values) + 1)]
         for name in self.order or list(medians):
             ms = medians.get(name)
             if not ms:

@@ -1,5 +1,5 @@
-"""Warnings: equivalence mismatches, multi-modality, recompiles, unstable results, partial runs,
-failed variants and the last run error."""
+"""Warnings: equivalence mismatches, clusters, recompiles, unstable results, partial runs, failed
+variants and the last run error (the list comes from :func:`tuiperf.tui.view.collect_warnings`)."""
 
 from __future__ import annotations
 
@@ -10,32 +10,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tuiperf.core.model import RunResult
-
-
-def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
-    """(severity, text) pairs, severity "error", "warning" or "info".
-
-    The result's own ``warnings`` come first, in the core's order (partial run, unfair comparisons,
-    failures, then each variant's); the variants' notes and skip reasons follow as information.
-    """
-    if not result:
-        return []
-    failed = {f"{v.name} failed: " for v in result.variants if v.error}
-    unfair = {m.a for m in result.equivalence.mismatches}
-    out: list[tuple[str, str]] = []
-    for text in dict.fromkeys(result.warnings):
-        serious = any(text.startswith(prefix) for prefix in failed) or any(
-            text.startswith(f"{name} does not compute") for name in unfair
-        )
-        out.append(("error" if serious else "warning", text))
-    for v in result.variants:
-        notes = "; ".join(v.notes)
-        if v.skipped:
-            out.append(("info", f"{v.name}: skipped — {notes or 'no reason given'}"))
-        elif notes:
-            out.append(("info", f"{v.name}: {notes}"))
-    return out
+from tuiperf.core.text import inert
 
 
 class WarningsPanel(VerticalScroll):
@@ -47,8 +22,8 @@ class WarningsPanel(VerticalScroll):
     def compose(self):
         yield Static("", id="warnings-body")
 
-    def show(self, result: RunResult | None, error: tuple[str, str] | None = None) -> None:
-        self.items = collect_warnings(result)
+    def show(self, items: list[tuple[str, str]], error: tuple[str, str] | None = None) -> None:
+        self.items = list(items)
         self.error = error
         self._render_body()
 
@@ -64,11 +39,13 @@ class WarningsPanel(VerticalScroll):
         lines: list[Text] = []
         if self.error:
             title, message = self.error
-            lines.append(Text.assemble(("✗ last run failed: ", "bold red"), (title, "bold"), ": ", message))
+            lines.append(
+                Text.assemble(("✗ last run failed: ", "bold red"), (inert(title), "bold"), ": ", inert(message))
+            )
         styles = {"error": ("✗ ", "bold red"), "warning": ("⚠ ", "bold yellow"), "info": ("ℹ ", "cyan")}
         for severity, text in self.items:
             mark, style = styles[severity]
-            lines.append(Text.assemble((mark, style), text))
+            lines.append(Text.assemble((mark, style), inert(text)))
         if not lines:
             lines.append(Text("No warnings.", style="dim"))
         self.query_one("#warnings-body", Static).update(Group(*lines))

@@ -1,0 +1,24 @@
+"""How the app starts: the scenario to select, the form's initial values, a run to start at once.
+
+Built by the CLI (``tuiperf ID --set ...``), by headless screenshots and by tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class LaunchOptions:
+    scenario: str | None = None  # select this scenario when the catalog arrives
+    params: dict[str, Any] = field(default_factory=dict)  # raw values for its form
+    variants: list[str] | None = None  # preselected variants (None: all)
+    autorun: bool = False  # run as soon as the scenario's form is ready
+    sweep: tuple[str, list[Any]] | None = None  # run this sweep instead
+    tab: str | None = None  # result tab to show
+    budget_s: float | None = None
+    samples: int | None = None
+    dispatch: str | None = None
+    device: str | None = None
+    errors_as_dialogs: bool = True  # False: errors as notifications (headless screenshots)

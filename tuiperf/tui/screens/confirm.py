@@ -1,0 +1,35 @@
+"""Ask before throwing away a running measurement (``r`` or ``q`` while a run measures)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Keep measuring", priority=True),
+        Binding("y", "answer(True)", "Yes", priority=True),
+    ]
+    AUTO_FOCUS = "#confirm-no"
+
+    def __init__(self, question: str, yes: str) -> None:
+        super().__init__()
+        self.question, self.yes = question, yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(f"{self.yes}  y", id="confirm-yes", variant="warning", compact=True)
+                yield Button("Keep measuring  n", id="confirm-no", variant="primary", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

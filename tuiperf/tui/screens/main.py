@@ -1,0 +1,453 @@
+"""The main screen: setup beside results (or as two tabs on a narrow terminal), and the run lifecycle.
+
+A run is a thread worker that drives the runner and posts messages (:mod:`tuiperf.tui.messages`);
+only handlers here touch widgets. Every message carries its run's id, so a superseded run's late
+messages are dropped. Live updates coalesce (``RunUpdated.can_replace``) and are drawn by one timer,
+at most :data:`REDRAW_S` apart: the one UI-side rate limit. Failures go to the app's one error handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Tab, Tabs
+
+from tuiperf.core.errors import ParamError, TuiperfError
+from tuiperf.core.events import RunFailed
+from tuiperf.core.model import RunResult
+from tuiperf.core.runner import RunRequest
+from tuiperf.tui.commands import bindings
+from tuiperf.tui.live import LiveState
+from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated
+from tuiperf.tui.screens.confirm import ConfirmScreen
+from tuiperf.tui.screens.help import HelpScreen
+from tuiperf.tui.screens.sweep import SweepScreen
+from tuiperf.tui.view import view_of
+from tuiperf.tui.widgets.histogram import LatencyHistogram
+from tuiperf.tui.widgets.param_form import ParamForm
+from tuiperf.tui.widgets.results_panel import ResultsPanel
+from tuiperf.tui.widgets.run_options import RunOptions
+from tuiperf.tui.widgets.setup_panel import SetupPanel
+from tuiperf.tui.widgets.stats_table import StatsTable
+
+if TYPE_CHECKING:
+    from tuiperf.tui.app import TuiperfApp
+
+REDRAW_S = 0.1  # live progress and histogram redraw at most ten times a second
+LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = bindings()  # type: ignore[assignment]  # a list of Binding is what Screen accepts
+    AUTO_FOCUS = "#scenario-options"  # so single-key commands work at once; / goes to the filter
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.catalog: dict[str, Any] | None = None
+        self.devices: list[dict[str, Any]] = []
+        self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
+        self.live: LiveState | None = None
+        self.run_id = 0
+        self.running = False
+        self.run_count = 0  # runs that ended (done, partial or failed)
+        self.blocked_reason: str | None = None
+        self._cancel: threading.Event | None = None
+        self._order: list[str] = []
+        self._dirty = False
+        self._live_timer: Any = None
+        self._run_ended = asyncio.Event()
+        self._launched = False  # the launch options' run happens once
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header(icon="■")
+        yield Tabs(Tab("Setup", id="view-setup"), Tab("Results", id="view-results"), id="view-tabs")
+        with Horizontal(id="main"):
+            yield SetupPanel(id="sidebar")
+            yield ResultsPanel(id="results")
+        yield Footer()
+
+    @property
+    def shell(self) -> TuiperfApp:
+        """The app, typed: the runner, launch options and error handler every screen shares."""
+        return cast("TuiperfApp", self.app)
+
+    @property
+    def setup(self) -> SetupPanel:
+        return self.query_one(SetupPanel)
+
+    @property
+    def results(self) -> ResultsPanel:
+        return self.query_one(ResultsPanel)
+
+    def on_mount(self) -> None:
+        self.add_class("-show-setup")
+        self.setup.apply_launch(self.shell.launch)
+        self.set_interval(REDRAW_S, self._redraw)
+        self._load_catalog()
+
+    # -- catalog -------------------------------------------------------------------------------------
+    @work(thread=True, group="catalog", exit_on_error=False)
+    def _load_catalog(self) -> None:
+        runner = self.shell.runner
+        try:
+            catalog = runner.catalog(self.shell.scenario_dirs)
+            devices = runner.devices()
+        except TuiperfError as exc:
+            self.post_message(CatalogFailed(exc.title, str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
+            self.post_message(CatalogFailed("Could not list scenarios", f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(CatalogLoaded(catalog, devices))
+
+    def on_catalog_loaded(self, message: CatalogLoaded) -> None:
+        self.catalog, self.devices = message.catalog, message.devices
+        self.setup.set_catalog(message.catalog, message.devices)
+        n, broken, devices = len(message.catalog["scenarios"]), len(message.catalog["broken"]), len(message.devices)
+        self.sub_title = (
+            f"{n} scenario{'s' * (n != 1)}"
+            + (f", {broken} broken" if broken else "")
+            + f" · {devices} device{'s' * (devices != 1)}"
+        )
+        launch = self.shell.launch
+        if launch.scenario and not self.setup.select(launch.scenario):
+            known = ", ".join(s["id"] for s in message.catalog["scenarios"])
+            self.shell.report_error("Unknown scenario", f"no scenario {launch.scenario!r} (known: {known})")
+            self._run_ended.set()  # nothing will run: headless drivers stop waiting
+        self.query_one("#scenario-options").focus()
+
+    def on_catalog_failed(self, message: CatalogFailed) -> None:
+        self.shell.report_error(message.title, message.message)
+        self._run_ended.set()
+
+    def on_setup_panel_selected(self, message: SetupPanel.Selected) -> None:
+        launch = self.shell.launch
+        if self._launched or message.scenario is None or launch.scenario != message.scenario["id"]:
+            return
+        self._launched = True
+        if launch.sweep:
+            self.start_run(sweep=(launch.sweep[0], list(launch.sweep[1])))
+        elif launch.autorun:
+            self.start_run()
+        if launch.tab:
+            self.action_show_tab(launch.tab)
+
+    # -- starting and stopping runs ------------------------------------------------------------------
+    def build_request(self, sweep: tuple[str, list[Any]] | None = None) -> RunRequest | None:
+        """The request for the form, or None with the reason shown (and kept in ``blocked_reason``)."""
+        try:
+            request = self.setup.request(self.shell.scenario_dirs, sweep)
+        except ParamError as exc:
+            self.blocked_reason = exc.message
+            self.notify("\n".join(exc.message.split("; ")), severity="error", title="Cannot run: invalid values")
+            return None
+        self.blocked_reason = None
+        return request
+
+    def start_run(
+        self, request: RunRequest | None = None, sweep: tuple[str, list[Any]] | None = None, *, live: bool = False
+    ) -> bool:
+        request = request or self.build_request(sweep)
+        if request is None:
+            return False
+        if self._cancel is not None:
+            self._cancel.set()  # the run in progress (if any) stops; its late messages are dropped
+        self.run_id += 1
+        self.live = LiveState(self.run_id)
+        self.live.variants = list(request.variants or [])
+        self.live.started_by_live_mode = live
+        self._order = list(request.variants or [])
+        self._cancel = threading.Event()
+        self._run_ended.clear()
+        self.running = True
+        self.setup.options.set_running(True)
+        self._bench(request, self.live, self._cancel)
+        return True
+
+    @work(thread=True, exclusive=True, group="bench", exit_on_error=False)
+    def _bench(self, request: RunRequest, live: LiveState, cancel: threading.Event) -> None:
+        run_id = live.run_id
+        self.post_message(RunBegan(run_id, live, sweep=request.sweep is not None))
+
+        def on_event(event: Any) -> None:
+            if isinstance(event, RunFailed):
+                return  # the runner also returns the partial result; that one is reported below
+            live.apply(event)
+            self.post_message(RunUpdated(run_id, live))
+
+        try:
+            result = self.shell.runner.run(request, on_event=on_event, cancel=cancel)
+        except TuiperfError as exc:
+            self.post_message(RunError(run_id, exc.title, exc.message, exc.where))
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure is shown, the app stays up
+            self.post_message(
+                RunError(run_id, "Run failed", f"{type(exc).__name__}: {exc}", details=traceback.format_exc(limit=6))
+            )
+            return
+        if result.error:  # the measuring process stopped: what it measured comes with the error
+            title = "Measuring process crashed" if result.crash is not None else "Run failed"
+            self.post_message(RunError(run_id, title, result.error, partial=result))
+            return
+        self.post_message(RunDone(run_id, result))
+
+    def cancel_run(self) -> bool:
+        if not (self.running and self._cancel is not None):
+            return False
+        self._cancel.set()
+        self.notify("Cancelling… the partial result will be kept.", timeout=3)
+        return True
+
+    async def wait_for_run_end(self, timeout_s: float = 600.0) -> None:
+        """Until the current (or the launch) run ends, or nothing is going to run."""
+        await asyncio.wait_for(self._run_ended.wait(), timeout_s)
+
+    # -- run messages ------------------------------------------------------------------------------
+    def on_run_began(self, message: RunBegan) -> None:
+        if message.run_id != self.run_id:
+            return
+        if not message.live.started_by_live_mode:  # live re-runs never move the user's focus or view
+            self._show_view("results")
+        self.results.show_live_samples({}, self._order, "(waiting for samples)")
+        self.results.show_live(message.live, self._order)
+
+    def on_run_updated(self, message: RunUpdated) -> None:
+        if message.run_id == self.run_id:
+            self._dirty = True
+
+    def _redraw(self) -> None:
+        live = self.live
+        if not (self.running and self._dirty and live is not None):
+            return
+        self._dirty = False
+        with live.lock:
+            if live.variants and live.variants != self._order:
+                self._order = list(live.variants)
+        self.results.show_live(live, self._order)
+        note = f"(live, sweep value {live.sweep_value})" if live.sweep_value is not None else "(live)"
+        self.results.show_live_samples(live.snapshot_samples(), self._order, note)
+
+    def on_run_done(self, message: RunDone) -> None:
+        if message.run_id != self.run_id:
+            return
+        self._end_run()
+        self.shell.last_error = None
+        self.show_result(message.result)
+        if message.result.partial:
+            self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
+        elif message.result.sweep is not None:
+            self.action_show_tab("sweep")
+
+    def on_run_error(self, message: RunError) -> None:
+        """Every run failure arrives here: a runner exception, or a run that stopped with a partial result."""
+        if message.run_id != self.run_id:
+            return
+        self._end_run()
+        self.shell.report_error(message.title, message.message, message.where, message.details)
+        partial = message.partial
+        if partial is not None and (partial.variants or partial.points):
+            self.show_result(partial)
+        else:
+            self.show_result(self.result, state="failed")  # keep (and redraw) the previous result
+
+    def _end_run(self) -> None:
+        self.running = False
+        self.run_count += 1
+        self.setup.options.set_running(False)
+        self._run_ended.set()
+
+    def show_result(self, result: RunResult | None, state: str = "done") -> None:
+        """Fill every result panel from one result; a result the panels cannot show is reported."""
+        try:
+            if state != "failed":
+                self.result = result
+            view = view_of(result, self._order)
+            self._order = view.order
+            fraction = self.live.fraction if (self.live is not None and result is not None and result.partial) else None
+            self.results.show(view, state=state, fraction=fraction, error=self.shell.last_error)
+        except Exception as exc:  # noqa: BLE001 - the app must stay up
+            self.shell.report_error(
+                "Cannot display this result",
+                f"{type(exc).__name__}: {exc}",
+                details=traceback.format_exc(limit=4),
+            )
+
+    # -- live mode -----------------------------------------------------------------------------------
+    def on_param_form_changed(self, message: ParamForm.Changed) -> None:
+        self._schedule_live()
+
+    def on_run_options_changed(self, message: RunOptions.Changed) -> None:
+        if message.what == "live":
+            state = "on: parameter changes re-run" if self.setup.options.live else "off"
+            self.notify(f"Live mode {state}.", timeout=2)
+            return
+        self._schedule_live()
+
+    def _schedule_live(self) -> None:
+        if not self.setup.options.live:
+            return
+        if self._live_timer is not None:
+            self._live_timer.stop()
+        if self.setup.problems():
+            return
+        self._live_timer = self.set_timer(LIVE_DELAY_S, self._live_run)
+
+    def _live_run(self) -> None:
+        self._live_timer = None
+        self.start_run(live=True)
+
+    # -- input events --------------------------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "scenario-filter":
+            self.action_run()
+
+    @on(Button.Pressed, "#run-button")
+    def _run_pressed(self) -> None:
+        self.action_run()
+
+    @on(Button.Pressed, "#sweep-button")
+    def _sweep_pressed(self) -> None:
+        self.action_sweep()
+
+    @on(Button.Pressed, "#cancel-button")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tabs.id == "view-tabs":
+            self._show_view("setup" if event.tab.id == "view-setup" else "results")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_timer(0.05, self._keep_focus_visible)  # after the breakpoint classes change
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if self.has_class("-narrow"):  # Textual may move focus into the hidden half
+            self.call_after_refresh(self._keep_focus_visible)
+
+    def _keep_focus_visible(self) -> None:
+        if self.app.screen is not self or not self.has_class("-narrow"):
+            return
+        self._show_view("setup" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "results")
+
+    def _show_view(self, view: str) -> None:
+        """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
+        setup = view == "setup"
+        self.set_class(setup, "-show-setup")
+        self.set_class(not setup, "-show-results")
+        tabs = self.query_one("#view-tabs", Tabs)
+        if tabs.active != f"view-{view}":
+            tabs.active = f"view-{view}"
+        if self.has_class("-narrow"):
+            focused = self.focused
+            half = self.setup if setup else self.results
+            if focused is None or half not in focused.ancestors_with_self:
+                (self.query_one("#scenario-options") if setup else self.query_one("#tabs Tabs")).focus()
+
+    # -- actions (see tuiperf.tui.commands) ------------------------------------------------------------
+    def action_run(self) -> None:
+        if self.running:
+            self.app.push_screen(
+                ConfirmScreen("A run is measuring. Stop it and start a new one?", "Restart"), self._restart_if
+            )
+            return
+        self.start_run()
+
+    def _restart_if(self, yes: bool | None) -> None:
+        if yes:
+            self.start_run()
+
+    def action_cancel(self) -> None:
+        if self.cancel_run():
+            return
+        if self._live_timer is not None:
+            self._live_timer.stop()
+            self._live_timer = None
+        # Not running: leave the field being edited, so single-key commands (r, w, s, ?) work.
+        focused = self.focused
+        if focused is not None and self.setup in focused.ancestors_with_self:
+            self.query_one("#run-button", Button).focus()
+        else:
+            self.query_one("#tabs Tabs").focus()
+
+    def action_sweep(self) -> None:
+        specs = self.setup.form.specs
+        if self.setup.scenario is None or not specs:
+            self.notify("Choose a scenario with parameters first.", severity="warning")
+            return
+
+        def chosen(value: tuple[str, list[Any]] | None) -> None:
+            if value is not None:
+                self.start_run(sweep=value)
+
+        self.app.push_screen(SweepScreen(specs), chosen)
+
+    def action_toggle_log(self) -> None:
+        histogram = self.query_one(LatencyHistogram)
+        histogram.set_log(not histogram.effective_log)
+        self.notify(f"Histogram time axis: {'log' if histogram.log_x else 'linear'} scale", timeout=2)
+
+    def action_next_baseline(self) -> None:
+        stats = self.query_one(StatsTable)
+        names = [v.name for v in stats.result.measured] if stats.result else []
+        if not names:
+            return
+        index = names.index(stats.baseline) if stats.baseline in names else -1
+        stats.set_baseline(names[(index + 1) % len(names)])
+        self.action_show_tab("stats")
+        self.notify(f"Baseline: {stats.baseline}", timeout=2)
+
+    def action_show_tab(self, tab: str) -> None:
+        if self.results.show_tab(tab):
+            self._show_view("results")
+
+    def action_prev_tab(self) -> None:
+        self.results.step_tab(-1)
+        self._show_view("results")
+
+    def action_next_tab(self) -> None:
+        self.results.step_tab(1)
+        self._show_view("results")
+
+    def action_toggle_view(self) -> None:
+        self._show_view("results" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "setup")
+
+    def action_focus_filter(self) -> None:
+        self._show_view("setup")
+        self.query_one("#scenario-filter", Input).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_screenshot(self) -> None:
+        self.shell.save_svg(self.screenshot_name())
+
+    def screenshot_name(self) -> str:
+        sid = (self.setup.scenario or {}).get("id") or (self.result.scenario.id if self.result else "") or "tuiperf"
+        return f"{sid}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+
+    def action_quit(self) -> None:
+        if not self.running:
+            self.app.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.cancel_run()
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen("A run is measuring. Stop it and quit?", "Quit"), answered)
+
+    @property
+    def screenshots_dir(self) -> Path:
+        return Path(self.shell.screenshots_dir)

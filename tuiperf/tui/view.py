@@ -1,0 +1,90 @@
+"""What the result panels show, computed from a result without Textual (and unit-tested as such).
+
+A sweep's panels show one point (the last by default), labelled with its value; the histogram gets
+each measured variant's samples, medians and cluster centres; the warnings come in the core's order
+with a severity each; the header names the scenario, device, dispatch mode and parameter values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import msgspec
+
+from tuiperf.core.model import RunResult, Sweep
+from tuiperf.core.text import one_line
+
+CLUSTER_SHARE = 0.02  # cluster centres drawn on the histogram: those holding at least this share
+
+
+@dataclass
+class ResultView:
+    shown: RunResult | None  # the document the panels show: the run, or one point of a sweep
+    sweep: Sweep | None = None
+    order: list[str] = field(default_factory=list)
+    series: dict[str, list[float]] = field(default_factory=dict)
+    medians: dict[str, float] = field(default_factory=dict)
+    marks: list[float] = field(default_factory=list)
+    note: str = ""
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (severity, text)
+    header: str = ""
+
+    @property
+    def warning_count(self) -> int:
+        return sum(1 for severity, _ in self.warnings if severity != "info")
+
+
+def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultView:
+    """The panels' view of ``result`` (None: nothing measured yet)."""
+    if result is None:
+        return ResultView(None, order=list(order or []))
+    shown = result.shown
+    note = "PARTIAL" if result.partial else ""
+    if result.sweep is not None and shown is not result:
+        shown = msgspec.structs.replace(shown, partial=result.partial, warnings=result.warnings)
+        value = shown.params.get(result.sweep.parameter)
+        note = f"{note} ({one_line(result.sweep.parameter)}={one_line(value)})".strip()
+    variants = shown.variants
+    return ResultView(
+        shown=shown,
+        sweep=result.sweep,
+        order=[v.name for v in variants] or list(order or []),
+        series={v.name: v.samples_ns for v in variants if v.ok},
+        medians={v.name: v.stats.median_ns for v in variants if v.stats is not None},
+        marks=[m.center_ns for v in variants if v.ok for m in v.modes if m.fraction >= CLUSTER_SHARE],
+        note=note,
+        warnings=collect_warnings(shown),
+        header=header_of(shown),
+    )
+
+
+def header_of(result: RunResult) -> str:
+    """``scenario · device · dispatch · a=1 b=2``: what produced the figures on screen."""
+    params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in result.params.items())
+    parts = [one_line(result.scenario.id), one_line(result.device.id), f"{result.options.dispatch} dispatch", params]
+    return " · ".join(p for p in parts if p)
+
+
+def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
+    """(severity, text) pairs, severity "error", "warning" or "info".
+
+    The result's own ``warnings`` come first, in the core's order (partial run, unfair comparisons,
+    failures, then each variant's); the variants' notes and skip reasons follow as information.
+    """
+    if result is None:
+        return []
+    failed = {f"{v.name} failed: " for v in result.variants if v.error}
+    unfair = {m.a for m in result.equivalence.mismatches}
+    out: list[tuple[str, str]] = []
+    for text in dict.fromkeys(result.warnings):
+        serious = any(text.startswith(prefix) for prefix in failed) or any(
+            text.startswith(f"{name} does not compute") for name in unfair
+        )
+        out.append(("error" if serious else "warning", text))
+    for v in result.variants:
+        notes = "; ".join(v.notes)
+        if v.skipped:
+            out.append(("info", f"{v.name}: skipped — {notes or 'no reason given'}"))
+        elif notes:
+            out.append(("info", f"{v.name}: {notes}"))
+    return out

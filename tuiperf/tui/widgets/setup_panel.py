@@ -1,0 +1,148 @@
+"""The setup side: the scenario list, the selected scenario's description, its parameter form and the
+run options. It turns what the user chose into a :class:`~tuiperf.core.runner.RunRequest`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Label, Select, SelectionList
+
+from tuiperf.core.errors import ParamError
+from tuiperf.core.runner import RunRequest
+from tuiperf.tui.launch import LaunchOptions
+from tuiperf.tui.widgets.param_form import ParamForm
+from tuiperf.tui.widgets.run_options import RunOptions
+from tuiperf.tui.widgets.scenario_info import ScenarioInfo
+from tuiperf.tui.widgets.scenario_list import ScenarioList
+
+
+class SetupPanel(Vertical):
+    """See the module docstring. Posts :class:`SetupPanel.Selected` once a scenario's form is ready."""
+
+    @dataclass
+    class Selected(Message):
+        scenario: dict[str, Any] | None  # None: a broken file or nothing
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario: dict[str, Any] | None = None
+        self._typed: dict[str, dict[str, Any]] = {}  # form values per scenario, kept while browsing
+        self._pending: dict[str, Any] = {}  # launch values for the scenario to select first
+
+    def compose(self) -> ComposeResult:
+        yield ScenarioList(id="scenarios")
+        with VerticalScroll(id="setup"):
+            yield ScenarioInfo(id="info")
+            yield Label("Parameters", classes="section")
+            yield ParamForm(id="params")
+            yield RunOptions(id="options")
+
+    @property
+    def form(self) -> ParamForm:
+        return self.query_one(ParamForm)
+
+    @property
+    def options(self) -> RunOptions:
+        return self.query_one(RunOptions)
+
+    def on_mount(self) -> None:
+        self.query_one(ScenarioInfo).show(None)
+
+    # -- catalog and launch options --------------------------------------------------------------
+    def set_catalog(self, catalog: dict[str, Any], devices: list[dict[str, Any]]) -> None:
+        self.options.set_devices(devices)
+        self.query_one(ScenarioList).set_catalog(catalog)
+
+    def apply_launch(self, launch: LaunchOptions) -> None:
+        """The run options of ``launch`` now; its parameter values when its scenario is selected."""
+        if launch.budget_s is not None:
+            self.options.query_one("#budget", Input).value = f"{launch.budget_s:g}"
+        if launch.samples is not None:
+            self.options.query_one("#samples", Input).value = str(launch.samples)
+        if launch.dispatch:
+            self.options.query_one("#dispatch", Select).value = launch.dispatch
+        if launch.device:
+            self.options.query_one("#device", Select).value = launch.device
+        if launch.scenario:
+            self._pending = {"scenario": launch.scenario, "params": dict(launch.params), "variants": launch.variants}
+
+    def select(self, scenario_id: str) -> bool:
+        return self.query_one(ScenarioList).select(scenario_id)
+
+    # -- choosing a scenario ---------------------------------------------------------------------
+    async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
+        message.stop()
+        if self.scenario is not None and self.form.specs:
+            self._typed[self.scenario["id"]] = self.form.raw_values()
+        self.query_one(ScenarioInfo).show(message.scenario, message.broken)
+        self.scenario = message.scenario
+        if message.scenario is None:
+            await self.form.set_params([])
+            self.options.set_variants([])
+            self.post_message(self.Selected(None))
+            return
+        sid = message.scenario["id"]
+        values = dict(self._typed.get(sid, {}))
+        pending = self._pending if self._pending.get("scenario") == sid else None
+        if pending:
+            values.update(pending["params"])
+        known = {p["name"] for p in message.scenario.get("params", [])}
+        unknown = [k for k in values if k not in known]
+        for k in unknown:
+            values.pop(k)
+        await self.form.set_params(message.scenario.get("params", []), values)
+        self.options.set_variants(message.scenario.get("variants", []))
+        if pending:
+            self._pending = {}
+            if pending["variants"]:
+                chosen = self.options.query_one("#variants", SelectionList)
+                chosen.deselect_all()
+                for name in pending["variants"]:
+                    chosen.select(name)
+            for k in unknown:
+                self.app.notify(
+                    f"unknown parameter {k!r} for {sid}", title="Invalid parameter", severity="error", markup=False
+                )
+        self.post_message(self.Selected(message.scenario))
+
+    def on_scenario_list_entered(self, message: ScenarioList.Entered) -> None:
+        message.stop()
+        self.focus_form()
+
+    def focus_form(self) -> None:
+        fields = self.form.query("Input, Select, Switch")
+        if fields:
+            fields.first().focus()
+
+    # -- the request ---------------------------------------------------------------------------------
+    def problems(self, sweep: tuple[str, list[Any]] | None = None) -> list[str]:
+        """Why the form cannot run now (empty when it can); the swept parameter's field is ignored."""
+        if self.scenario is None:
+            return ["choose a scenario first"]
+        problems = [f"{n}: {m}" for n, m in self.form.errors.items() if not (sweep and n == sweep[0])]
+        return problems + self.options.errors()
+
+    def request(self, scenario_dirs: list[str], sweep: tuple[str, list[Any]] | None = None) -> RunRequest:
+        """The request for the form's values; raises ParamError naming the first problem."""
+        problems = self.problems(sweep)
+        if problems:
+            raise ParamError("; ".join(problems))
+        assert self.scenario is not None
+        params = {
+            k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if not (sweep and k == sweep[0])
+        }
+        return RunRequest(
+            scenario=self.scenario["id"],
+            params=params,
+            variants=self.options.variants,
+            device=self.options.device,
+            dispatch=self.options.dispatch,
+            samples=self.options.samples(),
+            budget_s=self.options.budget_s(),
+            sweep=sweep,
+            scenario_dirs=list(scenario_dirs),
+        )
