@@ -18,8 +18,9 @@ scenario = Scenario(
         "noticeably slower than Linen on the Flax-docs CNN and blamed compilation and memory management. "
         "The cost is per call and in Python: default nnx.jit (graph mode) flattens and unflattens the "
         "module graph on every call and returns every parameter from the executable. How to read it: "
-        "compare each NNX variant with linen-jax.jit; the jit-level column of the nnx.jit variants is "
-        "what JAX alone costs for the same program, so call minus jit level is NNX's Python work. Raise "
+        "compare each NNX variant with linen-jax.jit; in the Breakdown tab, 'framework' is NNX's Python "
+        "work per call (call minus the same program through jax.jit) and 'outputs' is rebuilding the "
+        "returned state on the host. Raise "
         "batch until compute dominates and the variants converge. nnx-closure bakes the weights in as "
         "constants: fast, but stale after an in-place update."
     ),

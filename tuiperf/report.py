@@ -212,7 +212,7 @@ def gaps(result: RunResult) -> list[Text]:
         split = reconcile(v, baseline)
         if split is None or not split.gap_ns:
             continue
-        clear = [s for s in split.stages if _beyond_noise(s.delta_ns, s.ci95_ns, split.gap_ns)]
+        clear = split.clear_stages()
         named = ", ".join(f"{s.label} {_signed(s.delta_ns)}" for s in clear) or "no stage beyond noise"
         rest = "; other stages within noise" if clear and len(clear) < len(split.stages) else ""
         note = " (a breakdown involved is not reliable)" if not split.reliable else ""
@@ -225,12 +225,6 @@ def gaps(result: RunResult) -> list[Text]:
     if lines:
         lines[:0] = [Text(""), Text(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
     return lines
-
-
-def _beyond_noise(delta: float, ci: tuple[float, float] | None, gap: float) -> bool:
-    """A stage difference worth naming: its CI excludes zero and it is at least 2 % of the gap."""
-    outside = ci is None or ci[0] > 0 or ci[1] < 0
-    return outside and abs(delta) >= 0.02 * abs(gap) and delta != 0
 
 
 def _in_unit(ns: float, scale: float) -> str:

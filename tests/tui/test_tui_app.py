@@ -11,6 +11,7 @@ from tui_helpers import HAS_CAIRO, FakeRunner, ready, run_to_end, sync, wait_unt
 
 from tuiperf.core.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp
+from tuiperf.tui.formatting import format_ns
 
 
 def notifications(app) -> list[str]:
@@ -108,17 +109,21 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         by_name = {v.name: v for v in result.variants}
         assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
         table = app.query_one("#stats-table")
-        assert table.row_count == 3 and "FAILED" in str(table.get_row("broken")[1])
-        assert "µs" in str(table.get_row("jit")[2]) or "ns" in str(table.get_row("jit")[2])
+
+        def cell(row: str, column: str) -> str:
+            return str(table.get_cell(row, column))
+
+        assert table.row_count == 3 and cell("broken", "status") == "FAILED" and cell("broken", "median") == "—"
+        assert cell("jit", "median") == format_ns(by_name["jit"].stats.median_ns)
         app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
         await pilot.pause()
-        assert "–" in str(table.get_row("jit")[4]) and "baseline" in str(table.get_row("aot")[3])
+        assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
         hist = app.query_one("LatencyHistogram")
         assert set(hist.series) == {"jit", "aot"} and len(hist.series["jit"]) >= 100
         warnings = app.query_one("WarningsPanel")
         assert any("broken" in text and sev == "error" for sev, text in warnings.items)
         assert "Warnings (" in str(app.query_one("#tabs").get_tab("warnings").label)
-        header = str(app.query_one("#progress-status").render())
+        header = str(app.query_one("#run-header").render())
         assert "tiny-sin" in header and "dispatch" in header and "size=8" in header
         for key in "123456":  # every result tab renders without error
             await pilot.press(key)

@@ -36,6 +36,16 @@ class Reconciliation:
     unexplained_ns: float  # gap - sum of stage differences (the residuals' difference)
     reliable: bool
 
+    def clear_stages(self) -> list[StageDelta]:
+        """The stage differences worth naming: the CI excludes zero and it is at least 2 % of the gap."""
+        return [
+            s
+            for s in self.stages
+            if s.delta_ns != 0
+            and abs(s.delta_ns) >= 0.02 * abs(self.gap_ns)
+            and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
+        ]
+
     @property
     def explained_share(self) -> float | None:
         return (self.gap_ns - self.unexplained_ns) / self.gap_ns if self.gap_ns else None

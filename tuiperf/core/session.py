@@ -36,18 +36,22 @@ from tuiperf.core.model import (
     VariantResult,
 )
 from tuiperf.core.prepare import Prepared, prepare
-from tuiperf.core.profiling import profile_call
+from tuiperf.core.profiling import PROFILE_SECONDS, profile_call
 from tuiperf.core.resolve import Resolved, resolve
 from tuiperf.core.runner import RunRequest
 from tuiperf.core.sampler import WARM_UP_BELOW_NS, Target, block_size, sample_interleaved
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.stats import median_ci
 from tuiperf.core.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
+from tuiperf.core.units import format_ns
 
 Emit = Callable[[Any], None]
 
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
+
+
+LONG_RUN_S = 60.0  # a plan longer than this is announced as soon as the calls' cost is known
 
 
 # The breakdown phase: about a third of the sampling budget, at least 1 s, at most 20 s.
@@ -137,6 +141,7 @@ class Run:
         self.span, self.sweep_value = span, sweep_value
         self.on_turn = on_turn
         self.sampling_started_ns = time.perf_counter_ns()
+        self.plan_s: dict[str, float] = {}
         self.started = time.monotonic()
         self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
         self.results: dict[str, VariantResult] = {}
@@ -178,11 +183,50 @@ class Run:
         )
 
     # -- progress ---------------------------------------------------------------------------------
+    def remaining_s(self, fraction: float) -> float | None:
+        """Seconds left in this pass from its plan (compile so far, then the sampling budget or planned
+        samples, the breakdown budget, the profiles), plus as long again for each sweep value to come."""
+        elapsed = time.monotonic() - self.started
+        if fraction < PREPARE_SHARE:
+            done = max(fraction / PREPARE_SHARE, 1e-9)
+            prepare_left = elapsed / done * (1 - done) if fraction > 0 else None
+            if prepare_left is None:
+                return None
+            left = prepare_left + self.plan_s.get("sample", self.request.budget_s) + self.plan_s.get("after", 0.0)
+        elif fraction < PREPARE_SHARE + SAMPLE_SHARE:
+            done = (fraction - PREPARE_SHARE) / SAMPLE_SHARE
+            left = self.plan_s.get("sample", 0.0) * (1 - done) + self.plan_s.get("after", 0.0)
+        else:
+            done = (fraction - PREPARE_SHARE - SAMPLE_SHARE) / (1 - PREPARE_SHARE - SAMPLE_SHARE)
+            left = self.plan_s.get("after", 0.0) * (1 - done)
+        lo, hi = self.span
+        points_after = round((1 - hi) / (hi - lo)) if hi > lo else 0
+        return left + points_after * (elapsed + left)
+
+    def plan(self, prepared: list[Prepared]) -> None:
+        """How long sampling, breakdown and profiles should take, now that each call's cost is known;
+        say so at once if that is long (a size or sample count the user may not have meant)."""
+        calls_s = sum(p.estimate_ns for p in prepared) / 1e9
+        samples = self.request.samples
+        self.plan_s["sample"] = self.request.budget_s if samples is None else samples * calls_s * 1.1
+        with_paths = [p for p in prepared if p.paths is not None]
+        breakdown = breakdown_budget(self.request.budget_s, len(with_paths)) if with_paths else 0.0
+        profile = min(PROFILE_SECONDS + 5 * max((p.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
+        self.plan_s["after"] = breakdown + (profile * len(prepared) if self.request.profile else 0.0)
+        total = self.plan_s["sample"] + self.plan_s["after"]
+        if total > LONG_RUN_S:
+            why = (
+                f"{samples:,} samples × {format_ns(calls_s * 1e9)} of calls per round"
+                if samples is not None
+                else f"breakdown of calls of {format_ns(max(p.estimate_ns for p in prepared))}"
+            )
+            self.emit(PhaseChanged("sample", None, f"about {total / 60:.0f} min still to go ({why})"))
+
     def progress(self, fraction: float, targets: list[Target] | tuple[()] = ()) -> None:
         lo, hi = self.span
         overall = lo + (hi - lo) * min(max(fraction, 0.0), 1.0)
         elapsed = time.monotonic() - self.sweep_started
-        eta = elapsed / overall * (1 - overall) if overall > 0.02 else None
+        eta = self.remaining_s(min(max(fraction, 0.0), 1.0))
         self.emit(
             Progress(
                 fraction=overall,
@@ -209,6 +253,7 @@ class Run:
         with jax.default_device(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)
+            self.plan(prepared)
             targets = self.sample(prepared, resolution)
             self.analyse(prepared, targets, resolution)
         return self.document(header)

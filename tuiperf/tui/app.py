@@ -83,18 +83,22 @@ class TuiperfApp(App[None]):
             self.report_error(exc.title if isinstance(exc, TuiperfError) else "Unexpected error", str(exc))
 
     # -- shared commands ------------------------------------------------------------------------------
-    def save_svg(self, filename: str) -> Path | None:
-        """Save the screen as SVG (and PNG in the background) into the screenshots folder."""
+    def save_svg(self, filename: str) -> None:
+        """Save the screen as SVG (and PNG in the background) into the screenshots folder, once any
+        toast on screen is gone (it would be baked into a picture meant for sharing)."""
+        self.clear_notifications()
+        self.call_after_refresh(self._save_svg_now, filename)
+
+    def _save_svg_now(self, filename: str) -> None:
         try:
             self.screenshots_dir.mkdir(parents=True, exist_ok=True)
             path = Path(self.save_screenshot(filename=filename, path=str(self.screenshots_dir)))
         except OSError as exc:
             self.report_error("Screenshot failed", str(exc))
-            return None
+            return
         self.last_screenshot = path
         self.notify(f"Saved {path}", title="Screenshot", timeout=4, markup=False)
         self.run_worker(lambda: write_png(path), thread=True, group="png", exit_on_error=False)
-        return path
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:
         """Until every visible plot shows its current data (plots are drawn in thread workers)."""

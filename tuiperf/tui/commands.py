@@ -55,6 +55,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("l", "toggle_log", "Toggle log scale", "linear or log time axis of the histogram", footer="Log"),
     Command("b", "next_baseline", "Next baseline", "compare the variants against the next one"),
+    Command("v", "choose_plotted", "Choose plotted variants", "which variants the histogram draws (at most six)"),
     Command(
         "s", "screenshot", "Save screenshot", "SVG (and PNG) of the screen into the screenshots folder", footer="Shot"
     ),
@@ -73,6 +74,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("slash", "focus_filter", "Filter scenarios", "type to filter the scenario list", key_label="/"),
     Command("f2", "toggle_view", "Setup / results", "switch panels on a narrow screen"),
     Command("question_mark", "help", "Show keys", "every key and what it does", footer="Keys"),
+    Command("ctrl+p", "palette", "Command palette", "every command by name", footer="Palette"),
     Command("q", "quit", "Quit", "leave tuiperf (asks first while a run is measuring)"),
 )
 
@@ -95,5 +97,4 @@ def help_rows() -> list[tuple[str, str]]:
         )
         rows.append((command.shown_keys, what))
     rows.append(("tab / shift+tab", "move between fields"))
-    rows.append(("ctrl+p", "command palette: every command by name"))
     return rows

@@ -38,6 +38,8 @@ class LiveState:
         self.finished_variants: dict[str, VariantResult] = {}
         self.started = time.monotonic()
         self.started_by_live_mode = False  # a live re-run never moves focus or changes the view
+        self.header = ""  # scenario · device · dispatch · parameter values of this run
+        self.phase_message = ""
 
     def snapshot_samples(self) -> dict[str, list[float]]:
         with self.lock:
@@ -57,7 +59,7 @@ class LiveState:
                 self.estimates_ns.update(event.estimates_ns)
                 self.counts.update(event.counts)
             elif isinstance(event, PhaseChanged):
-                self.phase, self.phase_variant = event.phase, event.variant
+                self.phase, self.phase_variant, self.phase_message = event.phase, event.variant, event.message
                 return True
             elif isinstance(event, RunStarted):
                 self.variants = list(event.variants)

@@ -25,13 +25,15 @@ from tuiperf.core.errors import ParamError, TuiperfError
 from tuiperf.core.events import RunFailed
 from tuiperf.core.model import RunResult
 from tuiperf.core.runner import RunRequest
+from tuiperf.core.text import one_line
 from tuiperf.tui.commands import bindings
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen
-from tuiperf.tui.view import view_of
+from tuiperf.tui.screens.variants import VariantPickerScreen
+from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.param_form import ParamForm
 from tuiperf.tui.widgets.results_panel import ResultsPanel
@@ -75,7 +77,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="main"):
             yield SetupPanel(id="sidebar")
             yield ResultsPanel(id="results")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # our own "ctrl+p Palette" reads better than "^ppalette"
 
     @property
     def shell(self) -> TuiperfApp:
@@ -167,6 +169,12 @@ class MainScreen(Screen[None]):
         self.live = LiveState(self.run_id)
         self.live.variants = list(request.variants or [])
         self.live.started_by_live_mode = live
+        params = " ".join(f"{k}={v}" for k, v in request.params.items())
+        sweep_text = f" · sweep {request.sweep[0]}" if request.sweep else ""
+        self.live.header = one_line(
+            f"{request.scenario} · {request.device or 'first device'} · {request.dispatch} "
+            f"dispatch · {params}{sweep_text}"
+        )
         self._order = list(request.variants or [])
         self._cancel = threading.Event()
         self._run_ended.clear()
@@ -219,6 +227,7 @@ class MainScreen(Screen[None]):
             return
         if not message.live.started_by_live_mode:  # live re-runs never move the user's focus or view
             self._show_view("results")
+        self.results.show(ResultView(None, order=self._order), state="running")  # no stale figures meanwhile
         self.results.show_live_samples({}, self._order, "(waiting for samples)")
         self.results.show_live(message.live, self._order)
 
@@ -228,15 +237,16 @@ class MainScreen(Screen[None]):
 
     def _redraw(self) -> None:
         live = self.live
-        if not (self.running and self._dirty and live is not None):
+        if not (self.running and live is not None):
             return
-        self._dirty = False
         with live.lock:
             if live.variants and live.variants != self._order:
                 self._order = list(live.variants)
-        self.results.show_live(live, self._order)
-        note = f"(live, sweep value {live.sweep_value})" if live.sweep_value is not None else "(live)"
-        self.results.show_live_samples(live.snapshot_samples(), self._order, note)
+        self.results.show_live(live, self._order)  # always: the elapsed clock runs through compiles
+        if self._dirty:
+            self._dirty = False
+            note = f"(live, sweep value {live.sweep_value})" if live.sweep_value is not None else "(live)"
+            self.results.show_live_samples(live.snapshot_samples(), self._order, note)
 
     def on_run_done(self, message: RunDone) -> None:
         if message.run_id != self.run_id:
@@ -406,6 +416,23 @@ class MainScreen(Screen[None]):
         stats.set_baseline(names[(index + 1) % len(names)])
         self.action_show_tab("stats")
         self.notify(f"Baseline: {stats.baseline}", timeout=2)
+
+    def action_choose_plotted(self) -> None:
+        histogram = self.query_one(LatencyHistogram)
+        names = [n for n in histogram.order if histogram.series.get(n)]
+        if not names:
+            self.notify("Nothing to draw yet: run first.", severity="warning")
+            return
+
+        def chosen(picked: list[str] | None) -> None:
+            if picked is not None:
+                histogram.choose(picked or None)
+                self.action_show_tab("histogram")
+
+        self.app.push_screen(VariantPickerScreen(names, histogram.drawn()), chosen)
+
+    def action_palette(self) -> None:
+        self.app.action_command_palette()
 
     def action_show_tab(self, tab: str) -> None:
         if self.results.show_tab(tab):

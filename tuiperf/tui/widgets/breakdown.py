@@ -1,6 +1,11 @@
-"""Overhead breakdown: per-call cost split into framework, jit dispatch, launch and compute, as
-stacked bars per variant (drawn with block characters, so they read the same without colour), and
-the one-time stages (trace, lower, compile, first call) below."""
+"""Overhead breakdown: per-call cost split into framework, jit dispatch, launch, compute and outputs,
+as stacked bars per variant (block characters that read the same without colour); the gap to the
+baseline split by stage; and the one-time stages (trace, lower, compile, first call).
+
+Bars are drawn only for a reliable breakdown: an unreliable one (a stage clearly negative or larger
+than the call, a call that drifted from its steady-state median) shows its reason instead, never
+bars of negative or impossible time.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult
+from tuiperf.core.ratios import against
+from tuiperf.core.reconcile import reconcile
+from tuiperf.core.text import one_line
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.widgets.plot_base import no_color
 
@@ -25,11 +33,12 @@ LOOK = {
     "outputs": ("#f0e442", "▚"),
 }
 PARTS = [(key, label, *LOOK[key]) for key, label, _ in BREAKDOWN_STAGES]
+NAME_WIDTH = 24
 
 
 def stage_ns(breakdown: Breakdown, key: str) -> float:
     stage = breakdown.stages.get(key)
-    return stage.ns if stage is not None else 0.0
+    return max(stage.ns, 0.0) if stage is not None else 0.0  # noise below zero reads as zero
 
 
 def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
@@ -38,7 +47,7 @@ def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
     used = 0
     carry = 0.0
     for key, _, colour, char in PARTS:
-        value = max(stage_ns(breakdown, key), 0.0)
+        value = stage_ns(breakdown, key)
         exact = value / scale + carry
         cells = round(exact)
         carry = exact - cells
@@ -54,6 +63,7 @@ class OverheadBreakdown(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.result: RunResult | None = None
+        self.baseline: str | None = None
 
     def compose(self):
         yield Static("", id="breakdown-bars")
@@ -62,8 +72,9 @@ class OverheadBreakdown(VerticalScroll):
     def on_resize(self) -> None:
         self._render_bars()
 
-    def show(self, result: RunResult | None) -> None:
+    def show(self, result: RunResult | None, baseline: str | None = None) -> None:
         self.result = result
+        self.baseline = baseline
         self._render_bars()
         self._render_detail()
 
@@ -73,28 +84,67 @@ class OverheadBreakdown(VerticalScroll):
         if not variants:
             bars.update(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
             return
-        rows = [v.breakdown_ns for v in variants if v.breakdown_ns is not None]
-        name_w = max([len(v.name) for v in variants] + [8])
-        width = max(10, self.size.width - name_w - 18)
+        name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
+        width = max(10, self.size.width - name_w - 14)  # room for the name, the bar and its total
         legend = Text("Per call: ", style="bold")
         for _, label, colour, char in PARTS:
             legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
             legend.append(label + "   ")
         lines: list[Any] = [legend, Text("")]
-        totals = [sum(max(stage_ns(b, k), 0.0) for k, *_ in PARTS) for b in rows]
+        drawn = [v.breakdown_ns for v in variants if v.breakdown_ns is not None and v.breakdown_ns.reliable]
+        totals = [sum(stage_ns(b, k) for k, *_ in PARTS) for b in drawn]
         scale = (max(totals) if totals else 1.0) / width or 1.0
         for v in variants:
-            line = Text(v.name.ljust(name_w) + "  ", style="bold")
+            line = Text(one_line(v.name, name_w).ljust(name_w) + "  ", style="bold")
             b = v.breakdown_ns
-            if b is not None:
+            if b is not None and b.reliable:
                 line.append_text(stacked_bar(b, scale, width))
-                line.append(f" {format_ns(b.total_ns)}")
-            elif not v.ok:
-                line.append("failed", style="red")
+                line.append(f" {format_ns(b.call_ns)}")
+            elif b is not None:
+                line.append("not a reliable split: ", style="bold yellow")
+                line.append(one_line(b.reason or "the paths were not comparable"), style="yellow")
+            elif v.skipped:
+                line.append("skipped: " + one_line("; ".join(v.notes) or "no reason given"), style="dim")
+            elif v.status == "failed":
+                line.append("failed: " + one_line(v.error or ""), style="red")
             else:
-                line.append("no breakdown for this variant", style="dim")
+                reason = next((n for n in v.notes if n.startswith("no overhead breakdown")), "no breakdown")
+                line.append(one_line(reason), style="dim")
             lines.append(line)
+        lines.extend(self._gaps())
         bars.update(Group(*lines))
+
+    def _gaps(self) -> list[Text]:
+        """Each variant's gap to the baseline, split by stage."""
+        result = self.result
+        if result is None:
+            return []
+        base_name, _ = against(result, self.baseline)
+        base = result.variant(base_name) if base_name else None
+        if base is None or base.breakdown_ns is None:
+            return []
+        lines = [Text(""), Text(f"the gap to {one_line(base_name)}, by stage", style="bold")]
+        for v in result.measured:
+            split = reconcile(v, base) if v.name != base.name else None
+            if split is None or not split.gap_ns:
+                continue
+            named = [
+                s
+                for s in split.stages
+                if s.delta_ns
+                and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
+                and abs(s.delta_ns) >= 0.02 * abs(split.gap_ns)
+            ]
+            parts = ", ".join(f"{s.label} {_signed(s.delta_ns)}" for s in named) or "no stage beyond noise"
+            line = Text.assemble(
+                (one_line(v.name), "bold"),
+                f" {_signed(split.gap_ns)}: {parts}",
+                (f"  (unexplained {_signed(split.unexplained_ns)})", "dim"),
+            )
+            if not split.reliable:
+                line.append("  — a breakdown involved is not reliable", style="yellow")
+            lines.append(line)
+        return lines if len(lines) > 2 else []
 
     def _render_detail(self) -> None:
         detail = self.query_one("#breakdown-detail", Static)
@@ -103,7 +153,12 @@ class OverheadBreakdown(VerticalScroll):
             detail.update("")
             return
         per_call = Table(
-            box=None, padding=(0, 1), header_style="bold", title="per call", title_justify="left", title_style="bold"
+            box=None,
+            padding=(0, 1),
+            header_style="bold",
+            title="per call (± 95 % CI)",
+            title_justify="left",
+            title_style="bold",
         )
         per_call.add_column("variant")
         for _, label, colour, _ in PARTS:
@@ -122,10 +177,20 @@ class OverheadBreakdown(VerticalScroll):
             stages.add_column(label, justify="right")
         for v in variants:
             b = v.breakdown_ns
-            per_call.add_row(
-                v.name,
-                *[format_ns(b.stages[k].ns) if b and k in b.stages else "—" for k, *_ in PARTS],
-                format_ns(b.residual_ns) if b else "—",
+            cells = []
+            for key, *_ in PARTS:
+                stage = b.stages.get(key) if b else None
+                if stage is None:
+                    cells.append("—")
+                    continue
+                half = (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2 if stage.ci95_ns else 0.0
+                cells.append(format_ns(stage.ns) + (f" ±{format_ns(half)}" if half >= 0.5 else ""))
+            per_call.add_row(one_line(v.name, NAME_WIDTH), *cells, format_ns(b.residual_ns) if b else "—")
+            stages.add_row(
+                one_line(v.name, NAME_WIDTH), *[format_ms(getattr(v.stages_ms, k)) for k, _ in COMPILE_STAGES]
             )
-            stages.add_row(v.name, *[format_ms(getattr(v.stages_ms, k)) for k, _ in COMPILE_STAGES])
         detail.update(Group(Text(""), per_call, Text(""), stages))
+
+
+def _signed(ns: float) -> str:
+    return ("+" if ns > 0 else "−" if ns < 0 else "") + format_ns(abs(ns))

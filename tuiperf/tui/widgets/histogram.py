@@ -15,6 +15,7 @@ from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
 MAX_BINNED = 20_000
+MAX_DRAWN = 6  # more overlaid distributions than this are not legible in a terminal
 
 
 class LatencyHistogram(CachedPlot):
@@ -26,6 +27,7 @@ class LatencyHistogram(CachedPlot):
         self.log_x: bool | None = None  # None: automatic (log when medians differ more than 8×)
         self.note = ""
         self.marks: list[float] = []
+        self.chosen: list[str] | None = None  # variants to draw (None: the first MAX_DRAWN)
 
     def set_series(
         self,
@@ -53,6 +55,17 @@ class LatencyHistogram(CachedPlot):
         self.log_x = log
         self.invalidate()
 
+    def drawn(self) -> list[str]:
+        """The variants the histogram draws: the chosen ones, at most MAX_DRAWN."""
+        names = [n for n in self.order if self.series.get(n)]
+        if self.chosen is not None:
+            names = [n for n in names if n in self.chosen]
+        return names[:MAX_DRAWN]
+
+    def choose(self, names: list[str] | None) -> None:
+        self.chosen = names
+        self.invalidate()
+
     def draw(self, width: int, height: int) -> None:
         plt = self.plt
         log = self.effective_log
@@ -60,21 +73,21 @@ class LatencyHistogram(CachedPlot):
         if not self.series:
             plt.title("Latency histogram — no samples yet (press r to run)")
             return
-        rng = histogram_range(self.series, include=[*self.marks, *self.medians.values()])
+        drawn = self.drawn()
+        series = {n: self.series[n] for n in drawn}
+        rng = histogram_range(series, include=[*self.marks, *(self.medians[n] for n in drawn if n in self.medians)])
         if rng is None:
             return
         lo, hi = rng
         if log:
             lo = max(lo, 1e-3)
         unit, div = _unit(hi)
-        n_max = max(len(v) for v in self.series.values())
+        n_max = max((len(v) for v in series.values()), default=1)
         # ~50 samples a bin keeps the noise near 15 %; never more bins than braille dots across
         bins = int(min(max(12, min(n_max, MAX_BINNED) / 50), max(12, 2 * (width - 14))))
         clipped = 0
-        for name in self.order:
-            values = self.series.get(name)
-            if not values:
-                continue
+        for name in drawn:
+            values = series[name]
             index = self.order.index(name)
             sample = downsample(values, MAX_BINNED)  # evenly spaced: the shape survives, redraws stay cheap
             centres, fractions, outside = bin_counts(sample, lo, hi, bins, log=log)
@@ -101,6 +114,9 @@ class LatencyHistogram(CachedPlot):
             title += f"  ({clipped} outlying samples beyond the axis)"
         if self.note:
             title += f"  {self.note}"
+        available = len([n for n in self.order if self.series.get(n)])
+        if len(drawn) < available:
+            title += f"  (showing {len(drawn)} of {available}: v chooses)"
         plt.title(title)
         if log:
             ticks = _log_ticks(lo / div, hi / div)

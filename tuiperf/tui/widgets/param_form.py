@@ -7,6 +7,7 @@ core's message when it does not.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,28 +50,44 @@ class ParamForm(Vertical):
         super().__init__(**kwargs)
         self.specs: dict[str, Param] = {}
         self.errors: dict[str, str] = {}
-        self._generation = 0
+        self._generation = 0  # the form readers see: ids of its fields start with f"p{_generation}-"
+        self._requested = 0  # the newest set_params call; older ones that are still waiting give way
+        self._rebuilding = asyncio.Lock()
+        self.owner: str | None = None  # the scenario whose parameters the form shows
 
     def compose(self) -> ComposeResult:
         yield Static("no parameters", id="no-params", classes="dim")
 
-    async def set_params(self, params: list[dict[str, Any]], values: dict[str, Any] | None = None) -> None:
-        """Rebuild the form for a scenario's parameter descriptions, optionally with given values."""
+    async def set_params(
+        self, params: list[dict[str, Any]], values: dict[str, Any] | None = None, owner: str | None = None
+    ) -> bool:
+        """Rebuild the form for ``owner``'s parameter descriptions, optionally with given values.
+
+        Returns False when a newer call superseded this one before it was shown.
+        """
         values = values or {}
-        self._generation += 1
-        gen = self._generation
-        self.specs = {p["name"]: param_from_dict(p) for p in params}
-        self.errors = {}
-        await self.remove_children()
-        rows: list[Widget] = []
-        for name, spec in self.specs.items():
-            value = values.get(name, spec.default)
-            rows.append(self._row(name, spec, value, gen))
-        if not rows:
-            rows.append(Static("no parameters", id="no-params", classes="dim"))
-        await self.mount_all(rows)
-        for name in self.specs:  # validate given values at once (e.g. --set from the command line)
-            self._check(name)
+        self._requested += 1
+        gen = self._requested
+        specs = {p["name"]: param_from_dict(p) for p in params}
+        # Scenarios chosen in quick succession (typing in the filter) call this while an earlier
+        # rebuild is still awaiting its mount: rebuilds run one at a time, and only the newest runs.
+        async with self._rebuilding:
+            if gen != self._requested:
+                return False
+            rows: list[Widget] = [
+                self._row(name, spec, values.get(name, spec.default), gen) for name, spec in specs.items()
+            ]
+            if not rows:
+                rows.append(Static("no parameters", id="no-params", classes="dim"))
+            await self.remove_children()
+            await self.mount_all(rows)
+            if specs and not self.query(f"#p{gen}-{next(iter(specs))}"):
+                return False  # the app is closing: nothing was mounted
+            # Only now, with its fields mounted, does the new form replace the old one for readers.
+            self._generation, self.specs, self.errors, self.owner = gen, specs, {}, owner
+            for name in self.specs:  # validate given values at once (e.g. --set from the command line)
+                self._check(name)
+            return True
 
     def _row(self, name: str, spec: Param, value: Any, gen: int) -> Vertical:
         wid = f"p{gen}-{name}"

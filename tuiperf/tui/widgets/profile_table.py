@@ -1,47 +1,78 @@
-"""Python profile of each variant's call (the framework part): the top functions by cumulative time."""
+"""Python profile of each variant's call: the top functions by cumulative time, timings first.
+
+JAX's C++ dispatch and the XLA executable appear as their own row (see
+:mod:`tuiperf.core.profiling`); the note says how to read the figures (cProfile inflates Python time).
+"""
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
-from textual.widgets import DataTable
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
 
 from tuiperf.core.model import RunResult
+from tuiperf.core.text import one_line
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 TOP = 15
+_MEDIAN_AND_PROFILED = re.compile(r"median is ([^;]+); profiled, ([^)]+)\)")
+COLUMNS = ("cumulative µs", "own µs", "calls", "variant", "function")
 
 
-class ProfileTable(DataTable):
+class ProfileTable(Vertical):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="profile-note")
+        yield DataTable(id="profile-rows", zebra_stripes=True, cursor_type="row")
+
     def on_mount(self) -> None:
-        self.zebra_stripes = True
-        self.cursor_type = "row"
-        for col in ("variant", "function", "calls", "cumulative µs/call", "own µs/call"):
-            self.add_column(col, key=col)
+        table = self.query_one(DataTable)
+        for col in COLUMNS:
+            table.add_column(col, key=col)
 
     def show(self, result: RunResult | None) -> None:
-        self.clear()
+        table = self.query_one(DataTable)
+        table.clear()
+        inflation = []
         for i, v in enumerate(result.variants if result else []):
-            rows = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
             style = "bold" if no_color() else f"bold {variant_hex(i)}"
+            rows = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
             if not rows:
-                why = v.profile_note or "no profile"
-                self.add_row(Text(v.name, style=style), Text(why, style="dim"), "", "", "")
+                table.add_row(
+                    "",
+                    "",
+                    "",
+                    Text(one_line(v.name, 30), style=style),
+                    Text(one_line(v.profile_note or "no profile"), style="dim"),
+                )
                 continue
+            measured = _MEDIAN_AND_PROFILED.search(v.profile_note or "")
+            if measured:
+                inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
             for j, r in enumerate(rows):
-                self.add_row(
-                    Text(v.name, style=style) if j == 0 else "",
-                    _short(r.function),
-                    _calls(r.ncalls),
+                function = Text(_short(one_line(r.function)), style="bold" if r.kind == "executable" else "")
+                table.add_row(
                     f"{r.cumtime_us:.2f}",
                     f"{r.tottime_us:.2f}",
+                    _calls(r.ncalls),
+                    Text(one_line(v.name, 30), style=style) if j == 0 else "",
+                    function,
                 )
+        note = Text(
+            "cProfile adds its own cost to every Python call: read shares and names, not latency. "
+            "JAX's C++ dispatch and the executable are their own (bold) row.",
+            style="dim",
+        )
+        if inflation:
+            note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
+        self.query_one("#profile-note", Static).update(note if result else "")
 
 
 def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def _calls(n) -> str:
-    if isinstance(n, float) and n.is_integer():
-        return str(int(n))
-    return "" if n is None else f"{n:g}" if isinstance(n, float) else str(n)
+def _calls(n: float) -> str:
+    return str(int(n)) if float(n).is_integer() else f"{n:g}"

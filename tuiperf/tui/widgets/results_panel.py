@@ -49,13 +49,18 @@ class ResultsPanel(Vertical):
         self.query_one(LatencyHistogram).set_series(
             view.series, view.medians, order=view.order, note=view.note, marks=view.marks
         )
-        self.query_one(OverheadBreakdown).show(view.shown)
-        self.query_one(SweepPlot).show(view.sweep, view.order)
         self.query_one(StatsTable).show(view.shown)
+        self.query_one(OverheadBreakdown).show(view.shown, self.query_one(StatsTable).baseline)
+        self.query_one(SweepPlot).show(view.sweep, view.order)
         self.query_one(ProfileTable).show(view.shown)
         self.query_one(WarningsPanel).show(view.warnings, error)
-        self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
+        if state != "running":
+            self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
         self.update_tab_labels()
+
+    def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
+        breakdown = self.query_one(OverheadBreakdown)
+        breakdown.show(breakdown.result, message.baseline)
 
     def show_live(self, live: LiveState, order: list[str]) -> None:
         self.query_one(RunProgress).show_live(live, order)

@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static,
 from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Float, Int
 from tuiperf.core.runner import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.param_form import ParamValidator
 from tuiperf.tui.widgets.toggle import Toggle
 
@@ -27,7 +28,7 @@ class RunOptions(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label("Variants", classes="section")
-        yield SelectionList[str](id="variants", compact=True)
+        yield Checklist(id="variants", compact=True)
         yield Static("", id="variants-error", classes="param-error")
         with Horizontal(classes="param-line"):
             yield Label("device", classes="param-name")

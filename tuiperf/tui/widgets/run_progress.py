@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.table import Table
@@ -26,6 +27,7 @@ class RunProgress(Vertical):
             method(*args)
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="run-header")
         with Horizontal(id="progress-line"):
             yield Static("idle", id="progress-status")
             yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
@@ -52,17 +54,22 @@ class RunProgress(Vertical):
     def show_live(self, live: LiveState, order: list[str]) -> None:
         self._shown = (self.show_live, live, order)
         with live.lock:
-            fraction, elapsed, eta = live.fraction, live.elapsed_s, live.eta_s
+            fraction, eta = live.fraction, live.eta_s
+            elapsed = time.monotonic() - live.started  # a true clock: it runs through compiles too
             estimates, counts = dict(live.estimates_ns), dict(live.counts)
             phase, pv, sweep_value = live.phase, live.phase_variant, live.sweep_value
             finished = dict(live.finished_variants)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
+        self.query_one("#run-header", Static).update(Text(live.header, style="bold"))
         status = Text("● running ", style="bold green")
         status.append(phase + (f" {pv}" if pv else ""), style="")
+        if live.phase_message:
+            status.append(f" · {live.phase_message}", style="dim")
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
         self.query_one("#progress-status", Static).update(status)
-        self.query_one("#progress-eta", Static).update(f"{format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}")
+        left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
+        self.query_one("#progress-eta", Static).update(f"{format_seconds(elapsed)} elapsed · {left}")
         table = Table.grid(padding=(0, 2))
         table.add_column()
         table.add_column(justify="right")
@@ -100,6 +107,7 @@ class RunProgress(Vertical):
             )
             self.query_one("#progress-eta", Static).update("")
             self.query_one("#estimates", Static).update("")
+            self.query_one("#run-header", Static).update("")
             return
         partial = result.partial
         bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
@@ -109,7 +117,7 @@ class RunProgress(Vertical):
             status = Text("■ partial result (cancelled)", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
-        status.append(f"  {header}", style="")
+        self.query_one("#run-header", Static).update(Text(header, style="bold"))
         self.query_one("#progress-status", Static).update(status)
         self.query_one("#progress-eta", Static).update("")
         table = Table.grid(padding=(0, 2))

@@ -7,6 +7,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from tuiperf.core.text import inert, one_line
+
 
 class ScenarioInfo(Static):
     def show(self, scenario: dict[str, Any] | None, broken: dict[str, Any] | None = None) -> None:
@@ -15,11 +17,11 @@ class ScenarioInfo(Static):
             self.update(
                 Text.assemble(
                     ("✗ Broken scenario ", "bold red"),
-                    (broken.get("id", ""), "bold"),
+                    (one_line(broken.get("id", "")), "bold"),
                     "\n",
-                    (where, "dim"),
+                    (one_line(where), "dim"),
                     "\n\n",
-                    broken.get("error", ""),
+                    inert(broken.get("error", "")),
                 )
             )
             return
@@ -27,7 +29,11 @@ class ScenarioInfo(Static):
             self.update(Text("Loading scenarios…", style="dim"))
             return
         text = Text.assemble(
-            (scenario.get("title", scenario["id"]), "bold"), "\n", _plain(scenario.get("question", ""))
+            (one_line(scenario.get("title", scenario["id"])), "bold"),
+            "\n",
+            inert(_plain(scenario.get("question", ""))),
+            "\n",
+            (one_line(scenario.get("path", "")), "dim"),
         )
         self.update(text)
 

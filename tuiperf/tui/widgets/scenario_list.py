@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from tuiperf.core.text import one_line
+
 
 class ScenarioList(Vertical):
     """Filter box above an option list. Posts :class:`ScenarioList.Chosen` when the highlight moves."""
@@ -48,18 +50,35 @@ class ScenarioList(Vertical):
         blob = " ".join(t.lower() for t in texts if t)
         return all(w in blob for w in words)
 
-    def _rebuild(self) -> None:
+    def _rank(self, scenario: dict[str, Any]) -> int:
+        """Best matches first, so Enter takes the one meant: id, then id start, title, description."""
+        words = self.filter_text.split()
+        if not words:
+            return 0
+        sid, title = scenario["id"].lower(), scenario.get("title", "").lower()
+        if " ".join(words) == sid:
+            return 0
+        if sid.startswith(words[0]):
+            return 1
+        if all(w in sid for w in words):
+            return 2
+        if all(w in f"{sid} {title}" for w in words):
+            return 3
+        return 4
+
+    def _rebuild(self, keep_selection: bool = True) -> None:
+        """Refill the list; a new filter text highlights its best match, a refresh keeps the selection."""
         options = self.query_one("#scenario-options", OptionList)
-        keep = self.current_key
+        keep = self.current_key if keep_selection else None
         options.clear_options()
         items: list[Option] = []
-        for s in self.scenarios:
+        for s in sorted(self.scenarios, key=self._rank):
             if self._matches(s["id"], s.get("title", ""), s.get("question", "")):
-                label = Text.assemble((s["id"], "bold"), "\n", (s.get("title", ""), "dim"))
+                label = Text.assemble((one_line(s["id"]), "bold"), "\n", (one_line(s.get("title", "")), "dim"))
                 items.append(Option(label, id=f"ok:{s['id']}"))
         for b in self.broken:
             if self._matches(b["id"], b.get("path", ""), b.get("error", "")):
-                label = Text.assemble(("✗ " + b["id"], "bold red"), "\n", (_short(b.get("error", "")), "red"))
+                label = Text.assemble(("✗ " + one_line(b["id"]), "bold red"), "\n", (_short(b.get("error", "")), "red"))
                 items.append(Option(label, id=f"broken:{b['id']}"))
         options.add_options(items)
         if not items:
@@ -71,7 +90,7 @@ class ScenarioList(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "scenario-filter":
             event.stop()
-            self._rebuild()
+            self._rebuild(keep_selection=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "scenario-filter":
@@ -108,5 +127,4 @@ class ScenarioList(Vertical):
 
 
 def _short(text: str, width: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return one_line(text, width)

@@ -76,8 +76,8 @@ class SetupPanel(Vertical):
     # -- choosing a scenario ---------------------------------------------------------------------
     async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
         message.stop()
-        if self.scenario is not None and self.form.specs:
-            self._typed[self.scenario["id"]] = self.form.raw_values()
+        if self.form.owner is not None and self.form.specs:
+            self._typed[self.form.owner] = self.form.raw_values()
         self.query_one(ScenarioInfo).show(message.scenario, message.broken)
         self.scenario = message.scenario
         if message.scenario is None:
@@ -94,7 +94,8 @@ class SetupPanel(Vertical):
         unknown = [k for k in values if k not in known]
         for k in unknown:
             values.pop(k)
-        await self.form.set_params(message.scenario.get("params", []), values)
+        if not await self.form.set_params(message.scenario.get("params", []), values, owner=sid):
+            return  # another scenario was chosen meanwhile; its own call finishes the job
         self.options.set_variants(message.scenario.get("variants", []))
         if pending:
             self._pending = {}

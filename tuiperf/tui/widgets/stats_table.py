@@ -13,22 +13,24 @@ from textual.widgets import DataTable, Label, Select, Static
 
 from tuiperf.core.model import RunResult
 from tuiperf.core.ratios import against
+from tuiperf.core.text import one_line
 from tuiperf.core.units import format_p
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
+# What matters first, so an 80-column terminal shows it without scrolling sideways.
 COLUMNS = [
     "variant",
-    "status",
     "median",
     "× baseline",
     "95% CI of ratio",
     "p",
+    "status",
+    "n",
     "95% CI of median",
     "p10",
     "p90",
     "IQR",
-    "n",
 ]
 
 
@@ -51,6 +53,7 @@ class StatsTable(Vertical):
         super().__init__(**kwargs)
         self.result: RunResult | None = None
         self.baseline: str | None = None
+        self._measured: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
@@ -69,17 +72,19 @@ class StatsTable(Vertical):
         self.result = result
         names = [v.name for v in result.variants] if result else []
         ok = [v.name for v in result.measured] if result else []
-        if self.baseline not in ok:
-            self.baseline = ok[0] if ok else None
+        if result is not None and (self.baseline not in ok or ok != self._measured):
+            self.baseline = ok[0] if ok else None  # another set of variants: the first is the baseline
+            self._measured = ok
         select = self.query_one("#baseline", Select)
         with select.prevent(Select.Changed):
             select.set_options([(n, n) for n in ok])
-            if self.baseline is not None:
+            if self.baseline in ok:  # a cleared table (a run starting) keeps the user's baseline for later
                 select.value = self.baseline
         self._fill(names)
 
     def set_baseline(self, baseline: str) -> None:
         self.baseline = baseline
+        self.post_message(self.BaselineChanged(baseline))
         select = self.query_one("#baseline", Select)
         if select.value != baseline:
             with select.prevent(Select.Changed):
@@ -106,7 +111,7 @@ class StatsTable(Vertical):
         note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
         for i, v in enumerate(result.variants):
             s = v.stats
-            name = Text(v.name, style="bold" if no_color() else f"bold {variant_hex(i)}")
+            name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")
             if v.skipped:
                 status = Text("skipped", style="dim")
             elif not v.ok:
@@ -122,16 +127,16 @@ class StatsTable(Vertical):
                 ratio, rci, p = ratio_against(result, v.name, self.baseline)
             table.add_row(
                 name,
-                status,
                 Text(format_ns(s.median_ns), style="bold") if s else "—",
                 (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == self.baseline else ""),
                 f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
                 format_p(p),
+                status,
+                str(s.n) if s else "—",
                 f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}" if s else "—",
                 format_ns(s.p10_ns) if s else "—",
                 format_ns(s.p90_ns) if s else "—",
                 format_ns(s.iqr_ns) if s else "—",
-                str(s.n) if s else "—",
                 key=v.name,
             )
 
@@ -149,11 +154,16 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
             continue
         if ci and ci[0] <= 1.0 <= ci[1]:
             line = Text.assemble(
-                (v.name, "bold"), f": no clear difference from {baseline} (ratio CI {ci[0]:.3f}–{ci[1]:.3f})"
+                (one_line(v.name), "bold"),
+                f": no clear difference in the median from {one_line(baseline)} "
+                f"(ratio CI {ci[0]:.3f}–{ci[1]:.3f} includes 1"
+                + (f"; the distributions differ in shape, p {format_p(p)})" if p is not None and p < 0.05 else ")"),
             )
         else:
             word, pct = ("slower", (ratio - 1) * 100) if ratio >= 1 else ("faster", (1 - ratio) * 100)
-            line = Text.assemble((v.name, "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {baseline}")
+            line = Text.assemble(
+                (one_line(v.name), "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {one_line(baseline)}"
+            )
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)
                 line.append(

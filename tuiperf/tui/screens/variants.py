@@ -1,0 +1,45 @@
+"""``v``: which variants the histogram draws (it draws at most six legibly)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tuiperf.core.text import one_line
+from tuiperf.tui.widgets.checklist import Checklist
+from tuiperf.tui.widgets.histogram import MAX_DRAWN
+
+
+class VariantPickerScreen(ModalScreen["list[str] | None"]):
+    """Returns the chosen names, or None when dismissed."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True), Binding("enter", "done", "Done", priority=True)]
+    AUTO_FOCUS = "#plotted"
+
+    def __init__(self, names: list[str], chosen: list[str]) -> None:
+        super().__init__()
+        self.names, self.chosen = names, chosen
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static(f"[b]Variants to draw[/b] (at most {MAX_DRAWN}; space toggles, enter applies)")
+            yield Checklist(*[(one_line(n, 40), n, n in self.chosen) for n in self.names], id="plotted", compact=True)
+            with Horizontal(id="picker-buttons"):
+                yield Button("Draw  enter", id="picker-done", variant="primary", compact=True)
+                yield Button("Cancel  esc", id="picker-cancel", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "picker-done":
+            self.action_done()
+        else:
+            self.action_cancel()
+
+    def action_done(self) -> None:
+        self.dismiss(list(self.query_one(Checklist).selected))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
