@@ -16,21 +16,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tuiperf.core.runner import DEFAULT_DISPATCH  # noqa: E402
 from tuiperf.core.worker import WorkerRunner  # noqa: E402
 from tuiperf.tui.screenshot import take_screenshot  # noqa: E402
 
 # name, scenario, params, tab, size, extra options
 SHOTS = [
-    ("dispatch-floor-histogram", "dispatch-floor", {}, "histogram", (160, 48), {"budget_s": 2.0}),
+    ("dispatch-floor-histogram", "dispatch-floor", {}, "histogram", (120, 40), {"budget_s": 2.0}),
     ("dispatch-floor-80x24", "dispatch-floor", {}, "histogram", (80, 24), {"budget_s": 1.0}),
-    ("mlp-closure-vs-argument-stats", "mlp-closure-vs-argument", {}, "stats", (160, 48), {"budget_s": 2.0}),
-    ("mlp-closure-vs-argument-breakdown", "mlp-closure-vs-argument", {}, "breakdown", (160, 48), {"budget_s": 2.0}),
+    ("mlp-closure-vs-argument-stats-80x24", "mlp-closure-vs-argument", {}, "stats", (80, 24), {"budget_s": 2.0}),
+    ("mlp-closure-vs-argument-stats", "mlp-closure-vs-argument", {}, "stats", (120, 40), {"budget_s": 2.0}),
+    ("mlp-closure-vs-argument-breakdown", "mlp-closure-vs-argument", {}, "breakdown", (120, 40), {"budget_s": 2.0}),
     (
         "conv-transpose-3d-int-kernel-warnings",
         "conv-transpose-3d",
         {"flax_kernel_size": "int", "size": "12"},
         "warnings",
-        (160, 48),
+        (120, 40),
         {"budget_s": 2.0},
     ),
     (
@@ -38,7 +40,7 @@ SHOTS = [
         "conv-transpose-3d",
         {"flax_kernel_size": "int", "size": "12"},
         "stats",
-        (160, 48),
+        (120, 40),
         {"budget_s": 2.0},
     ),
     (
@@ -46,7 +48,7 @@ SHOTS = [
         "static-leaves-partition",
         {},
         "sweep",
-        (160, 48),
+        (120, 40),
         {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])},
     ),
 ]
@@ -56,7 +58,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
     parser.add_argument("--only", action="append", help="name of one picture (repeatable)")
-    parser.add_argument("--dispatch", default="async", choices=("async", "sync"))
+    parser.add_argument("--dispatch", default=DEFAULT_DISPATCH, choices=("async", "sync"))
     args = parser.parse_args()
     out = Path(args.out)
     runner = WorkerRunner(args.dispatch)

@@ -12,6 +12,7 @@ TINY = {
     "static-leaves-partition": {"n_static": "10", "partitions": "3"},
     "conv-transpose-3d": {"size": "4", "batch": "1", "c_in": "2", "c_out": "2"},
     "nnx-vs-linen-cnn": {"batch": "1", "c1": "4", "c2": "4", "hidden": "8"},
+    "training-step": {"width": "4", "depth": "2", "batch": "2"},
 }
 
 
@@ -62,3 +63,10 @@ def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner)
     )
     slopes = doc.sweep.slopes
     assert slopes["eqx.filter_jit"] > 0.6 and abs(slopes["flat-dict"]) < 0.2, slopes
+
+
+@pytest.mark.parametrize("donate", ["true", "false"])
+def test_every_library_trains_the_same_step_with_and_without_donation(runner, donate):
+    doc = run(runner, "training-step", {**TINY["training-step"], "donate": donate})
+    assert [v.name for v in doc.variants if not v.ok] == [] and doc.equivalence.mismatches == []
+    assert len(doc.equivalence.checked) == len(doc.variants)  # loss and every weight, after three steps

@@ -2,7 +2,7 @@
 
 Scenario files import what they need from here::
 
-    from tuiperf import Scenario, Int, Float, Choice, Bool, Bench, Skip
+    from tuiperf import Scenario, Int, Float, Choice, Bool, Bench, Step, Skip
     from tuiperf import eqx_filter_jit_level, nnx_jit_level, preflatten  # jit levels for Bench
 """
 
@@ -10,6 +10,7 @@ from tuiperf.core.errors import Skip
 from tuiperf.core.jit_level import eqx_filter_jit_level, nnx_jit_level, preflatten
 from tuiperf.core.params import Bool, Choice, Float, Int
 from tuiperf.core.scenario import Bench, Scenario
+from tuiperf.core.step import Step
 
 __version__ = "0.1.0"
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Int",
     "Scenario",
     "Skip",
+    "Step",
     "__version__",
     "eqx_filter_jit_level",
     "nnx_jit_level",

@@ -7,12 +7,15 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from tuiperf.core.breakdown import Paths, build_paths
+from tuiperf.core.errors import ScenarioError
 from tuiperf.core.model import CompileStagesMs
 from tuiperf.core.scenario import Bench
 from tuiperf.core.sentinel import sentinel
+from tuiperf.core.step import Carrier, Step
 from tuiperf.core.timing import blocker_for, take_sample, time_once
 from tuiperf.core.xla_costs import count_params, flops_of
 
@@ -101,27 +104,46 @@ def output_warnings(output: Any) -> list[str]:
     ]
 
 
+def as_bench(built: Any) -> Bench:
+    """What a variant builder returned, as a Bench: a :class:`Step` becomes a :class:`Carrier` call."""
+    if isinstance(built, Bench):
+        return built
+    if isinstance(built, Step):
+        carrier = Carrier(built)
+        return Bench(carrier, jit_fn=built.jit_fn, jit_args=built.jit_args, tolerance=built.tolerance, note=built.note)
+    got = type(built).__name__
+    raise ScenarioError(f"a variant must return Bench(fn, *args) or Step(fn, state, *inputs), not {got}")
+
+
 def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0) -> Prepared:
     """Compile, call once, warm up and estimate one variant; build its breakdown paths.
 
     Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
     extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
+    A stateful step's first :data:`GUARD_STEPS` calls are the ones the equivalence guard looks at.
     """
     watch = sentinel()
     watch.current = name
-    placement_warnings = place_inputs(bench, device) if device is not None else []
     fn, args = bench.fn, bench.args
-    stages, compiled, note = aot_stages(fn, args)
+    carrier = fn if isinstance(fn, Carrier) else None
+    placement_warnings: list[str] = []
+    if device is not None:
+        placement_warnings = carrier.place(device) if carrier else place_inputs(bench, device)
+        args = bench.args
+    if carrier:
+        carrier.own_state()
+    stages, compiled, note = aot_stages(carrier.step.fn, carrier.call_args()) if carrier else aot_stages(fn, args)
     _, compiles_before = watch.snapshot(name)
-    stages["first_call"], output = time_once(lambda: _call_and_block(fn, args))
+    first = carrier.first_call if carrier else partial(fn, *args)
+    stages["first_call"], output = time_once(lambda: _call_and_block(first, ()))
     prepared = Prepared(
         name=name,
         bench=bench,
         block=blocker_for(output),
-        output=output,
+        output=carrier.guard_view() if carrier else output,
         estimate_ns=0.0,
         stages_ms=CompileStagesMs(**stages),
-        param_count=count_params(bench.params),
+        param_count=count_params(carrier.params() if carrier else bench.params),
     )
     prepared.warnings.extend(placement_warnings)
     prepared.warnings.extend(output_warnings(output))
@@ -162,6 +184,14 @@ def build_breakdown_paths(prepared: Prepared) -> None:
         level, call_is_jit = (bench.jit_fn, bench.jit_args), False
     elif is_jax_jit(bench.fn):
         level, call_is_jit = (bench.fn, bench.args), True
+    elif isinstance(bench.fn, Carrier) and bench.fn.donates:
+        prepared.notes.append(
+            "no overhead breakdown: the step donates its state, and the breakdown's paths would call it "
+            "again with deleted buffers; run it with donation off for a breakdown"
+        )
+        return
+    elif isinstance(bench.fn, Carrier) and not bench.fn.step.inplace and is_jax_jit(bench.fn.step.fn):
+        level, call_is_jit = (bench.fn.step.fn, bench.fn.call_args()), False  # framework = carrying the state
     elif bench.eager:
         return  # eager by design: nothing to break down, nothing to advise
     elif is_compiled_executable(bench.fn):

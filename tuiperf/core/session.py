@@ -35,13 +35,14 @@ from tuiperf.core.model import (
     ScenarioRef,
     VariantResult,
 )
-from tuiperf.core.prepare import Prepared, prepare
+from tuiperf.core.prepare import Prepared, as_bench, prepare
 from tuiperf.core.profiling import PROFILE_SECONDS, profile_call
 from tuiperf.core.resolve import Resolved, resolve
 from tuiperf.core.runner import RunRequest
 from tuiperf.core.sampler import WARM_UP_BELOW_NS, Target, block_size, sample_interleaved
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.stats import median_ci
+from tuiperf.core.step import DONATED_HINT, Carrier
 from tuiperf.core.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
 from tuiperf.core.units import format_ns
 
@@ -75,6 +76,8 @@ def describe_exception(exc: BaseException, path: str) -> str:
     except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
         message = f"{type(exc).__name__} (its message could not be shown)"
     first_line = message.splitlines()[0] if message else type(exc).__name__
+    if "deleted or donated" in message:
+        first_line += f" ({DONATED_HINT})"
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
 
 
@@ -277,7 +280,7 @@ class Run:
             self.emit(PhaseChanged("compile", name, "building, compiling and warming up"))
             variant = self.scenario.variants[name]
             try:
-                bench = variant.build(SimpleNamespace(**self.params), ctx)
+                bench = as_bench(variant.build(SimpleNamespace(**self.params), ctx))
                 prepared.append(prepare(name, bench, self.cancel, self.device, self.request.budget_s))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
@@ -374,6 +377,8 @@ class Run:
                     document.variant_result(item.name, status="failed", failed_phase="sample", error=error, **common)
                 )
                 continue
+            if isinstance(item.bench.fn, Carrier):
+                item.notes.append(item.bench.fn.progress_note())
             profile, profile_note = self.profile(item, target)
             breakdown = breakdowns.get(item.name)
             if item.paths is not None and breakdown is None and target.samples and not self.cancel.is_set():

@@ -119,7 +119,7 @@ class LatencyHistogram(CachedPlot):
             title += f"  (showing {len(drawn)} of {available}: v chooses)"
         plt.title(title)
         if log:
-            ticks = _log_ticks(lo / div, hi / div)
+            ticks = _log_ticks(lo / div, hi / div, max_ticks=width // 8)  # a label is up to 6 characters
             if ticks:
                 plt.xticks(ticks, [f"{t:g}" for t in ticks])
 
@@ -131,7 +131,15 @@ def _unit(ns: float) -> tuple[str, float]:
     return "ns", 1.0
 
 
-def _log_ticks(lo: float, hi: float) -> list[float]:
+def _log_ticks(lo: float, hi: float, max_ticks: int = 12) -> list[float]:
+    """1-2-5 ticks between lo and hi (five evenly spread ones for a narrow range), at most max_ticks:
+    two labels on one text row would leave plotext to pick one, differently from run to run."""
+    ticks = _all_log_ticks(lo, hi)
+    step = math.ceil(len(ticks) / max(max_ticks, 2))
+    return ticks[::step] if step > 1 else ticks
+
+
+def _all_log_ticks(lo: float, hi: float) -> list[float]:
     if lo <= 0 or hi <= lo:
         return []
     ticks = []

@@ -26,6 +26,11 @@ PALETTE = [
 MARKERS_NO_COLOR = ["braille", "x", "o", "+", "*", "#", "@", "%"]
 
 
+# One figure is built at a time across all plots: plotext keeps some state at module level (two
+# plots built at once in threads swapped tick labels now and then, seen in the sweep snapshot).
+_PLOTEXT_LOCK = threading.Lock()
+
+
 def no_color() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
@@ -58,7 +63,6 @@ class CachedPlot(PlotextPlot):
         self._version = 0
         self._built: tuple[tuple, Text] | None = None  # (key, picture)
         self._building: tuple | None = None
-        self._build_lock = threading.Lock()  # one builder at a time owns the plotext figure
 
     def invalidate(self) -> None:
         self._version += 1
@@ -87,7 +91,7 @@ class CachedPlot(PlotextPlot):
     @work(thread=True, group="plots", exit_on_error=False)
     def _build(self, key: tuple) -> None:
         _, width, height, theme = key
-        with self._build_lock:
+        with _PLOTEXT_LOCK:
             plt = self._plot
             try:
                 plt.clear_figure()

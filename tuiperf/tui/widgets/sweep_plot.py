@@ -69,7 +69,7 @@ class SweepLines(CachedPlot):
         plt.yscale("log")
         ys = [m / div for ms in medians.values() for m in ms if m]
         if ys:
-            ticks = _log_ticks(min(ys), max(ys))
+            ticks = _log_ticks(min(ys), max(ys), max_ticks=(height - 6) // 2)  # rows left after title and axes
             if ticks:
                 plt.yticks(ticks, [f"{t:g}" for t in ticks])
         plt.xlabel(sweep.parameter + (" (log)" if numeric else ""))

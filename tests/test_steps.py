@@ -1,0 +1,86 @@
+"""Stateful variants (Step): state carried call to call, donation, per-call inputs, the guard."""
+
+import re
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from tuiperf.core.errors import ScenarioError
+from tuiperf.core.runner import RunRequest
+from tuiperf.core.step import GUARD_STEPS, Carrier, Step
+
+
+def counting_step(count, x):
+    return count + 1, x
+
+
+def test_the_pool_is_used_in_turn_and_the_state_is_fed_back():
+    pool = [(jnp.asarray(i),) for i in range(3)]
+    carrier = Carrier(Step(counting_step, 0, pool=pool))
+    outs = [int(carrier()[0]) for _ in range(5)]
+    assert outs == [0, 1, 2, 0, 1] and carrier.state == 5 and carrier.calls == 5
+
+
+def test_a_donated_state_is_noticed_and_the_setup_arrays_survive():
+    shared = jnp.ones(4)
+    carrier = Carrier(Step(jax.jit(lambda s, x: (s + x, s.sum()), donate_argnums=0), shared, jnp.ones(4)))
+    carrier.own_state()
+    carrier.first_call()
+    carrier()
+    assert carrier.donates and not shared.is_deleted()  # the copy was donated, not the scenario's array
+    assert float(carrier.last_out) == 8.0  # 2 + 2 + 2 + 2: the second call got the first call's state
+
+
+def test_the_guard_view_is_taken_after_the_guard_steps_and_copied_to_the_host():
+    carrier = Carrier(Step(counting_step, 0, jnp.asarray(7.0), compare=lambda s, out: {"steps": s, "out": out}))
+    view = carrier.guard_view()
+    assert view["steps"] == GUARD_STEPS and not isinstance(view["out"], jax.Array) and view["out"] == 7.0
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(pool=[]), "pool is empty"),
+        (dict(compare="loss"), "compare must be a function"),
+        (dict(jit_fn=jax.jit(counting_step)), "jit_fn and jit_args together"),
+    ],
+)
+def test_bad_steps_are_refused_with_the_reason(kwargs, message):
+    with pytest.raises(ScenarioError, match=message):
+        Step(counting_step, 0, **kwargs)
+
+
+def test_inputs_and_a_pool_together_are_refused():
+    with pytest.raises(ScenarioError, match="either positionally or as pool"):
+        Step(counting_step, 0, jnp.ones(1), pool=[(jnp.ones(1),)])
+
+
+def run_steps(runner, **params):
+    return runner.run(RunRequest(scenario="steps", samples=40, dispatch="sync", params=params), lambda event: None)
+
+
+def test_steps_train_while_timed_and_agree_with_and_without_donation(runner):
+    doc = run_steps(runner)
+    for name in ("kept", "donated", "in-place", "other-lr"):
+        variant = doc.variant(name)
+        assert variant is not None and variant.ok, (name, variant and variant.error)
+        note = next(n for n in variant.notes if n.startswith("stateful step"))
+        calls, first, last = re.search(r"through (\d+) calls; its output went from (\S+) to (\S+)", note).groups()
+        assert int(calls) >= 40 + GUARD_STEPS and float(last) < float(first) / 10  # the loss went down
+        assert variant.stages_ms.first_call > 0
+    assert doc.variant("kept").stages_ms.compile > 0  # the step's own AOT stages
+    assert any("donates its state" in n for n in doc.variant("donated").notes)
+    assert doc.variant("kept").breakdown_ns is not None  # not donated: the breakdown runs
+    assert doc.equivalence.mismatches == [] and set(doc.equivalence.checked) >= {"kept", "donated", "in-place"}
+
+
+def test_a_donating_bench_fails_with_what_to_change(runner):
+    failed = run_steps(runner).variant("bench-donated")
+    assert not failed.ok and "deleted or donated" in failed.error and "tuiperf.Step(step, state" in failed.error
+
+
+def test_the_guard_catches_a_different_learning_rate(runner):
+    doc = run_steps(runner, wrong_lr="true")
+    found = {(m.a, m.b) for m in doc.equivalence.mismatches}
+    assert ("other-lr", "kept") in found or ("kept", "other-lr") in found
