@@ -25,6 +25,8 @@ RUNS = [
     ("conv-transpose-3d", {}),
     ("conv-transpose-3d", {"flax_kernel_size": "int"}),
     ("nnx-vs-linen-cnn", {}),
+    ("training-step", {}),
+    ("training-step", {"donate": "false"}),
 ]
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# The user's own scenario folder is never read by the tests (each test that needs one makes it).
+os.environ["TUIPERF_USER_SCENARIOS"] = str(Path(__file__).parent / "fixtures" / "no-user-scenarios")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
 

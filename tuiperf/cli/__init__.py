@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from tuiperf.core.errors import TuiperfError
 from tuiperf.core.runner import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
+from tuiperf.core.templates import DEFAULT_TEMPLATE, TEMPLATES
 
 USAGE_ERROR = 2
-COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot")
+COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new")
 
 
 def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -124,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("--width", type=int, metavar="COLUMNS")
 
+    new = commands.add_parser("new", help="create a scenario file from a template and print its path")
+    new.add_argument("name", metavar="NAME", help="the scenario's id, e.g. my-mlp (the file is my_mlp.py)")
+    new.add_argument("--template", default=DEFAULT_TEMPLATE, choices=[t.name for t in TEMPLATES])
+    new.add_argument(
+        "--dir", metavar="DIR", help="folder to write into (default: the first --scenarios folder, else your own)"
+    )
+    _shared(new, top=False)
+
     shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
     _shared(shot, top=False)
     _measuring(shot)
@@ -171,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": results.cmd_show,
         "compare": results.cmd_compare,
         "screenshot": measure.cmd_screenshot,
+        "new": listing.cmd_new,
     }
     try:
         return handlers[args.command](args)

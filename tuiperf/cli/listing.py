@@ -51,3 +51,15 @@ def cmd_devices(args: argparse.Namespace) -> int:
         for d in devices:
             print(f"{d['id']:10} {d['kind']}")
     return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Write NAME.py from a template into --dir, the first --scenarios folder or the user's folder."""
+    from pathlib import Path
+
+    from tuiperf.core.catalog import user_scenarios_dir
+    from tuiperf.core.templates import new_scenario
+
+    folder = Path(args.dir) if args.dir else Path(args.scenarios[0]) if args.scenarios else user_scenarios_dir()
+    print(new_scenario(args.name, folder, args.template))
+    return 0

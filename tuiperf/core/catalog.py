@@ -30,6 +30,7 @@ from tuiperf.core.scenario import Scenario, check_scenario
 from tuiperf.core.text import one_line
 
 ENV_VAR = "TUIPERF_SCENARIOS"
+USER_DIR_VAR = "TUIPERF_USER_SCENARIOS"  # where new and copied scenarios go (tests point it elsewhere)
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -38,11 +39,28 @@ def builtin_dir() -> Path:
     return shipped if shipped.is_dir() else _PACKAGE_DIR.parent / "scenarios"  # a checkout
 
 
+def user_scenarios_dir() -> Path:
+    """The user's own scenario folder: $TUIPERF_USER_SCENARIOS, else ``scenarios`` in the platform's
+    per-user data folder (``platformdirs``; ``~/.local/share/tuiperf/scenarios`` on Linux)."""
+    chosen = os.environ.get(USER_DIR_VAR, "").strip()
+    if chosen:
+        return Path(chosen).expanduser().resolve()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tuiperf", appauthor=False)).resolve() / "scenarios"
+
+
+def is_builtin(path: str | Path) -> bool:
+    return Path(path).resolve().parent == builtin_dir().resolve()
+
+
 def scenario_dirs(extra: Iterable[str] = ()) -> list[Path]:
-    """Built-in folder first, then ``extra`` folders, then those named in $TUIPERF_SCENARIOS."""
+    """Built-in folder first, the user's folder (when it exists), then ``extra`` folders, then those
+    named in $TUIPERF_SCENARIOS. A later folder's scenario with a built-in's id shadows the built-in."""
     from_env = os.environ.get(ENV_VAR, "").split(os.pathsep)
+    user = user_scenarios_dir()
     dirs: list[Path] = []
-    for candidate in [str(builtin_dir()), *extra, *from_env]:
+    for candidate in [str(builtin_dir()), *([str(user)] if user.is_dir() else []), *extra, *from_env]:
         if not str(candidate).strip():
             continue  # "" would mean the current folder: never import what happens to be there
         resolved = Path(candidate).expanduser().resolve()
@@ -78,6 +96,7 @@ class Catalog:
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     broken: list[BrokenScenario] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
+    shadowed: list[Scenario] = field(default_factory=list)  # built-ins replaced by a user's copy
 
     def get(self, scenario_id: str) -> Scenario:
         if scenario_id in self.scenarios:
@@ -89,16 +108,23 @@ class Catalog:
         raise UnknownScenario(f"no scenario {scenario_id!r} (known: {known})")
 
     def describe(self) -> dict:
-        return assemble(self.dirs, [s.describe() for s in self.scenarios.values()], [b.describe() for b in self.broken])
+        described = [s.describe() for s in [*self.shadowed, *self.scenarios.values()]]
+        return assemble(self.dirs, described, [b.describe() for b in self.broken])
 
 
 def assemble(dirs: list[str], described: list[dict], broken: list[dict]) -> dict:
     """The catalog's plain-data form; a second scenario with an id already seen is reported broken."""
     seen: dict[str, str] = {}
-    scenarios = []
+    scenarios: list[dict] = []
     broken = list(broken)
     for entry in described:
-        if entry["id"] in seen:
+        entry = {**entry, "origin": "built-in" if is_builtin(entry["path"]) else "user"}
+        if entry["id"] in seen and is_builtin(seen[entry["id"]]) and entry["origin"] == "user":
+            # The user's copy of a built-in replaces it (and says so); the built-in stays on disk.
+            shadowed = seen[entry["id"]]
+            scenarios = [s for s in scenarios if s["id"] != entry["id"]]
+            entry = {**entry, "origin": "shadows built-in", "shadows": shadowed}
+        elif entry["id"] in seen:
             broken.append(
                 {
                     "id": entry["id"] + "@" + entry["path"],
@@ -168,9 +194,13 @@ def load_catalog(extra_dirs: Iterable[str] = ()) -> Catalog:
         except BrokenScenarioError as exc:
             catalog.broken.append(exc.broken)
             continue
-        if scenario.id in catalog.scenarios:
-            first = catalog.scenarios[scenario.id].path
-            catalog.broken.append(BrokenScenario(str(path), None, f"id {scenario.id!r} already used by {first}"))
+        first = catalog.scenarios.get(scenario.id)
+        if first is not None and is_builtin(first.path) and not is_builtin(path):
+            catalog.shadowed.append(first)  # a user's copy shadows the built-in, as in assemble()
+            catalog.scenarios[scenario.id] = scenario
+            continue
+        if first is not None:
+            catalog.broken.append(BrokenScenario(str(path), None, f"id {scenario.id!r} already used by {first.path}"))
             continue
         catalog.scenarios[scenario.id] = scenario
     return catalog

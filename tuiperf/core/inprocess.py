@@ -33,6 +33,9 @@ class InProcessRunner:
     def __init__(self, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
         self.scenario_dirs = list(scenario_dirs)
 
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+        return None  # importing in this process is what the cache would save: nothing to gain
+
     def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
         from tuiperf.core.catalog import load_catalog
 

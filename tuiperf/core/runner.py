@@ -58,6 +58,9 @@ class Runner(Protocol):
     def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
         """``Catalog.describe()``: scenarios (id, title, question, params, variants) and broken files."""
 
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+        """The last catalog of these folders if no file changed since (instant; None when unknown)."""
+
     def devices(self) -> list[dict[str, Any]]:
         """Every JAX device: ``{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}``."""
 

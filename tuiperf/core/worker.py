@@ -339,7 +339,7 @@ class WorkerRunner:
         measured so far, marked partial. ``request.processes > 1`` repeats it in fresh processes."""
         if not request.scenario_dirs:
             request.scenario_dirs = list(self.scenario_dirs)
-        request.scenario_path = self._path_of(request)
+        request.scenario_path = request.scenario_path or self._path_of(request)  # preset: a last good copy
         if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
             header = _header_from_request(request)
             crash = Crash(how="was not started: the run was cancelled first")

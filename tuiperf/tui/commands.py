@@ -56,6 +56,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("l", "toggle_log", "Toggle log scale", "linear or log time axis of the histogram", footer="Log"),
     Command("b", "next_baseline", "Next baseline", "compare the variants against the next one"),
     Command("v", "choose_plotted", "Choose plotted variants", "which variants the histogram draws (at most six)"),
+    Command("e", "edit_scenario", "Edit scenario", "open the selected scenario's file; ctrl+s saves", footer="Edit"),
+    Command("n", "new_scenario", "New scenario", "a scenario of your own from a template, opened in the editor"),
+    Command("ctrl+l", "reload_scenarios", "Reload scenarios", "read the scenario files again (changes are noticed)"),
+    Command("", "revert_builtin", "Revert to built-in", "set your copy of a built-in aside and use the built-in"),
     Command(
         "s", "screenshot", "Save screenshot", "SVG (and PNG) of the screen into the screenshots folder", footer="Shot"
     ),
@@ -95,6 +99,6 @@ def help_rows() -> list[tuple[str, str]]:
             if not command.action.startswith("show_tab")
             else ("result tabs: " + ", ".join(label.lower() for _, label in RESULT_TABS))
         )
-        rows.append((command.shown_keys, what))
+        rows.append((command.shown_keys or "palette", f"{command.title}: {what}" if not command.keys else what))
     rows.append(("tab / shift+tab", "move between fields"))
     return rows

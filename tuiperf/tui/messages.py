@@ -18,7 +18,8 @@ from tuiperf.tui.live import LiveState
 @dataclass
 class CatalogLoaded(Message):
     catalog: dict[str, Any]
-    devices: list[dict[str, Any]]
+    devices: list[dict[str, Any]] | None  # None: unchanged (a reload, or the cached list before JAX starts)
+    generation: int = 0  # which reload this answers: an older one arriving late is dropped
 
 
 @dataclass
@@ -63,3 +64,10 @@ class RunError(Message):
     where: str | None = None
     partial: RunResult | None = None
     details: str = ""
+
+
+@dataclass
+class ScenarioFilesChanged(Message):
+    """A scenario file was created, changed or removed (by the app's editor or anyone else)."""
+
+    paths: list[str]

@@ -1,4 +1,4 @@
-"""Ask before throwing away a running measurement (``r`` or ``q`` while a run measures)."""
+"""Ask before throwing something away: a running measurement, unsaved edits, a shadowing copy."""
 
 from __future__ import annotations
 
@@ -11,21 +11,21 @@ from textual.widgets import Button, Static
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
-        Binding("escape,n", "answer(False)", "Keep measuring", priority=True),
+        Binding("escape,n", "answer(False)", "No", priority=True),
         Binding("y", "answer(True)", "Yes", priority=True),
     ]
     AUTO_FOCUS = "#confirm-no"
 
-    def __init__(self, question: str, yes: str) -> None:
+    def __init__(self, question: str, yes: str, no: str = "Keep measuring") -> None:
         super().__init__()
-        self.question, self.yes = question, yes
+        self.question, self.yes, self.no = question, yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
             yield Static(self.question, id="confirm-question")
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes}  y", id="confirm-yes", variant="warning", compact=True)
-                yield Button("Keep measuring  n", id="confirm-no", variant="primary", compact=True)
+                yield Button(f"{self.no}  n", id="confirm-no", variant="primary", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -28,7 +28,16 @@ from tuiperf.core.runner import RunRequest
 from tuiperf.core.text import one_line
 from tuiperf.tui.commands import bindings
 from tuiperf.tui.live import LiveState
-from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunBegan, RunDone, RunError, RunUpdated
+from tuiperf.tui.messages import (
+    CatalogFailed,
+    CatalogLoaded,
+    RunBegan,
+    RunDone,
+    RunError,
+    RunUpdated,
+    ScenarioFilesChanged,
+)
+from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen
@@ -69,6 +78,10 @@ class MainScreen(Screen[None]):
         self._live_timer: Any = None
         self._run_ended = asyncio.Event()
         self._launched = False  # the launch options' run happens once
+        self._catalog_shown = False  # the first catalog selects the launch scenario; reloads keep the selection
+        self._catalog_requested = 0
+        self.files = ScenarioFiles(self)
+        self._catalog_shown_generation = 0
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -92,39 +105,76 @@ class MainScreen(Screen[None]):
     def results(self) -> ResultsPanel:
         return self.query_one(ResultsPanel)
 
+    def on_unmount(self) -> None:
+        self.files.stop_watching()
+
+    def on_scenario_files_changed(self, message: ScenarioFilesChanged) -> None:
+        self.reload_scenarios()
+
+    def action_edit_scenario(self) -> None:
+        self.files.edit()
+
+    def action_new_scenario(self) -> None:
+        self.files.new()
+
+    def action_revert_builtin(self) -> None:
+        self.files.revert()
+
+    def action_reload_scenarios(self) -> None:
+        self.reload_scenarios()
+
     def on_mount(self) -> None:
         self.add_class("-show-setup")
         self.setup.apply_launch(self.shell.launch)
         self.set_interval(REDRAW_S, self._redraw)
-        self._load_catalog()
+        self.reload_scenarios()
 
     # -- catalog -------------------------------------------------------------------------------------
+    def reload_scenarios(self) -> None:
+        """Describe the scenario files again (at start, after a save, when a file changed)."""
+        self._catalog_requested += 1
+        self._load_catalog(self._catalog_requested)
+
     @work(thread=True, group="catalog", exit_on_error=False)
-    def _load_catalog(self) -> None:
+    def _load_catalog(self, generation: int) -> None:
         runner = self.shell.runner
         try:
+            if not self.devices:  # the first time, the last known list at once, before JAX starts up
+                cached = runner.cached_catalog(self.shell.scenario_dirs)
+                if cached is not None:
+                    self.post_message(CatalogLoaded(cached, None, generation))
             catalog = runner.catalog(self.shell.scenario_dirs)
-            devices = runner.devices()
+            devices = None if self.devices else runner.devices()  # devices do not change while we run
         except TuiperfError as exc:
             self.post_message(CatalogFailed(exc.title, str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
             self.post_message(CatalogFailed("Could not list scenarios", f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(CatalogLoaded(catalog, devices))
+        self.post_message(CatalogLoaded(catalog, devices, generation))
 
     def on_catalog_loaded(self, message: CatalogLoaded) -> None:
-        self.catalog, self.devices = message.catalog, message.devices
-        self.setup.set_catalog(message.catalog, message.devices)
-        n, broken, devices = len(message.catalog["scenarios"]), len(message.catalog["broken"]), len(message.devices)
+        if message.generation < self._catalog_shown_generation:
+            return  # an older reload finished after a newer one
+        self._catalog_shown_generation = message.generation
+        catalog = self.files.merge_last_good(message.catalog)
+        self.catalog = catalog
+        if message.devices is not None:
+            self.devices = message.devices
+        self.setup.set_catalog(catalog, message.devices)
+        n, broken, devices = len(catalog["scenarios"]), len(catalog["broken"]), len(self.devices)
         self.sub_title = (
             f"{n} scenario{'s' * (n != 1)}"
             + (f", {broken} broken" if broken else "")
             + f" · {devices} device{'s' * (devices != 1)}"
         )
+        self.files.after_catalog(catalog)
+        if self._catalog_shown:
+            return  # a reload: the selection and focus stay where the user left them
+        self._catalog_shown = True
         launch = self.shell.launch
         if launch.scenario and not self.setup.select(launch.scenario):
-            known = ", ".join(s["id"] for s in message.catalog["scenarios"])
+            known = ", ".join(s["id"] for s in catalog["scenarios"])
             self.shell.report_error("Unknown scenario", f"no scenario {launch.scenario!r} (known: {known})")
             self._run_ended.set()  # nothing will run: headless drivers stop waiting
         self.query_one("#scenario-options").focus()

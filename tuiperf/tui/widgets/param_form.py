@@ -129,6 +129,19 @@ class ParamForm(Vertical):
             out[name] = field.value
         return out
 
+    def typed_values(self) -> dict[str, Any]:
+        """The raw values the user changed from the defaults (kept when the form is rebuilt)."""
+        typed = {}
+        for name, raw in self.raw_values().items():
+            spec = self.specs[name]
+            try:
+                if spec.parse(raw) == spec.parse(spec.default):
+                    continue
+            except ParamError:
+                pass  # an invalid value was typed: keep it, so its message stays in view
+            typed[name] = raw
+        return typed
+
     def values(self) -> dict[str, Any]:
         """Typed values (raises ParamError for the first invalid one)."""
         return {name: self.specs[name].parse(v) for name, v in self.raw_values().items()}

@@ -34,8 +34,34 @@ class ScenarioInfo(Static):
             inert(_plain(scenario.get("question", ""))),
             "\n",
             (one_line(scenario.get("path", "")), "dim"),
+            origin_line(scenario),
         )
         self.update(text)
+
+
+def origin_line(scenario: dict[str, Any]) -> Text:
+    """Built-in, yours, your copy of a built-in, or the last good version of a broken file."""
+    failed = scenario.get("last_good")
+    if failed:
+        where = failed["file"] + (f":{failed['line']}" if failed.get("line") else "")
+        return Text.assemble(
+            "\n",
+            ("⚠ the file is broken; this is its last good version (e edits it)", "bold yellow"),
+            "\n",
+            (one_line(where), "dim"),
+            ": ",
+            inert(one_line(failed.get("error", ""))),
+        )
+    origin = scenario.get("origin")
+    if origin == "shadows built-in":
+        return Text.assemble(
+            "\n",
+            ("⇄ your copy of a built-in (palette: Revert to built-in) ", "cyan"),
+            (one_line(scenario.get("shadows", "")), "dim"),
+        )
+    if origin == "user":
+        return Text("\n✎ your scenario: e edits it", style="cyan")
+    return Text("\nbuilt-in: e opens it; saving makes your own copy", style="dim")
 
 
 def _plain(markdownish: str) -> str:

@@ -37,9 +37,27 @@ class ScenarioList(Vertical):
         yield OptionList(id="scenario-options")
 
     def set_catalog(self, catalog: dict[str, Any]) -> None:
+        """Show a (re)loaded catalog; the selection stays, and if its description changed (a new
+        default, another variant, the file broke or was fixed) it is chosen again."""
+        before = self._entry(self.current_key)
         self.scenarios = list(catalog.get("scenarios", []))
         self.broken = list(catalog.get("broken", []))
         self._rebuild()
+        after = self._entry(self.current_key)
+        if self.current_key is not None and after != before:
+            self._post_chosen(self.current_key)
+
+    def _entry(self, key: str | None) -> dict[str, Any] | None:
+        kind, _, sid = (key or "").partition(":")
+        entries = self.scenarios if kind == "ok" else self.broken
+        return next((e for e in entries if e["id"] == sid), None)
+
+    def _post_chosen(self, key: str) -> None:
+        entry = self._entry(key)
+        if key.startswith("ok:"):
+            self.post_message(self.Chosen(entry))
+        else:
+            self.post_message(self.Chosen(None, entry))
 
     @property
     def filter_text(self) -> str:
@@ -74,7 +92,9 @@ class ScenarioList(Vertical):
         items: list[Option] = []
         for s in sorted(self.scenarios, key=self._rank):
             if self._matches(s["id"], s.get("title", ""), s.get("question", "")):
-                label = Text.assemble((one_line(s["id"]), "bold"), "\n", (one_line(s.get("title", "")), "dim"))
+                label = Text.assemble(
+                    (one_line(s["id"]), "bold"), mark_of(s), "\n", (one_line(s.get("title", "")), "dim")
+                )
                 items.append(Option(label, id=f"ok:{s['id']}"))
         for b in self.broken:
             if self._matches(b["id"], b.get("path", ""), b.get("error", "")):
@@ -103,13 +123,7 @@ class ScenarioList(Vertical):
         if key is None or key == self.current_key:
             return
         self.current_key = key
-        kind, _, sid = key.partition(":")
-        if kind == "ok":
-            scenario = next((s for s in self.scenarios if s["id"] == sid), None)
-            self.post_message(self.Chosen(scenario))
-        else:
-            broken = next((b for b in self.broken if b["id"] == sid), None)
-            self.post_message(self.Chosen(None, broken))
+        self._post_chosen(key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         # Enter on a scenario moves on to its parameters.
@@ -124,6 +138,18 @@ class ScenarioList(Vertical):
                 options.highlighted = index
                 return True
         return False
+
+
+def mark_of(scenario: dict[str, Any]) -> tuple[str, str] | str:
+    """What the list says about where a scenario comes from (nothing for a plain built-in)."""
+    if scenario.get("last_good"):
+        return ("  ⚠ last good version", "bold yellow")
+    origin = scenario.get("origin")
+    if origin == "shadows built-in":
+        return ("  ⇄ your copy", "cyan")
+    if origin == "user":
+        return ("  ✎ yours", "cyan")
+    return ""
 
 
 def _short(text: str, width: int = 60) -> str:

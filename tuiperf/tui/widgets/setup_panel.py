@@ -30,6 +30,7 @@ class SetupPanel(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario: dict[str, Any] | None = None
+        self.broken: dict[str, Any] | None = None  # the broken file selected instead, if any
         self._typed: dict[str, dict[str, Any]] = {}  # form values per scenario, kept while browsing
         self._pending: dict[str, Any] = {}  # launch values for the scenario to select first
 
@@ -53,8 +54,9 @@ class SetupPanel(Vertical):
         self.query_one(ScenarioInfo).show(None)
 
     # -- catalog and launch options --------------------------------------------------------------
-    def set_catalog(self, catalog: dict[str, Any], devices: list[dict[str, Any]]) -> None:
-        self.options.set_devices(devices)
+    def set_catalog(self, catalog: dict[str, Any], devices: list[dict[str, Any]] | None) -> None:
+        if devices is not None:
+            self.options.set_devices(devices)
         self.query_one(ScenarioList).set_catalog(catalog)
 
     def apply_launch(self, launch: LaunchOptions) -> None:
@@ -77,9 +79,9 @@ class SetupPanel(Vertical):
     async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
         message.stop()
         if self.form.owner is not None and self.form.specs:
-            self._typed[self.form.owner] = self.form.raw_values()
+            self._typed[self.form.owner] = self.form.typed_values()
         self.query_one(ScenarioInfo).show(message.scenario, message.broken)
-        self.scenario = message.scenario
+        self.scenario, self.broken = message.scenario, message.broken
         if message.scenario is None:
             await self.form.set_params([])
             self.options.set_variants([])
@@ -146,4 +148,6 @@ class SetupPanel(Vertical):
             budget_s=self.options.budget_s(),
             sweep=sweep,
             scenario_dirs=list(scenario_dirs),
+            # A broken file's last good version runs from its copy (see tuiperf.core.last_good).
+            scenario_path=self.scenario["path"] if self.scenario.get("last_good") else None,
         )

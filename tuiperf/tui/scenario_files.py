@@ -1,0 +1,152 @@
+"""The main screen's scenario files: edit, new, revert a shadowing copy, watch, last good versions.
+
+One helper object the main screen owns (``screen.files``), so that
+:class:`~tuiperf.tui.screens.main.MainScreen` keeps to its layout and run lifecycle; its ``action_*``
+methods for ``e``, ``n`` and the palette are one-line delegations.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tuiperf.core.catalog import user_scenarios_dir
+from tuiperf.core.errors import TuiperfError
+from tuiperf.core.files import user_cache_dir
+from tuiperf.core.last_good import Remembered, keep_last_good, remember
+from tuiperf.core.templates import new_scenario
+from tuiperf.tui.messages import ScenarioFilesChanged
+from tuiperf.tui.screens.confirm import ConfirmScreen
+from tuiperf.tui.screens.editor import EditorScreen
+from tuiperf.tui.screens.templates import TemplateScreen
+
+if TYPE_CHECKING:
+    from tuiperf.tui.screens.main import MainScreen
+
+WATCH_DEBOUNCE_MS = 300
+
+
+class ScenarioFiles:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self._remembered: Remembered = {}
+        self._watching: tuple[str, ...] = ()
+        self._watch_stop: threading.Event | None = None
+        self._open_after_reload: tuple[Path, str] | None = None  # a file just created, and its id
+
+    def merge_last_good(self, catalog: dict[str, Any]) -> dict[str, Any]:
+        """The catalog with broken files that loaded before listed in their last good version."""
+        try:
+            merged = keep_last_good(catalog, self._remembered, user_cache_dir() / "last-good")
+        except TuiperfError:  # no place for the copies: the files are shown broken, as they are
+            merged = catalog
+        remember(merged, self._remembered)
+        return merged
+
+    def after_catalog(self, catalog: dict[str, Any]) -> None:
+        """Tell an open editor how its save went; open a scenario just created; watch the folders."""
+        if isinstance(self.screen.app.screen, EditorScreen):
+            self.screen.app.screen.show_outcome(catalog)
+        if self._open_after_reload and self.screen.setup.select(self._open_after_reload[1]):
+            path, scenario_id = self._open_after_reload
+            self._open_after_reload = None
+            self.screen.shell.push_screen(EditorScreen(path, scenario_id))
+        self.watch_folders([d for d in catalog.get("dirs", []) if Path(d).is_dir()])
+
+    # -- watching ----------------------------------------------------------------------------------
+    def watch_folders(self, folders: list[str]) -> None:
+        if tuple(folders) == self._watching:
+            return
+        self.stop_watching()
+        stop = threading.Event()
+        self._watching, self._watch_stop = tuple(folders), stop
+        if folders:
+            self.screen.run_worker(lambda: self._watch(folders, stop), thread=True, group="watch", exit_on_error=False)
+
+    def stop_watching(self) -> None:
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+
+    def _watch(self, folders: list[str], stop: threading.Event) -> None:
+        """Files changed by anyone (another editor over SSH, git) refresh the list."""
+        import watchfiles
+
+        def is_scenario(_change: Any, path: str) -> bool:
+            return path.endswith(".py") and not Path(path).name.startswith((".", "_"))
+
+        try:
+            for changes in watchfiles.watch(
+                *folders, watch_filter=is_scenario, stop_event=stop, debounce=WATCH_DEBOUNCE_MS, recursive=False
+            ):
+                self.screen.post_message(ScenarioFilesChanged(sorted(path for _, path in changes)))
+        except Exception as exc:  # noqa: BLE001 - without watching, ctrl+l still reloads
+            self.screen.app.call_from_thread(self.screen.shell.report_error, "Not watching scenario files", str(exc))
+
+    # -- commands ----------------------------------------------------------------------------------
+    def _selected_file(self) -> tuple[Path, str] | None:
+        entry, broken = self.screen.setup.scenario, self.screen.setup.broken
+        if entry is not None:
+            failed = entry.get("last_good")
+            return Path(failed["file"] if failed else entry["path"]), entry["id"]
+        if broken is not None and Path(broken.get("path", "")).is_file():
+            return Path(broken["path"]), broken["id"]
+        return None
+
+    def edit(self) -> None:
+        selected = self._selected_file()
+        shell = self.screen.shell
+        if selected is None:
+            shell.report_error("Nothing to edit", "choose a scenario (or a broken file) in the list first")
+            return
+        try:
+            shell.push_screen(EditorScreen(*selected))
+        except (OSError, UnicodeDecodeError) as exc:
+            shell.report_error("Cannot open the scenario", f"{selected[0]}: {exc}")
+
+    def new_scenarios_folder(self) -> Path:
+        """The first --scenarios folder if one was given, else the user's own folder."""
+        extra = list(self.screen.shell.scenario_dirs)
+        return Path(extra[0]) if extra else user_scenarios_dir()
+
+    def new(self) -> None:
+        folder = self.new_scenarios_folder()
+        shell = self.screen.shell
+
+        def chosen(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            name, template = answer
+            try:
+                path = new_scenario(name, folder, template)
+            except TuiperfError as exc:
+                shell.report_error("Could not create the scenario", str(exc))
+                return
+            self._open_after_reload = (path, name)
+            self.screen.reload_scenarios()
+
+        shell.push_screen(TemplateScreen(str(folder)), chosen)
+
+    def revert(self) -> None:
+        entry = self.screen.setup.scenario
+        shell = self.screen.shell
+        if entry is None or entry.get("origin") != "shadows built-in":
+            shell.report_error("Nothing to revert", "the selected scenario is not a copy of a built-in")
+            return
+        copy = Path(entry["path"])
+        aside = copy.with_name(f"{copy.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                copy.rename(aside)
+            except OSError as exc:
+                shell.report_error("Could not revert", f"{copy}: {exc.strerror or exc}")
+                return
+            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in")
+            self.screen.reload_scenarios()
+
+        question = f"Use the built-in {entry['id']} again? Your copy is renamed to {aside.name} (not deleted)."
+        shell.push_screen(ConfirmScreen(question, yes="Revert", no="Keep my copy"), answered)

@@ -1,0 +1,142 @@
+"""Edit a scenario file in the app: ``ctrl+s`` saves atomically and reloads, errors point at their line.
+
+A built-in scenario is never changed: saving one offers a copy in the user's scenario folder, which
+then shadows the built-in (the palette's "Revert to built-in" moves the copy aside). While the saved
+file is broken, its last good version stays listed and runnable (:mod:`tuiperf.core.last_good`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
+
+from tuiperf.core.catalog import is_builtin, user_scenarios_dir
+from tuiperf.core.errors import TuiperfError
+from tuiperf.core.files import write_atomic
+from tuiperf.core.text import inert, one_line
+from tuiperf.tui.screens.confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from tuiperf.tui.app import TuiperfApp
+
+
+class EditorScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "leave", "Back", priority=True),
+    ]
+    AUTO_FOCUS = "#editor-source"
+
+    def __init__(self, path: Path, scenario_id: str) -> None:
+        super().__init__()
+        self.path = path
+        self.scenario_id = scenario_id
+        self.saved_text = path.read_text(encoding="utf-8")
+        self.waiting_for_reload = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="editor-title")
+        yield TextArea.code_editor(self.saved_text, language="python", id="editor-source", soft_wrap=False)
+        yield Static(Text("ctrl+s saves and reloads · escape goes back", style="dim"), id="editor-status")
+        yield Footer()
+
+    @property
+    def source(self) -> TextArea:
+        return self.query_one("#editor-source", TextArea)
+
+    @property
+    def modified(self) -> bool:
+        return self.source.text != self.saved_text
+
+    def _title(self) -> Text:
+        kind = "built-in (read only: saving makes your own copy)" if is_builtin(self.path) else "yours"
+        return Text.assemble(("Editing ", "bold"), (one_line(str(self.path)), "bold"), "  ", (kind, "dim"))
+
+    def set_status(self, text: Text | str) -> None:
+        self.query_one("#editor-status", Static).update(text)
+
+    # -- saving ------------------------------------------------------------------------------------
+    def action_save(self) -> None:
+        if is_builtin(self.path) or not os.access(self.path, os.W_OK):
+            copy = user_scenarios_dir() / self.path.name
+            question = (
+                f"{self.path.name} is a built-in scenario and is never changed.\n"
+                f"Save a copy as {copy}? It replaces the built-in in the list (marked ⇄) until you revert it."
+            )
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(copy)
+
+            self.app.push_screen(ConfirmScreen(question, yes="Save a copy", no="Cancel"), answered)
+            return
+        self._write(self.path)
+
+    def _write(self, target: Path) -> None:
+        text = self.source.text
+        try:
+            write_atomic(target, text.encode("utf-8"), force=True)  # a temporary file, then os.replace
+        except TuiperfError as exc:
+            self.shell.report_error("Could not save", str(exc))
+            return
+        self.path, self.saved_text = target, text
+        self.query_one("#editor-title", Static).update(self._title())
+        self.set_status(Text("saved; reloading the scenario…", style="dim"))
+        self.waiting_for_reload = True
+        self.shell.main.reload_scenarios()
+
+    def show_outcome(self, catalog: dict[str, Any]) -> None:
+        """After a reload: the file's error at its line, or what it now declares."""
+        if not self.waiting_for_reload:
+            return
+        self.waiting_for_reload = False
+        mine = str(self.path.resolve())
+        for entry in catalog.get("scenarios", []):
+            failed = entry.get("last_good")
+            if failed and str(Path(failed["file"]).resolve()) == mine:
+                self._show_error(failed.get("line"), failed.get("error", ""), kept=True)
+                return
+            if not failed and str(Path(entry["path"]).resolve()) == mine:
+                n_params, n_variants = len(entry.get("params", [])), len(entry.get("variants", []))
+                self.set_status(
+                    Text(f"✓ saved and reloaded: {n_params} parameters, {n_variants} variants", style="bold green")
+                )
+                return
+        for bad in catalog.get("broken", []):
+            if str(Path(bad["path"]).resolve()) == mine:
+                self._show_error(bad.get("line"), bad.get("error", ""), kept=False)
+                return
+        self.set_status(Text("saved, but the scenario list does not show this file", style="yellow"))
+
+    def _show_error(self, line: int | None, error: str, kept: bool) -> None:
+        where = f"{self.path.name}:{line}" if line else self.path.name
+        after = " — the last good version stays listed and runnable" if kept else ""
+        message = inert(one_line(error))
+        self.set_status(Text.assemble(("✗ ", "bold red"), (where, "bold"), ": ", message, (after, "dim")))
+        if line:
+            self.source.move_cursor((max(line - 1, 0), 0))
+            self.source.scroll_cursor_visible(center=True)
+
+    # -- leaving -----------------------------------------------------------------------------------
+    def action_leave(self) -> None:
+        if not self.modified:
+            self.dismiss(None)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(None)
+
+        question = ConfirmScreen("Leave without saving your changes?", yes="Discard", no="Keep editing")
+        self.app.push_screen(question, answered)
+
+    @property
+    def shell(self) -> TuiperfApp:
+        return cast("TuiperfApp", self.app)
