@@ -54,6 +54,58 @@ SHOTS = [
 ]
 
 
+async def _until(pilot, condition, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        await pilot.pause(0.05)
+
+
+def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 30)) -> list[Path]:
+    """The editor showing a save's error at its line, and the template picker (``n``)."""
+    import asyncio
+    import os
+    import tempfile
+
+    from tuiperf.core.templates import new_scenario
+    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.png import write_png
+    from tuiperf.tui.screens.editor import EditorScreen
+
+    folder = Path(tempfile.mkdtemp(prefix="tuiperf-shots-"))
+    os.environ["TUIPERF_USER_SCENARIOS"] = str(folder)  # nothing of the machine's own folder shows
+    path = new_scenario("my-first", folder)
+    saved: list[Path] = []
+
+    async def drive() -> None:
+        app = TuiperfApp(runner, scenario_dirs=[str(folder)], screenshots_dir=out)
+        async with app.run_test(size=size) as pilot:
+            main = app.main
+            await _until(pilot, lambda: main.catalog is not None and main.setup.select("my-first"))
+            await _until(pilot, lambda: main.setup.form.owner == "my-first")
+            await pilot.press("escape", "e")
+            editor = app.screen
+            assert isinstance(editor, EditorScreen)
+            editor.source.text = path.read_text().replace('title="My first",', 'title="My first", (')
+            await pilot.press("ctrl+s")
+            await _until(pilot, lambda: "✗" in str(editor.query_one("#editor-status").render()))
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("editor-error.svg", str(out))))
+            editor.source.text = path.read_text()  # back to the good version, unsaved: leave without it
+            await pilot.press("escape", "y")
+            await pilot.press("n")
+            await pilot.press(*"my-mlp")
+            app.screen.query_one("#new-template").highlighted = 1
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("template-picker.svg", str(out))))
+
+    asyncio.run(drive())
+    for svg in saved:
+        write_png(svg)
+    return saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
@@ -88,6 +140,9 @@ def main() -> int:
             png = f" + {outcome['png'].name}" if outcome.get("png") else ""
             note = f"  (error: {outcome['error'][0]})" if outcome.get("error") else ""
             print(f"{out / (name + '.svg')}{png}  {time.monotonic() - start:.1f} s{note}")
+        if not args.only or "editor" in args.only:
+            for svg in editor_shots(runner, out):
+                print(svg)
     finally:
         runner.close()
     return 1 if failed else 0

@@ -162,10 +162,12 @@ class MainScreen(Screen[None]):
         if message.devices is not None:
             self.devices = message.devices
         self.setup.set_catalog(catalog, message.devices)
-        n, broken, devices = len(catalog["scenarios"]), len(catalog["broken"]), len(self.devices)
+        n, n_broken, devices = len(catalog["scenarios"]), len(catalog["broken"]), len(self.devices)
+        kept = sum(1 for s in catalog["scenarios"] if s.get("last_good"))
         self.sub_title = (
             f"{n} scenario{'s' * (n != 1)}"
-            + (f", {broken} broken" if broken else "")
+            + (f", {n_broken} broken" if n_broken else "")
+            + (f", {kept} from a last good version" if kept else "")
             + f" · {devices} device{'s' * (devices != 1)}"
         )
         self.files.after_catalog(catalog)
@@ -174,8 +176,13 @@ class MainScreen(Screen[None]):
         self._catalog_shown = True
         launch = self.shell.launch
         if launch.scenario and not self.setup.select(launch.scenario):
-            known = ", ".join(s["id"] for s in catalog["scenarios"])
-            self.shell.report_error("Unknown scenario", f"no scenario {launch.scenario!r} (known: {known})")
+            broken = next((b for b in catalog["broken"] if b["id"] == launch.scenario), None)
+            if broken is not None:
+                where = broken["path"] + (f":{broken['line']}" if broken.get("line") else "")
+                self.shell.report_error("Broken scenario", f"{where}: {broken['error']} (e opens it in the editor)")
+            else:
+                known = ", ".join(s["id"] for s in catalog["scenarios"])
+                self.shell.report_error("Unknown scenario", f"no scenario {launch.scenario!r} (known: {known})")
             self._run_ended.set()  # nothing will run: headless drivers stop waiting
         self.query_one("#scenario-options").focus()
 
