@@ -16,7 +16,7 @@ from tuiperf.core.runner import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MO
 from tuiperf.core.templates import DEFAULT_TEMPLATE, TEMPLATES
 
 USAGE_ERROR = 2
-COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new")
+COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export")
 
 
 def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -36,6 +36,16 @@ def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
         default=None,
         dest=f"{prefix}dispatch",
         help=f"JAX's CPU dispatch mode (default {DEFAULT_DISPATCH}: see the README)",
+    )
+    parser.add_argument(
+        "--history",
+        default=None,
+        metavar="PATH",
+        dest=f"{prefix}history",
+        help="the run history database (default: $TUIPERF_HISTORY, else your data folder)",
+    )
+    parser.add_argument(
+        "--no-history", action="store_true", dest=f"{prefix}no_history", help="do not store this run in the history"
     )
 
 
@@ -108,14 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--width", type=int, metavar="COLUMNS", help="report width (default: the terminal's, 80 piped)")
     run.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
 
-    show = commands.add_parser("show", help="print a saved result document")
-    show.add_argument("path")
+    show = commands.add_parser("show", help="print a saved result: a history run id or a JSON file")
+    _shared(show, top=False)
+    show.add_argument("path", metavar="RUN", help="a run id from `tuiperf history`, or a result file")
     show.add_argument("--profiles", action="store_true")
     show.add_argument("--width", type=int, metavar="COLUMNS")
 
-    compare = commands.add_parser("compare", help="compare two saved results, variant by variant")
-    compare.add_argument("old")
-    compare.add_argument("new")
+    compare = commands.add_parser("compare", help="compare two saved results (run ids or files), variant by variant")
+    _shared(compare, top=False)
+    compare.add_argument("old", metavar="OLD", help="a history run id or a result file")
+    compare.add_argument("new", metavar="NEW", help="a history run id or a result file")
     compare.add_argument("--force", action="store_true", help="compare results of different scenarios")
     compare.add_argument(
         "--fail-above",
@@ -124,6 +136,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)",
     )
     compare.add_argument("--width", type=int, metavar="COLUMNS")
+
+    history = commands.add_parser("history", help="list stored runs (newest first), or prune them")
+    _shared(history, top=False)
+    history.add_argument("--scenario", metavar="ID", help="only this scenario's runs")
+    history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01)")
+    history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
+    history.add_argument("--json", action="store_true", help="print JSON")
+    history.add_argument("--prune-before", metavar="DATE", help="delete runs started before DATE")
+    history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
+
+    export = commands.add_parser("export", help="write a stored run as JSON, CSV (samples) or Markdown")
+    _shared(export, top=False)
+    export.add_argument("run", metavar="RUN", help="a history run id or a result file")
+    export.add_argument("--format", choices=("json", "csv", "markdown"), default="markdown")
+    export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
+    export.add_argument("--force", action="store_true", help="replace the --out file if it exists")
 
     new = commands.add_parser("new", help="create a scenario file from a template and print its path")
     new.add_argument("name", metavar="NAME", help="the scenario's id, e.g. my-mlp (the file is my_mlp.py)")
@@ -156,12 +184,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = build_parser().parse_args(argv)
     args.scenarios = [*args.global_scenarios, *getattr(args, "scenarios", [])]
     args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch or DEFAULT_DISPATCH
+    args.history = getattr(args, "history", None) or args.global_history
+    args.no_history = getattr(args, "no_history", False) or args.global_no_history
     return args
 
 
 def _first_positional(argv: list[str]) -> int:
     """Index of the first word that is neither a top-level option nor its value."""
-    takes_value = {"--scenarios", "--dispatch", "--screenshots"}
+    takes_value = {"--scenarios", "--dispatch", "--screenshots", "--history"}
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] in takes_value else 1
@@ -181,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": results.cmd_compare,
         "screenshot": measure.cmd_screenshot,
         "new": listing.cmd_new,
+        "history": results.cmd_history,
+        "export": results.cmd_export,
     }
     try:
         return handlers[args.command](args)

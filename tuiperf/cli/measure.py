@@ -49,6 +49,7 @@ def make_runner(args: argparse.Namespace) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf import report
+    from tuiperf.cli.results import store
     from tuiperf.core import resultfile
     from tuiperf.core.files import check_writable
 
@@ -64,6 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if result is None:
         return 130
     report.print_result(result, profiles=args.profiles, width=args.width)
+    store(result, args, err)
     if args.json is not None:
         path = resultfile.save(result, args.json, force=args.force)
         err.print(Text(f"wrote {path}"))
@@ -181,9 +183,11 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    from tuiperf.cli.results import history_path
     from tuiperf.tui.app import main as run_app
 
     run_app(
+        history_path=history_path(args),
         scenario_dirs=args.scenarios,
         screenshots_dir=args.screenshots,
         dispatch=args.dispatch,

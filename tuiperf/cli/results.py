@@ -1,27 +1,27 @@
-"""`tuiperf show` and `tuiperf compare`: saved results, read as untrusted files."""
+"""`tuiperf show`, `compare`, `history` and `export`: stored runs (history ids or files, read as untrusted)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
 from tuiperf.core.errors import TuiperfError
+from tuiperf.core.model import RunResult
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from tuiperf import report
-    from tuiperf.core import resultfile
 
-    report.print_result(resultfile.load(args.path), profiles=args.profiles, width=args.width)
+    report.print_result(load_run(args.path, args)[0], profiles=args.profiles, width=args.width)
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     import math
 
-    from tuiperf.core import resultfile
     from tuiperf.core.compare import compare_runs
     from tuiperf.core.text import one_line
     from tuiperf.core.units import format_ns, format_p
@@ -29,7 +29,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.fail_above is not None and not (math.isfinite(args.fail_above) and args.fail_above >= 0):
         raise TuiperfError(f"--fail-above must be a percentage of 0 or more, got {args.fail_above}")
-    old, new = resultfile.load(args.old), resultfile.load(args.new)
+    (old, _), (new, _) = load_run(args.old, args), load_run(args.new, args)
     comparison = compare_runs(old, new, force=args.force)
     if not comparison.rows:
         raise TuiperfError("the two results have no measured variant in common")
@@ -57,4 +57,92 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if regressions:
         err.print(Text(f"slower by more than {args.fail_above:g} %: {', '.join(map(one_line, regressions))}"))
         return 1
+    return 0
+
+
+def history_path(args: argparse.Namespace) -> Path | None:
+    """--no-history, else --history PATH, else $TUIPERF_HISTORY / the user's data folder."""
+    from tuiperf.core.history import default_path
+
+    if getattr(args, "no_history", False):
+        return None
+    return Path(args.history).expanduser() if getattr(args, "history", None) else default_path()
+
+
+def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
+    """A result file, or a run id of the history (a file of that name wins); and a label for it."""
+    from tuiperf.core import resultfile
+    from tuiperf.core.history import History
+
+    if ref.isdigit() and not Path(ref).exists():
+        path = history_path(args)
+        if path is None:
+            raise TuiperfError(f"{ref} is a run id, but the history is turned off (--no-history)")
+        with History(path) as history:
+            return history.get(int(ref)), f"run {ref}"
+    return resultfile.load(ref), ref
+
+
+def store(result: RunResult, args: argparse.Namespace, err: Console) -> None:
+    """Keep ``result`` in the history; a history that cannot be written is said, never fatal."""
+    from tuiperf.core.history import record
+
+    try:
+        run_id = record(result, history_path(args))
+    except TuiperfError as exc:
+        err.print(Text(f"not stored in the history: {exc}", style="yellow"))
+        return
+    if run_id is not None:
+        err.print(Text(f"stored as run {run_id} (tuiperf show {run_id})", style="dim"))
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    import json
+
+    from tuiperf.core.history import History
+    from tuiperf.core.text import one_line
+    from tuiperf.core.units import format_ns
+    from tuiperf.report import grid
+
+    path = history_path(args)
+    if path is None:
+        raise TuiperfError("the history is turned off (--no-history or TUIPERF_HISTORY=off)")
+    with History(path) as history:
+        if args.prune_before or args.keep is not None:
+            deleted = history.prune(before=args.prune_before, keep=args.keep)
+            print(f"deleted {deleted} run{'s' * (deleted != 1)} from {path}")
+            return 0
+        runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
+    if args.json:
+        print(json.dumps([run.__dict__ for run in runs], indent=1))
+        return 0
+    console = Console(highlight=False)
+    rows = [
+        [
+            str(run.id),
+            run.started_at[:19].replace("T", " "),
+            one_line(run.scenario),
+            one_line(run.params, 40),
+            f"{run.device} {run.dispatch}",
+            run.jax_version,
+            run.status,
+            one_line(", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60),
+        ]
+        for run in runs
+    ]
+    header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
+    console.print(grid(f"{len(runs)} runs in {path}", header, rows, console.width, console))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from tuiperf.core.export import export
+    from tuiperf.core.files import write_atomic
+
+    result, label = load_run(args.run, args)
+    text = export(result, args.format, run_label=label)
+    if args.out:
+        print(write_atomic(args.out, text.encode("utf-8"), force=args.force))
+    else:
+        print(text, end="")
     return 0

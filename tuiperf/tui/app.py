@@ -42,9 +42,11 @@ class TuiperfApp(App[None]):
         scenario_dirs: Iterable[str] = (),
         screenshots_dir: str | Path = "screenshots",
         launch: LaunchOptions | None = None,
+        history_path: Path | None = None,
     ) -> None:
         super().__init__()
         self.runner = runner
+        self.history_path = history_path  # where runs are stored (None: not stored)
         self.scenario_dirs = [str(d) for d in scenario_dirs]
         self.screenshots_dir = Path(screenshots_dir)
         self.launch = launch or LaunchOptions()
@@ -127,6 +129,7 @@ def main(
     screenshots_dir: str | Path = "screenshots",
     *,
     mouse: bool = True,
+    history_path: Path | None = None,
     **launch: Any,
 ) -> int:
     """Open the app (the CLI's default command). Builds a WorkerRunner unless one is given."""
@@ -137,7 +140,9 @@ def main(
 
         runner = WorkerRunner(options.dispatch or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
         runner.warm_up()  # a measuring process imports JAX while the UI paints
-    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=options)
+    app = TuiperfApp(
+        runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=options, history_path=history_path
+    )
     try:
         app.run(mouse=mouse)
     finally:

@@ -56,6 +56,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("l", "toggle_log", "Toggle log scale", "linear or log time axis of the histogram", footer="Log"),
     Command("b", "next_baseline", "Next baseline", "compare the variants against the next one"),
     Command("v", "choose_plotted", "Choose plotted variants", "which variants the histogram draws (at most six)"),
+    Command(
+        "h", "history", "Run history", "stored runs: open one, or compare the shown result with it", footer="History"
+    ),
+    Command("x", "export", "Export result", "the shown result as Markdown (for an issue), CSV or JSON"),
     Command("e", "edit_scenario", "Edit scenario", "open the selected scenario's file; ctrl+s saves", footer="Edit"),
     Command("n", "new_scenario", "New scenario", "a scenario of your own from a template, opened in the editor"),
     Command("ctrl+l", "reload_scenarios", "Reload scenarios", "read the scenario files again (changes are noticed)"),

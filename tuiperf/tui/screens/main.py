@@ -37,6 +37,7 @@ from tuiperf.tui.messages import (
     RunUpdated,
     ScenarioFilesChanged,
 )
+from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.screens.help import HelpScreen
@@ -81,6 +82,7 @@ class MainScreen(Screen[None]):
         self._catalog_shown = False  # the first catalog selects the launch scenario; reloads keep the selection
         self._catalog_requested = 0
         self.files = ScenarioFiles(self)
+        self.history = RunHistory(self)
         self._catalog_shown_generation = 0
 
     # -- layout ------------------------------------------------------------------------------------
@@ -122,6 +124,12 @@ class MainScreen(Screen[None]):
 
     def action_reload_scenarios(self) -> None:
         self.reload_scenarios()
+
+    def action_history(self) -> None:
+        self.history.browse()
+
+    def action_export(self) -> None:
+        self.history.export()
 
     def on_mount(self) -> None:
         self.add_class("-show-setup")
@@ -311,6 +319,7 @@ class MainScreen(Screen[None]):
         self._end_run()
         self.shell.last_error = None
         self.show_result(message.result)
+        self.history.store(message.result)
         if message.result.partial:
             self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
         elif message.result.sweep is not None:

@@ -1,0 +1,199 @@
+"""The run history: round trip, migrations, concurrent and killed writers, files it must not touch."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import msgspec
+import pytest
+from factories import result, steady
+
+from tuiperf.core.history import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, History, HistoryError
+from tuiperf.core.resultfile import encode
+
+
+def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
+    run = result({"jit": steady(1000.0), "eager": steady(9000.0)}, scenario="tiny", params={"size": 8})
+    run = msgspec.structs.replace(run, started_at="2026-11-23T10:00:00+00:00")
+    with History(tmp_path / "h.sqlite") as history:
+        run_id = history.add(run)
+        assert encode(history.get(run_id)) == encode(run)  # byte for byte: shown exactly as measured
+        [row] = history.list()
+        assert (row.id, row.scenario, row.params, row.dispatch, row.jax_version, row.status) == (
+            run_id,
+            "tiny",
+            "size=8",
+            "sync",
+            "0.10.2",
+            "complete",
+        )
+        assert row.medians == {"jit": run.variant("jit").stats.median_ns, "eager": run.variant("eager").stats.median_ns}
+
+
+def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):
+    with History(tmp_path / "h.sqlite") as history:
+        for day, scenario in ((1, "a"), (2, "b"), (3, "a")):
+            run = msgspec.structs.replace(result({"v": steady(10.0)}, scenario=scenario), started_at=f"2026-11-0{day}")
+            history.add(run)
+        assert [r.started_at for r in history.list(scenario="a")] == ["2026-11-03", "2026-11-01"]
+        assert [r.scenario for r in history.list(since="2026-11-02")] == ["a", "b"]
+        assert history.prune(before="2026-11-02") == 1 and len(history.list()) == 2
+        assert history.prune(keep=1) == 1 and [r.started_at for r in history.list()] == ["2026-11-03"]
+        remaining = history._db.execute("SELECT COUNT(*) FROM medians").fetchone()[0]
+        assert remaining == 1  # the pruned runs' medians went with them (foreign keys)
+
+
+def test_an_older_schema_is_migrated_and_its_runs_kept(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0])
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute("PRAGMA user_version = 1")
+    old = result({"v": steady(10.0)}, scenario="old")
+    db.execute(
+        "INSERT INTO runs (scenario, started_at, device, dispatch, params, jax_version, status, source_sha256,"
+        " document) VALUES ('old', '2026-01-01', 'cpu:0', 'sync', '', '0.4', 'complete', '', ?)",
+        (encode(old),),
+    )
+    db.commit()
+    db.close()
+    with History(path) as history:
+        assert history._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        [row] = history.list()
+        assert row.scenario == "old" and row.medians == {} and history.get(row.id).scenario.id == "old"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"this is not a database at all, just some bytes" * 100, "not a readable tuiperf history"),
+        ("other", "not a tuiperf history"),
+        ("newer", "made by a newer tuiperf"),
+    ],
+)
+def test_a_file_it_cannot_trust_is_reported_and_left_untouched(tmp_path, content, message):
+    path = tmp_path / "h.sqlite"
+    if content == "other":
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.commit()
+        db.close()
+    elif content == "newer":
+        History(path).close()
+        db = sqlite3.connect(path)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        db.commit()
+        db.close()
+    else:
+        path.write_bytes(content)
+    before = path.read_bytes()
+    with pytest.raises(HistoryError, match=message):
+        History(path)
+    assert path.read_bytes() == before
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from factories import result, steady
+    from tuiperf.core.history import History
+
+    run = result({{"v": steady(10.0, n=2000)}}, scenario=sys.argv[2])
+    with History(sys.argv[1]) as history:
+        for _ in range(int(sys.argv[3])):
+            history.add(run)
+            print("added", flush=True)
+    """
+)
+
+
+def writer(tmp_path, path, name, count):
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER.format(tests=str(__import__("pathlib").Path(__file__).parent)))
+    return subprocess.Popen(
+        [sys.executable, str(script), str(path), name, str(count)], stdout=subprocess.PIPE, text=True
+    )
+
+
+def test_two_processes_writing_at_once_both_succeed(tmp_path):
+    path = tmp_path / "h.sqlite"
+    History(path).close()
+    first, second = writer(tmp_path, path, "first", 25), writer(tmp_path, path, "second", 25)
+    assert first.wait(120) == 0 and second.wait(120) == 0
+    with History(path) as history:
+        runs = history.list()
+    assert sorted(r.scenario for r in runs).count("first") == 25 and len(runs) == 50
+
+
+def test_a_writer_killed_mid_write_leaves_a_consistent_database(tmp_path):
+    path = tmp_path / "h.sqlite"
+    History(path).close()
+    proc = writer(tmp_path, path, "killed", 100_000)
+    assert proc.stdout is not None
+    for _ in range(5):  # it is writing now
+        proc.stdout.readline()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    time.sleep(0.05)
+    with History(path) as history:
+        assert history._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        runs = history.list()
+        assert len(runs) >= 5 and all(r.medians == {"v": runs[0].medians["v"]} for r in runs)  # no half run
+        history.add(result({"v": steady(10.0)}, scenario="after"))  # and it still takes new runs
+
+
+def stored(tmp_path, *runs):
+    path = tmp_path / "h.sqlite"
+    with History(path) as history:
+        ids = [history.add(run) for run in runs]
+    return str(path), ids
+
+
+def test_cli_lists_shows_and_compares_stored_runs_with_a_verdict(tmp_path, capsys):
+    import json
+
+    from tuiperf.cli import main
+
+    old = result({"jit": steady(1000.0), "eager": steady(5000.0)}, scenario="tiny")
+    new = result({"jit": steady(1200.0), "eager": steady(5000.0)}, scenario="tiny")
+    path, (old_id, new_id) = stored(tmp_path, old, new)
+    assert main(["--history", path, "history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in listed] == [new_id, old_id] and listed[0]["medians"]["jit"] == pytest.approx(1200.0)
+    assert main(["show", str(old_id), "--history", path, "--width", "100"]) == 0
+    assert "1.00 µs" in capsys.readouterr().out
+    # jit 20 % slower, eager unchanged: the gate at 10 % fails on jit only
+    assert main(["compare", str(old_id), str(new_id), "--history", path, "--fail-above", "10", "--width", "100"]) == 1
+    out, err = capsys.readouterr()
+    assert "1.200" in out and "slower by more than 10 %: jit" in err and "eager" not in err.split("slower")[1]
+    assert main(["compare", str(old_id), str(new_id), "--history", path, "--fail-above", "25"]) == 0
+
+
+def test_exports_hold_every_sample_and_a_pasteable_report(tmp_path, capsys):
+    from tuiperf.cli import main
+
+    run = result({"jit": steady(1000.0, n=50), "eager": steady(2000.0, n=40)}, scenario="tiny", params={"size": 8})
+    path, (run_id,) = stored(tmp_path, run)
+    assert main(["export", str(run_id), "--format", "csv", "--history", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "run,point,variant,sample,ns,loops_per_sample" and len(lines) == 1 + 50 + 40
+    assert lines[1].startswith(f"run {run_id},,jit,0,")
+    out_file = tmp_path / "report.md"
+    assert main(["export", str(run_id), "--history", path, "--out", str(out_file)]) == 0
+    text = out_file.read_text()
+    assert "`size=8`" in text and "| `jit` | 1.00 µs |" in text and "| `eager` | 2.000× |" in text
+    assert "| jax | 0.10.2 |" in text and "| dispatch | sync |" in text
+    assert main(["export", str(run_id), "--history", path, "--out", str(out_file)]) == 2  # never overwritten
+
+
+def test_no_history_stores_nothing_and_says_so_for_run_ids(tmp_path, capsys):
+    from tuiperf.cli import main
+
+    assert main(["--no-history", "show", "3"]) == 2
+    assert "history is turned off" in capsys.readouterr().err

@@ -1,0 +1,58 @@
+"""Runs kept in the history from the app: browse, open as measured, compare with now, export."""
+
+from __future__ import annotations
+
+from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
+
+from tuiperf.core.history import History
+from tuiperf.tui.app import TuiperfApp
+
+
+def stored_runs(path):
+    if not path.exists():
+        return []
+    with History(path) as history:
+        return history.list()
+
+
+@sync
+async def test_a_run_is_stored_opened_and_compared_with_the_next(saved, scenario_dirs, tmp_path):
+    path = tmp_path / "history.sqlite"
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        first = (await run_to_end(pilot)).result
+        await wait_until(pilot, lambda: len(stored_runs(path)) == 1, what="the run stored")
+        [row] = stored_runs(path)
+        assert row.scenario == "tiny-sin" and row.medians["jit"] == first.variant("jit").stats.median_ns
+        main.show_result(None)
+        await pilot.press("escape", "h")
+        assert type(app.screen).__name__ == "HistoryScreen"
+        await wait_until(pilot, lambda: app.screen.runs, what="the listing")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: main.result is not None, what="the stored run shown")
+        assert main.result.variant("jit").samples_ns == first.variant("jit").samples_ns
+        await run_to_end(pilot)
+        await pilot.press("escape", "h")
+        await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")
+        await pilot.press("b")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ComparisonScreen", what="the comparison")
+        table = app.screen.query_one("#comparison-table")
+        assert str(table.get_cell("jit", "now / then")) == "1.000×" and str(table.get_cell("jit", "verdict")) == "same"
+
+
+@sync
+async def test_x_exports_the_shown_result_as_markdown_without_overwriting(saved, scenario_dirs, tmp_path):
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await run_to_end(pilot)
+        target = tmp_path / "report.md"
+        for _ in range(2):  # the second time, the file exists
+            await pilot.press("escape", "x")
+            assert type(app.screen).__name__ == "ExportScreen"
+            app.screen.query_one("#export-path").value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+        assert "| `jit` |" in target.read_text()
+        assert app.last_error is not None and "exists already" in app.last_error[1]  # the second try refused

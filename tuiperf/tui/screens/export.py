@@ -1,0 +1,45 @@
+"""``x``: write the shown result as Markdown (for an issue), CSV (every sample) or JSON."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Select, Static
+
+SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json"}
+
+
+class ExportScreen(ModalScreen[tuple[str, str] | None]):
+    """Dismisses with ``(format, path)``; the file is written by the caller (never over another)."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", priority=True)]
+    AUTO_FOCUS = "#export-path"
+
+    def __init__(self, stem: str) -> None:
+        super().__init__()
+        self.stem = stem
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box"):
+            yield Static("Export the shown result", classes="box-title")
+            yield Select(
+                [(f, f) for f in SUFFIX], value="markdown", allow_blank=False, id="export-format", compact=True
+            )
+            yield Input(self.stem + SUFFIX["markdown"], id="export-path", compact=True)
+            yield Static("markdown: paste into an issue · csv: one row per sample · enter writes", classes="dim")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        path = self.query_one("#export-path", Input)
+        for suffix in SUFFIX.values():
+            if path.value.endswith(suffix):
+                path.value = path.value[: -len(suffix)]
+        path.value += SUFFIX[str(event.value)]
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        fmt = str(self.query_one("#export-format", Select).value)
+        if event.value.strip():
+            self.dismiss((fmt, event.value.strip()))

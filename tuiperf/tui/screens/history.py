@@ -1,0 +1,97 @@
+"""``h``: the stored runs, newest first; open one, or compare the current result with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from tuiperf.core.errors import TuiperfError
+from tuiperf.core.history import History, StoredRun
+from tuiperf.core.text import one_line
+from tuiperf.core.units import format_ns
+
+LISTED = 500  # the newest runs shown; the filter narrows by scenario
+
+
+class HistoryScreen(Screen[tuple[str, int] | None]):
+    """Dismisses with ``("open", run_id)``, ``("baseline", run_id)`` or None."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Back", priority=True),
+        Binding("enter", "choose('open')", "Open", priority=True),
+        Binding("b", "choose('baseline')", "Compare with now"),
+        Binding("slash", "focus_filter", "Filter"),
+    ]
+    AUTO_FOCUS = "#history-table"
+
+    def __init__(self, path: Path, scenario: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.scenario = scenario or ""
+        self.runs: list[StoredRun] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Stored runs in {self.path}", id="history-title")
+        yield Input(self.scenario, placeholder="/ scenario id (empty: all)", id="history-filter", compact=True)
+        yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield Static("enter shows a run as it was measured · b compares the current result with it", classes="dim")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in ("run", "started", "scenario", "parameters", "device", "dispatch", "jax", "status", "medians"):
+            table.add_column(column, key=column)
+        self.load(self.scenario)
+
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def load(self, scenario: str) -> None:
+        try:
+            with History(self.path) as history:
+                runs = history.list(scenario=scenario or None, limit=LISTED)
+        except TuiperfError as exc:
+            self.app.call_from_thread(self.query_one("#history-title", Static).update, f"✗ {exc}")
+            return
+        self.app.call_from_thread(self.show, runs)
+
+    def show(self, runs: list[StoredRun]) -> None:
+        self.runs = runs
+        table = self.query_one(DataTable)
+        table.clear()
+        for run in runs:
+            medians = ", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None)
+            table.add_row(
+                str(run.id),
+                run.started_at[:19].replace("T", " "),
+                one_line(run.scenario, 30),
+                one_line(run.params, 40),
+                run.device,
+                run.dispatch,
+                run.jax_version,
+                run.status,
+                one_line(medians, 80),
+                key=str(run.id),
+            )
+        count = f"{len(runs)} run{'s' * (len(runs) != 1)}" + (" (the newest)" if len(runs) == LISTED else "")
+        self.query_one("#history-title", Static).update(f"{count} in {self.path}")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.load(event.value.strip())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(DataTable).focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#history-filter", Input).focus()
+
+    def action_choose(self, purpose: str) -> None:
+        table = self.query_one(DataTable)
+        if not self.runs or self.focused is not table:
+            return
+        self.dismiss((purpose, self.runs[table.cursor_row].id))
