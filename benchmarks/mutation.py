@@ -1,0 +1,129 @@
+"""Do the tests notice a wrong number? Mutate the measuring modules and count the mutants they kill.
+
+    python benchmarks/mutation.py [--max 40] [--only stats]
+
+Each mutant changes one operator or constant (``<`` to ``<=``, ``+`` to ``-``, ``and`` to ``or``,
+``0.25`` to ``1.25``...) in one module, then that module's tests run (``pytest -x``, one process);
+a mutant is killed when they fail. Prints the kill rate per module, and the survivors so a reader can
+judge whether each one is a missing test or an equivalent change. A small, dependency-free stand-in
+for mutmut (whose 3.x release does not start on this machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TARGETS = {
+    "stats": ("tuiperf/core/stats.py", ["tests/test_stats.py", "tests/test_modes.py"]),
+    "guard": ("tuiperf/core/guard.py", ["tests/test_guard.py"]),
+    "sampler": ("tuiperf/core/sampler.py", ["tests/test_sampler.py"]),
+    "timing": ("tuiperf/core/timing.py", ["tests/test_timing.py", "tests/test_sampler.py"]),
+    "step": ("tuiperf/core/step.py", ["tests/test_steps.py"]),
+    "reconcile": ("tuiperf/core/reconcile.py", ["tests/test_breakdown.py"]),
+}
+SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.And: ast.Or,
+    ast.Or: ast.And,
+}
+
+
+def sites(tree: ast.Module) -> list[tuple[ast.AST, str]]:
+    """Every place one mutation can be made: (node, what), skipping docstrings."""
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            found += [(node, f"compare#{i}") for i, op in enumerate(node.ops) if type(op) in SWAPS]
+        elif isinstance(node, ast.BinOp | ast.BoolOp) and type(node.op) in SWAPS:
+            found.append((node, "op"))
+        elif (
+            isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool)
+        ):
+            found.append((node, "constant"))
+    return found
+
+
+def mutate(node: ast.AST, what: str) -> str:
+    if what.startswith("compare#"):
+        assert isinstance(node, ast.Compare)
+        i = int(what.split("#")[1])
+        before = type(node.ops[i]).__name__
+        node.ops[i] = SWAPS[type(node.ops[i])]()
+        return f"{before} -> {type(node.ops[i]).__name__}"
+    if what == "op":
+        assert isinstance(node, ast.BinOp | ast.BoolOp)
+        before = type(node.op).__name__
+        node.op = SWAPS[type(node.op)]()
+        return f"{before} -> {type(node.op).__name__}"
+    assert isinstance(node, ast.Constant)
+    before = node.value
+    node.value = before + 1
+    return f"{before!r} -> {node.value!r}"
+
+
+def run_tests(tests: list[str], timeout_s: float) -> bool:
+    """True when the tests fail (the mutant is killed); a hang counts as killed."""
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
+    try:
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return True
+    return done.returncode != 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=int, default=40, help="mutants per module at most (spread evenly)")
+    parser.add_argument("--only", action="append", choices=sorted(TARGETS))
+    parser.add_argument("--timeout", type=float, default=120.0)
+    args = parser.parse_args()
+    total_killed = total = 0
+    for name in args.only or sorted(TARGETS):
+        module, tests = TARGETS[name]
+        path = ROOT / module
+        original = path.read_text()
+        count = len(sites(ast.parse(original)))
+        step = max(1, count // args.max)
+        chosen = list(range(0, count, step))[: args.max]
+        killed, survivors, started = 0, [], time.monotonic()
+        try:
+            for index in chosen:
+                tree = ast.parse(original)
+                node, what = sites(tree)[index]
+                change = mutate(node, what)
+                path.write_text(ast.unparse(tree))
+                if run_tests(tests, args.timeout):
+                    killed += 1
+                else:
+                    survivors.append(f"line {getattr(node, 'lineno', '?')}: {change}")
+        finally:
+            path.write_text(original)
+        total_killed, total = total_killed + killed, total + len(chosen)
+        rate = killed / len(chosen) if chosen else 1.0
+        print(
+            f"{name:10s} {killed:3d}/{len(chosen):3d} killed ({rate:.0%}) of {count} sites, {time.monotonic() - started:.0f} s"
+        )
+        for survivor in survivors:
+            print(f"    survived: {module} {survivor}")
+    print(f"all        {total_killed}/{total} killed ({total_killed / max(total, 1):.0%})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
