@@ -116,9 +116,8 @@ def main() -> int:
             path.write_text(original)
         total_killed, total = total_killed + killed, total + len(chosen)
         rate = killed / len(chosen) if chosen else 1.0
-        print(
-            f"{name:10s} {killed:3d}/{len(chosen):3d} killed ({rate:.0%}) of {count} sites, {time.monotonic() - started:.0f} s"
-        )
+        elapsed = time.monotonic() - started
+        print(f"{name:10s} {killed:3d}/{len(chosen):3d} killed ({rate:.0%}) of {count} sites, {elapsed:.0f} s")
         for survivor in survivors:
             print(f"    survived: {module} {survivor}")
     print(f"all        {total_killed}/{total} killed ({total_killed / max(total, 1):.0%})")
