@@ -13,6 +13,7 @@ import msgspec
 import pytest
 from factories import result, steady
 
+from tuiperf.core.errors import TuiperfError
 from tuiperf.core.history import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, History, HistoryError
 from tuiperf.core.resultfile import encode
 
@@ -197,3 +198,36 @@ def test_no_history_stores_nothing_and_says_so_for_run_ids(tmp_path, capsys):
 
     assert main(["--no-history", "show", "3"]) == 2
     assert "history is turned off" in capsys.readouterr().err
+
+
+def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_path):
+    from tuiperf.core.export import export
+    from tuiperf.core.runner import RunRequest
+
+    for scenario, params in (("tiny", {"size": "4"}), ("steps", {})):
+        run = runner.run(RunRequest(scenario=scenario, params=params, samples=10, profile=False, dispatch="sync"))
+        script = tmp_path / f"{scenario}.py"
+        script.write_text(export(run, "script"))
+        block = "import sys; sys.modules['tuiperf.core'] = None; sys.argv = ['repro', '0.05']; "
+        block += f"exec(compile(open({str(script)!r}).read(), 'repro', 'exec'), {{'__name__': '__main__'}})"
+        done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        lines = {line.split()[0]: line for line in done.stdout.splitlines()[2:]}
+        for variant in run.variants:
+            if variant.ok:
+                assert variant.name in lines and ("µs" in lines[variant.name] or "ns" in lines[variant.name])
+
+
+def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner, tmp_path):
+    import shutil
+
+    from tuiperf.core.inprocess import InProcessRunner
+    from tuiperf.core.repro import script
+    from tuiperf.core.runner import RunRequest
+
+    folder = tmp_path / "mine"
+    shutil.copytree(__import__("pathlib").Path(__file__).parent / "fixtures" / "scenarios", folder)
+    run = InProcessRunner([str(folder)]).run(RunRequest(scenario="steps", samples=5, profile=False, dispatch="sync"))
+    (folder / "steps.py").write_text((folder / "steps.py").read_text() + "\n# changed\n")
+    with pytest.raises(TuiperfError, match="changed since this run"):
+        script(run)

@@ -56,3 +56,21 @@ async def test_x_exports_the_shown_result_as_markdown_without_overwriting(saved,
             await pilot.pause()
         assert "| `jit` |" in target.read_text()
         assert app.last_error is not None and "exists already" in app.last_error[1]  # the second try refused
+
+
+@sync
+async def test_t_traces_the_first_chosen_variant_in_a_subprocess(saved, scenario_dirs, tmp_path):
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path / "shots")
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = await ready(pilot)
+        main.setup.options.query_one("#variants").deselect("jit")
+        await pilot.press("escape", "t")
+
+        def written():
+            return [n.message for n in app._notifications if n.title == "Trace written"]
+
+        await wait_until(pilot, lambda: written() or app.last_error, timeout=120, what="the trace")
+        assert app.last_error is None
+        path = written()[0].splitlines()[0]
+        assert "/traces/" in path and path.endswith(".gz") and (tmp_path / "traces").is_dir()
+        assert any(p.stat().st_size > 0 for p in (tmp_path / "traces").rglob("*.gz"))

@@ -16,7 +16,7 @@ from tuiperf.core.runner import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MO
 from tuiperf.core.templates import DEFAULT_TEMPLATE, TEMPLATES
 
 USAGE_ERROR = 2
-COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export")
+COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
 
 
 def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -146,12 +146,25 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--prune-before", metavar="DATE", help="delete runs started before DATE")
     history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
 
-    export = commands.add_parser("export", help="write a stored run as JSON, CSV (samples) or Markdown")
+    export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON or a script")
     _shared(export, top=False)
     export.add_argument("run", metavar="RUN", help="a history run id or a result file")
-    export.add_argument("--format", choices=("json", "csv", "markdown"), default="markdown")
+    export.add_argument(
+        "--format",
+        choices=("json", "csv", "markdown", "script"),
+        default="markdown",
+        help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf",
+    )
     export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
     export.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+
+    trace = commands.add_parser("trace", help="a JAX profiler trace of a variant's steady-state calls (Perfetto)")
+    _shared(trace, top=False)
+    _measuring(trace)
+    trace.add_argument("scenario", metavar="ID")
+    trace.add_argument("--variant", required=True, metavar="NAME")
+    trace.add_argument("--calls", type=int, default=100, metavar="N", help="calls to record (default 100)")
+    trace.add_argument("--out", default="traces", metavar="DIR", help="folder for the trace (default ./traces)")
 
     new = commands.add_parser("new", help="create a scenario file from a template and print its path")
     new.add_argument("name", metavar="NAME", help="the scenario's id, e.g. my-mlp (the file is my_mlp.py)")
@@ -213,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "new": listing.cmd_new,
         "history": results.cmd_history,
         "export": results.cmd_export,
+        "trace": measure.cmd_trace,
     }
     try:
         return handlers[args.command](args)

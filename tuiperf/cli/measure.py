@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 import time
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tuiperf.core.errors import TuiperfError
 from tuiperf.core.params import parse_assignments, parse_name_list, parse_sweep
 from tuiperf.core.runner import RunRequest
 
@@ -24,7 +26,7 @@ def request_from(args: argparse.Namespace, *, budget: float | None = None) -> Ru
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
         dispatch=args.dispatch,
-        samples=args.samples,
+        samples=getattr(args, "samples", None),
         budget_s=budget if budget is not None else args.budget,
         sweep=parse_sweep(args.sweep) if getattr(args, "sweep", None) else None,
         scenario_dirs=args.scenarios,
@@ -196,7 +198,23 @@ def cmd_app(args: argparse.Namespace) -> int:
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
         budget_s=args.budget,
-        samples=args.samples,
+        samples=getattr(args, "samples", None),
         mouse=not args.no_mouse,
     )
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    """Trace steady-state calls of one variant in this process and say where the files are."""
+    from pathlib import Path
+
+    from tuiperf.core.trace import OPEN_HINT, trace
+
+    request = request_from(args, budget=1.0)
+    files = trace(request, args.variant, Path(args.out), calls=args.calls)
+    if not files:
+        raise TuiperfError(f"the profiler wrote no file under {args.out}")
+    for path in files:
+        print(path)
+    print(OPEN_HINT, file=sys.stderr)
     return 0

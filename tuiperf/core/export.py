@@ -15,7 +15,7 @@ from tuiperf.core.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.core.resultfile import encode
 from tuiperf.core.units import format_ns, format_p
 
-FORMATS = ("json", "csv", "markdown")
+FORMATS = ("json", "csv", "markdown", "script")
 
 
 def export(result: RunResult, fmt: str, run_label: str = "") -> str:
@@ -25,6 +25,10 @@ def export(result: RunResult, fmt: str, run_label: str = "") -> str:
         return samples_csv(result, run_label)
     if fmt == "markdown":
         return markdown(result)
+    if fmt == "script":
+        from tuiperf.core.repro import script
+
+        return script(result)
     raise ValueError(f"unknown export format {fmt!r} (one of {', '.join(FORMATS)})")
 
 

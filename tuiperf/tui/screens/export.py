@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
 
-SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json"}
+SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json", "script": ".py"}
 
 
 class ExportScreen(ModalScreen[tuple[str, str] | None]):
@@ -28,7 +28,10 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
                 [(f, f) for f in SUFFIX], value="markdown", allow_blank=False, id="export-format", compact=True
             )
             yield Input(self.stem + SUFFIX["markdown"], id="export-path", compact=True)
-            yield Static("markdown: paste into an issue · csv: one row per sample · enter writes", classes="dim")
+            yield Static(
+                "markdown: for an issue · csv: every sample · script: re-times it without tuiperf · enter writes",
+                classes="dim",
+            )
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

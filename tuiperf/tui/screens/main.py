@@ -43,6 +43,7 @@ from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen
 from tuiperf.tui.screens.variants import VariantPickerScreen
+from tuiperf.tui.tracing import start_trace
 from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.param_form import ParamForm
@@ -130,6 +131,9 @@ class MainScreen(Screen[None]):
 
     def action_export(self) -> None:
         self.history.export()
+
+    def action_trace(self) -> None:
+        start_trace(self)
 
     def on_mount(self) -> None:
         self.add_class("-show-setup")
