@@ -26,7 +26,7 @@ TARGETS = {
     "sampler": ("tuiperf/core/sampler.py", ["tests/test_sampler.py"]),
     "timing": ("tuiperf/core/timing.py", ["tests/test_timing.py", "tests/test_sampler.py"]),
     "step": ("tuiperf/core/step.py", ["tests/test_steps.py"]),
-    "reconcile": ("tuiperf/core/reconcile.py", ["tests/test_breakdown.py"]),
+    "reconcile": ("tuiperf/core/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
 }
 SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE,

@@ -130,3 +130,68 @@ def test_the_half_precision_floor_applies_leaf_by_leaf():
 
 def test_a_python_scalar_is_not_a_dtype_mismatch():
     assert check_equivalence([subject("a", jnp.float32(0.5)), subject("b", 0.5)], 1e-6) == []
+
+
+def keyed(name, output, **options):
+    return subject(name, output, compare=lambda o: o, **options)
+
+
+def test_only_missing_or_only_extra_keys_are_named_too():
+    (missing,) = check_equivalence([keyed("a", {"w": W, "b": B}), keyed("b", {"w": W})], 1e-6)
+    assert missing["detail"] == "missing b"
+    (extra,) = check_equivalence([keyed("a", {"w": W}), keyed("b", {"w": W, "b": B})], 1e-6)
+    assert extra["detail"] == "extra b"
+    many = {f"k{i}": B for i in range(5)}
+    (shown,) = check_equivalence([keyed("a", {"w": W}), keyed("b", {"w": W, **many})], 1e-6)
+    assert shown["detail"] == "extra k0, k1, k2"  # the first three
+
+
+def test_shape_and_dtype_mismatches_count_the_others():
+    (one,) = check_equivalence([subject("a", [W, B]), subject("b", [W.T, B])], 1e-6)
+    assert one["quantity"] == "output shapes" and one["detail"] == "leaf 0: (3, 2) vs (2, 3)"
+    (two,) = check_equivalence([subject("a", [W, B]), subject("b", [W.T, B[:2]])], 1e-6)
+    assert two["detail"] == "leaf 0: (3, 2) vs (2, 3) (and 1 more)"
+    found = check_equivalence([subject("a", [W, B]), subject("b", [W.astype(jnp.int32), B])], 1e-6)
+    assert found[0]["quantity"] == "output dtypes" and found[0]["detail"] == "leaf 0: int32 vs float32"
+    (structure,) = check_equivalence([subject("a", [W, B]), subject("b", [W])], 1e-6)
+    assert structure["detail"] == "1 output leaves vs 2"
+
+
+def test_the_worst_leaf_is_the_one_reported():
+    ref = [jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])]
+    off = [jnp.array([1.0, 1.01]), jnp.array([1.0, 1.5])]
+    (found,) = check_equivalence([subject("a", ref), subject("b", off)], 1e-4)
+    assert found["detail"].startswith("leaf 1: max relative difference 0.5 ")
+
+
+def test_flops_within_five_percent_are_the_same_program():
+    def costs(flops):
+        return check_equivalence([subject("a", B, flops=1000.0), subject("b", B, flops=flops)], 1e-6)
+
+    assert costs(1040.0) == [] and costs(960.0) == []
+    (more,) = costs(1060.0)
+    assert more["quantity"] == "XLA FLOPs" and more["detail"] == "1.06 kFLOP vs 1 kFLOP (1.06×)"
+    assert costs(None) == []
+    assert check_equivalence([subject("a", B, flops=6.26e6), subject("b", B, flops=786e3)], 1e-6)[0]["detail"] == (
+        "786 kFLOP vs 6.26 MFLOP (0.126×)"
+    )
+
+
+def test_parameter_counts_are_compared_only_when_both_are_known():
+    assert check_equivalence([subject("a", B, params=436), subject("b", B, params=None)], 1e-6) == []
+    assert check_equivalence([subject("a", B, params=None), subject("b", B, params=52)], 1e-6) == []
+    (found,) = check_equivalence([subject("a", B, params=436), subject("b", B, params=52)], 1e-6)
+    assert found == {"a": "b", "b": "a", "quantity": "parameter count", "detail": "52 vs 436"}
+
+
+def test_empty_complex_and_infinite_values():
+    empty = jnp.zeros((0, 3))
+    assert check_equivalence([subject("a", empty), subject("b", empty)], 1e-6) == []
+    z = jnp.array([1 + 2j, 3 - 1j])
+    assert check_equivalence([subject("a", z), subject("b", z)], 1e-6) == []
+    (found,) = check_equivalence([subject("a", z), subject("b", jnp.array([1 + 2.5j, 3 - 1j]))], 1e-6)
+    assert found["quantity"] == "output values"
+    inf = jnp.array([1.0, jnp.inf])
+    assert check_equivalence([subject("a", inf), subject("b", inf)], 1e-6) == []
+    (signs,) = check_equivalence([subject("a", inf), subject("b", jnp.array([1.0, -jnp.inf]))], 1e-6)
+    assert "NaN or infinity in one only" in signs["detail"]

@@ -125,3 +125,72 @@ def test_turns_are_recorded_for_pairing():
     (target,) = targets_of(clock, {"a": 100}, {"a": 3})
     sample_interleaved([target], samples=9, budget_s=1.0, cancel=threading.Event(), clock=clock)
     assert [len(turn) for turn in target.turns()] == [3, 3, 3]
+
+
+def test_the_first_round_streams_after_every_turn_then_at_most_every_tick():
+    """A crash in the next variant must not lose what was sampled: report after each first-round turn."""
+    clock = FakeClock()
+    log: list[str] = []
+    targets = targets_of(clock, {"a": 1_000, "b": 1_000, "c": 1_000})
+    sample_interleaved(
+        targets,
+        samples=50,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        on_turn=lambda t: log.append(t.name),
+        on_tick=lambda elapsed, fraction: log.append("tick"),
+        clock=clock,
+    )
+    assert log[:6] == ["a", "tick", "b", "tick", "c", "tick"]
+    later = log[6:]
+    assert later.count("tick") == 1 and later[-1] == "tick"  # 150 µs in all: only the final report
+
+
+def test_progress_is_the_share_of_the_budget_or_of_the_rounds():
+    clock = FakeClock()
+    fractions: list[tuple[float, float]] = []
+    targets = targets_of(clock, {"a": 50_000_000})  # 50 ms calls, a 1 s budget: about 20 rounds
+    outcome = sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        on_tick=lambda elapsed, fraction: fractions.append((elapsed, fraction)),
+        clock=clock,
+    )
+    assert outcome.reason in ("budget", "converged")
+    for elapsed, fraction in fractions[:-1]:
+        assert fraction == min(elapsed / 1.0, 1.0)
+    assert fractions[-1][1] == 1.0 and [f for _, f in fractions] == sorted(f for _, f in fractions)
+    counted: list[float] = []
+    sample_interleaved(
+        targets_of(clock, {"a": 1_000, "b": 1_000}),
+        samples=10,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        on_tick=lambda elapsed, fraction: counted.append(fraction),
+        clock=clock,
+    )
+    assert counted[:2] == [0.0, 0.0] and counted[-1] == 1.0  # after the first round's turns: 0 of 10 rounds done
+
+
+def test_an_outcome_is_complete_unless_cancelled():
+    clock = FakeClock()
+    cancel = threading.Event()
+    cancel.set()
+    stopped = sample_interleaved(targets_of(clock, {"a": 1_000}), samples=5, budget_s=1.0, cancel=cancel, clock=clock)
+    assert stopped.reason == "cancelled" and not stopped.completed
+    done = sample_interleaved(
+        targets_of(clock, {"a": 1_000}), samples=5, budget_s=1.0, cancel=threading.Event(), clock=clock
+    )
+    assert done.reason == "count" and done.completed
+
+
+def test_the_relative_ci_half_width_is_measured_against_the_median():
+    from tuiperf.core.sampler import relative_ci_halfwidth
+    from tuiperf.core.stats import median_ci
+
+    samples = [float(v) for v in range(100, 200)]
+    lo, hi = median_ci(samples)
+    assert relative_ci_halfwidth(samples) == (hi - lo) / 2 / 150.0
+    assert relative_ci_halfwidth([0.0] * 40) == float("inf")

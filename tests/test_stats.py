@@ -236,3 +236,38 @@ def test_loglog_slope():
 )
 def test_format_ns(ns, text):
     assert format_ns(ns) == text
+
+
+def test_both_outlier_fences_sit_at_one_and_a_half_iqr():
+    x = [*range(1, 101), -80, 180]  # p25 26.25, p75 76.75, IQR 50.5: fences -49.5 and 152.5
+    assert summarize(x)["outliers"] == 2
+    assert summarize([*range(1, 101), -40, 150])["outliers"] == 0  # inside both fences
+    assert summarize([*range(1, 101), -80])["outliers"] == 1
+
+
+def test_median_ci_uses_the_order_statistics_around_the_middle():
+    assert median_ci(list(range(1, 101))) == (40.0, 61.0)  # ranks floor(50 - 9.8) and ceil(51 + 9.8)
+    assert median_ci(list(range(1, 1001))) == (469.0, 532.0)  # ranks floor(500 - 31.0) and ceil(501 + 31.0)
+    assert median_ci([5.0, 1.0, 3.0]) == (1.0, 5.0)  # too few for 95 %: the range
+
+
+def test_stability_warnings_fire_at_their_documented_thresholds():
+    def warnings_for(**changes):
+        stats = {
+            "n": 100,
+            "median_ns": 100.0,
+            "iqr_ns": 9.99,
+            "outliers": 25,
+            "outlier_rule": "1.5*IQR (Tukey)",
+            "max_ns": 500.0,
+            "ci95_median_ns": [95.0, 105.0],
+        }
+        return stability_warnings({**stats, **changes}, [])
+
+    assert warnings_for() == []  # just inside every threshold
+    assert [w.split(":")[0] for w in warnings_for(iqr_ns=10.0)] == ["unstable"]  # IQR at 10 % of the median
+    assert warnings_for(outliers=26)[0].startswith("26 outliers (26 % of samples")  # more than a quarter
+    assert (
+        warnings_for(ci95_median_ns=[94.9, 105.0])[0] == "imprecise: 95 % CI of the median reaches ±5 % of the median"
+    )
+    assert warnings_for(n=19, outliers=0)[0] == "only 19 samples: at least 20 are needed for reliable figures"
