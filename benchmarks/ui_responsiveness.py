@@ -1,10 +1,13 @@
-"""Does the explorer stay responsive while a benchmark runs, and do plots stay cheap to redraw?
+"""Is the explorer ever the slow thing on the screen? Event-loop lag, update cost, key-to-screen, memory.
 
-1. Event-loop lag: the app runs headless with the real worker runner; a 20 ms interval timer records
-   how late each tick fires, while idle and while a scenario runs (samples streaming in).
-2. Plot cost: the histogram with 100,000 real samples (dispatch-floor, measured just before):
-   building the picture (in a thread worker, off the event loop) and the UI thread's cost of
-   rendering it once built (a cached picture).
+1. Event-loop lag: the app runs headless with the real worker runner; a 10 ms interval timer records
+   how late each tick fires, idle and while a scenario runs (samples streaming in), and during a sweep.
+2. Updates with a big result (10 variants x 100,000 samples, synthetic, no JAX): the UI-thread cost of
+   showing it (tables, warnings, plots' cached pictures) and the off-thread time to build the plots.
+3. Key-to-screen: pressing a result tab's key until the screen has refreshed, with that result shown.
+4. Memory: the UI process's RSS with that result loaded; the measuring process's RSS over 20 runs.
+
+Prints each figure with its target (issue 14) and ok/MISSED.
 
     python benchmarks/ui_responsiveness.py [--scenario mlp-closure-vs-argument] [--budget 3]
 """
@@ -15,8 +18,9 @@ import argparse
 import asyncio
 import statistics
 import time
+from pathlib import Path
 
-TICK_S = 0.02
+TICK_S = 0.01
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -24,70 +28,139 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def summary(lags: list[float]) -> str:
-    ms = [1e3 * lag for lag in lags]
-    p50, p99 = statistics.median(ms), percentile(ms, 0.99)
-    return f"p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   max {max(ms):6.1f} ms   ({len(ms)} ticks)"
+def report(label: str, value_ms: float, target_ms: float) -> None:
+    print(f"{label:58s} {value_ms:8.1f} ms   target < {target_ms:g} ms   {'ok' if value_ms < target_ms else 'MISSED'}")
 
 
-async def measure_lag(scenario: str, budget: float) -> tuple[list[float], list[float]]:
+def rss_mb(pid: int | str = "self") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def big_result(variants: int = 10, samples: int = 100_000):
+    import numpy as np
+
+    from tuiperf.core import document
+    from tuiperf.core.document import RunHeader
+    from tuiperf.core.model import DeviceInfo, Environment, RunOptions, ScenarioRef
+
+    rng = np.random.default_rng(0)
+    header = RunHeader(
+        scenario=ScenarioRef(id="big", title="10 variants x 100,000 samples"),
+        params={},
+        device=DeviceInfo(id="cpu:0", platform="cpu", kind="cpu", index=0),
+        options=RunOptions(),
+        env=Environment(python="3", packages={"jax": "0"}, dispatch="sync"),
+    )
+    results = [
+        document.variant_result(f"v{i}", samples_ns=list(rng.lognormal(np.log(5_000 + 700 * i), 0.1, samples)))
+        for i in range(variants)
+    ]
+    return document.run_result(header, results, duration_s=1.0)
+
+
+async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
     from tuiperf.core.worker import WorkerRunner
     from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.launch import LaunchOptions
 
-    runner = WorkerRunner()
-    app = TuiperfApp(runner, scenario=scenario, budget_s=budget)
-    idle: list[float] = []
-    busy: list[float] = []
+    runner = WorkerRunner(spare=True)
+    app = TuiperfApp(runner, launch=LaunchOptions(scenario=scenario, budget_s=budget))
+    lags: dict[str, list[float]] = {"idle": [], "run": [], "sweep": []}
+    phase = ["idle"]
     try:
         async with app.run_test(size=(160, 48)) as pilot:
-            while app.catalog is None:
+            main = app.main
+            while main.catalog is None or main.setup.form.owner != scenario:
                 await pilot.pause(0.05)
             expected = [time.perf_counter() + TICK_S]
 
             def tick() -> None:
                 now = time.perf_counter()
-                (busy if app.running else idle).append(max(0.0, now - expected[0]))
+                lags[phase[0] if main.running else "idle"].append(max(0.0, now - expected[0]))
                 expected[0] = now + TICK_S
 
             app.set_interval(TICK_S, tick)
             await pilot.pause(1.0)
-            await pilot.press("r")
-            while app.run_count == 0:
-                await pilot.pause(0.1)
+            main.start_run()
+            await main.wait_for_run_end(600)
+            phase[0] = "sweep"
+            main.start_run(sweep=("batch", [1, 4, 16]))
+            await main.wait_for_run_end(600)
             await pilot.pause(0.5)
     finally:
         runner.close()
-    return idle, busy
+    return lags
 
 
-async def measure_redraw() -> tuple[int, float, float]:
+async def measure_big_result() -> dict[str, float]:
+    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.widgets.plot_base import CachedPlot
+
+    class NoRunner:
+        def catalog(self, scenario_dirs=None):
+            return {"dirs": [], "scenarios": [], "broken": []}
+
+        def cached_catalog(self, scenario_dirs=None):
+            return None
+
+        def devices(self):
+            return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
+
+        def close(self):
+            pass
+
+    result = big_result()
+    figures: dict[str, float] = {}
+    app = TuiperfApp(NoRunner())
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main
+        while main.catalog is None:
+            await pilot.pause(0.05)
+        shows = []
+        for _ in range(5):
+            start = time.perf_counter()
+            main.show_result(result)  # on the UI thread: tables, warnings, plots invalidated
+            shows.append(time.perf_counter() - start)
+            build_start = time.perf_counter()
+            await app.plots_settled()
+            figures["build_s"] = time.perf_counter() - build_start
+        figures["show_s"] = statistics.median(shows)
+        renders = []
+        for plot in app.screen.query(CachedPlot):
+            start = time.perf_counter()
+            plot.render()
+            renders.append(time.perf_counter() - start)
+        figures["render_s"] = max(renders) if renders else 0.0
+        keys = []
+        for _ in range(10):
+            for key in "4123":
+                start = time.perf_counter()
+                await pilot.press(key)
+                await pilot.pause()  # until the screen has processed and refreshed
+                keys.append(time.perf_counter() - start)
+        figures["key_p99_s"] = percentile(keys, 0.99)
+        figures["ui_rss_mb"] = rss_mb()
+    return figures
+
+
+def measuring_memory(runs: int = 20) -> list[float]:
     from tuiperf.core.runner import RunRequest
     from tuiperf.core.worker import WorkerRunner
-    from tuiperf.tui.app import TuiperfApp
-    from tuiperf.tui.widgets.histogram import LatencyHistogram
 
     runner = WorkerRunner("sync")
+    sizes = []
     try:
-        doc = runner.run(RunRequest(scenario="dispatch-floor", samples=100_000, dispatch="sync", profile=False))
-        app = TuiperfApp(runner)
-        async with app.run_test(size=(160, 48)) as pilot:
-            app.show_result(doc)
-            await pilot.pause()
-            plot = app.query_one(LatencyHistogram)
-            await app.plots_settled()
-            rounds = 10
-            start = time.perf_counter()
-            for _ in range(rounds):
-                plot.invalidate()
-                await app.plots_settled()
-            per_build = (time.perf_counter() - start) / rounds
-            start = time.perf_counter()
-            for _ in range(100):
-                plot.render()
-            per_render = (time.perf_counter() - start) / 100
+        for _ in range(runs):
+            runner.run(RunRequest(scenario="mlp-closure-vs-argument", budget_s=0.3, profile=False))
+            child = runner._measuring  # the same process is reused for the same file and dispatch
+            assert child is not None
+            sizes.append(rss_mb(child.process.pid))
     finally:
         runner.close()
-    return len(doc.variants[0].samples_ns), per_build, per_render
+    return sizes
 
 
 def main() -> None:
@@ -95,13 +168,25 @@ def main() -> None:
     parser.add_argument("--scenario", default="mlp-closure-vs-argument")
     parser.add_argument("--budget", type=float, default=3.0)
     args = parser.parse_args()
-    idle, busy = asyncio.run(measure_lag(args.scenario, args.budget))
-    print(f"event-loop lag, idle:          {summary(idle)}")
-    print(f"event-loop lag, while running: {summary(busy)}   ({args.scenario}, budget {args.budget:g} s)")
-    samples, build, render = asyncio.run(measure_redraw())
+    lags = asyncio.run(measure_lag(args.scenario, args.budget))
+    for phase, values in lags.items():
+        if values:
+            report(f"event-loop lag p99, {phase} ({len(values)} ticks)", 1e3 * percentile(values, 0.99), 16)
+            report(f"event-loop lag max, {phase}", 1e3 * max(values), 50)
+    big = asyncio.run(measure_big_result())
+    report("showing 10 x 100,000 samples, UI thread (median of 5)", 1e3 * big["show_s"], 16)
+    report("a plot's render once built, UI thread", 1e3 * big["render_s"], 16)
+    report("plots built off the UI thread", 1e3 * big["build_s"], 50)
+    report("key to screen p99 (result tabs, 40 presses)", 1e3 * big["key_p99_s"], 50)
     print(
-        f"histogram with {samples:,} samples per variant: picture built in {1e3 * build:.1f} ms (thread worker), "
-        f"UI-thread render {1e3 * render:.3f} ms"
+        f"{'UI process RSS with that result loaded':58s} {big['ui_rss_mb']:8.0f} MB   target < 150 MB   "
+        f"{'ok' if big['ui_rss_mb'] < 150 else 'MISSED'}"
+    )
+    sizes = measuring_memory()
+    growth = sizes[-1] - sizes[1]
+    print(
+        f"{'measuring process RSS, runs 2..20':58s} {sizes[1]:.0f} -> {sizes[-1]:.0f} MB (growth {growth:+.0f} MB)   "
+        f"target: no growth   {'ok' if growth < 0.05 * sizes[1] else 'MISSED'}"
     )
 
 

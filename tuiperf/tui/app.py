@@ -139,7 +139,8 @@ def main(
         from tuiperf.core.worker import WorkerRunner
 
         runner = WorkerRunner(options.dispatch or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
-        runner.warm_up()  # a measuring process imports JAX while the UI paints
+        # The spare measuring process starts once the scenario list is on screen (MainScreen): started
+        # here, its JAX import competed with the first paint for a 2-core machine's CPUs.
     app = TuiperfApp(
         runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=options, history_path=history_path
     )

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 REDRAW_S = 0.1  # live progress and histogram redraw at most ten times a second
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
+FIRST_PAINT_WAIT_S = 2.0  # a cached list is refreshed once painted, or after this long at the latest
 
 
 class MainScreen(Screen[None]):
@@ -82,6 +83,7 @@ class MainScreen(Screen[None]):
         self._launched = False  # the launch options' run happens once
         self._catalog_shown = False  # the first catalog selects the launch scenario; reloads keep the selection
         self._catalog_requested = 0
+        self._first_list_painted = threading.Event()
         self.files = ScenarioFiles(self)
         self.history = RunHistory(self)
         self._catalog_shown_generation = 0
@@ -142,6 +144,13 @@ class MainScreen(Screen[None]):
         self.reload_scenarios()
 
     # -- catalog -------------------------------------------------------------------------------------
+    def _after_first_list(self) -> None:
+        """The list is painted: now the processes that import JAX may take the CPUs."""
+        self._first_list_painted.set()
+        warm_up = getattr(self.shell.runner, "warm_up", None)
+        if warm_up is not None:
+            warm_up()
+
     def reload_scenarios(self) -> None:
         """Describe the scenario files again (at start, after a save, when a file changed)."""
         self._catalog_requested += 1
@@ -155,6 +164,7 @@ class MainScreen(Screen[None]):
                 cached = runner.cached_catalog(self.shell.scenario_dirs)
                 if cached is not None:
                     self.post_message(CatalogLoaded(cached, None, generation))
+                    self._first_list_painted.wait(FIRST_PAINT_WAIT_S)  # then refresh it, off the paint's CPU
             catalog = runner.catalog(self.shell.scenario_dirs)
             devices = None if self.devices else runner.devices()  # devices do not change while we run
         except TuiperfError as exc:
@@ -186,6 +196,7 @@ class MainScreen(Screen[None]):
         if self._catalog_shown:
             return  # a reload: the selection and focus stay where the user left them
         self._catalog_shown = True
+        self.call_after_refresh(self._after_first_list)
         launch = self.shell.launch
         if launch.scenario and not self.setup.select(launch.scenario):
             broken = next((b for b in catalog["broken"] if b["id"] == launch.scenario), None)
