@@ -3,7 +3,7 @@
     python benchmarks/mutation.py [--max 40] [--only stats]
 
 Each mutant changes one operator or constant (``<`` to ``<=``, ``+`` to ``-``, ``and`` to ``or``,
-``0.25`` to ``1.25``...) in one module, then that module's tests run (``pytest -x``, one process);
+an int by one, a float doubled) in one module, then that module's tests run (``pytest -x``, one process);
 a mutant is killed when they fail. Prints the kill rate per module, and the survivors so a reader can
 judge whether each one is a missing test or an equivalent change. A small, dependency-free stand-in
 for mutmut (whose 3.x release does not start on this machine).
@@ -73,7 +73,8 @@ def mutate(node: ast.AST, what: str) -> str:
         return f"{before} -> {type(node.op).__name__}"
     assert isinstance(node, ast.Constant)
     before = node.value
-    node.value = before + 1
+    # An int moves by one (an off-by-one); a float doubles (1e9 + 1 would change nothing measurable).
+    node.value = before + 1 if isinstance(before, int) else (before * 2 if before else 1.0)
     return f"{before!r} -> {node.value!r}"
 
 

@@ -84,6 +84,7 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
 
             app.set_interval(TICK_S, tick)
             await pilot.pause(1.0)
+            phase[0] = "run"
             main.start_run()
             await main.wait_for_run_end(600)
             phase[0] = "sweep"
@@ -115,10 +116,23 @@ async def measure_big_result() -> dict[str, float]:
     result = big_result()
     figures: dict[str, float] = {}
     app = TuiperfApp(NoRunner())
+    app.animation_level = "none"  # the tab underline's slide would be timed, not our work
+
+    async def key_times() -> list[float]:
+        times = []
+        for _ in range(10):
+            for key in "4123":
+                start = time.perf_counter()
+                await pilot.press(key)
+                await pilot.pause()  # until the screen has processed and refreshed
+                times.append(time.perf_counter() - start)
+        return times
+
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main
         while main.catalog is None:
             await pilot.pause(0.05)
+        empty_keys = await key_times()  # Pilot's own press-and-pause cost, with nothing to show
         shows = []
         for _ in range(5):
             start = time.perf_counter()
@@ -134,14 +148,9 @@ async def measure_big_result() -> dict[str, float]:
             plot.render()
             renders.append(time.perf_counter() - start)
         figures["render_s"] = max(renders) if renders else 0.0
-        keys = []
-        for _ in range(10):
-            for key in "4123":
-                start = time.perf_counter()
-                await pilot.press(key)
-                await pilot.pause()  # until the screen has processed and refreshed
-                keys.append(time.perf_counter() - start)
+        keys = await key_times()
         figures["key_p99_s"] = percentile(keys, 0.99)
+        figures["key_empty_p99_s"] = percentile(empty_keys, 0.99)
         figures["ui_rss_mb"] = rss_mb()
     return figures
 
@@ -177,7 +186,9 @@ def main() -> None:
     report("showing 10 x 100,000 samples, UI thread (median of 5)", 1e3 * big["show_s"], 16)
     report("a plot's render once built, UI thread", 1e3 * big["render_s"], 16)
     report("plots built off the UI thread", 1e3 * big["build_s"], 50)
-    report("key to screen p99 (result tabs, 40 presses)", 1e3 * big["key_p99_s"], 50)
+    added = big["key_p99_s"] - big["key_empty_p99_s"]
+    report("key to screen p99, added by that result (tabs, 40 presses)", 1e3 * added, 50)
+    print(f"    (Pilot's press-and-pause alone, nothing shown: p99 {1e3 * big['key_empty_p99_s']:.0f} ms)")
     print(
         f"{'UI process RSS with that result loaded':58s} {big['ui_rss_mb']:8.0f} MB   target < 150 MB   "
         f"{'ok' if big['ui_rss_mb'] < 150 else 'MISSED'}"

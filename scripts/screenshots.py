@@ -106,6 +106,46 @@ def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 
     return saved
 
 
+def history_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (120, 32)) -> list[Path]:
+    """The history screen (h) with two runs of filter-jit-overhead, and the second compared with the first."""
+    import asyncio
+    import tempfile
+
+    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.launch import LaunchOptions
+    from tuiperf.tui.png import write_png
+
+    history = Path(tempfile.mkdtemp(prefix="tuiperf-shots-")) / "history.sqlite"
+    saved: list[Path] = []
+
+    async def drive() -> None:
+        launch = LaunchOptions(scenario="filter-jit-overhead", budget_s=1.0)
+        app = TuiperfApp(runner, screenshots_dir=out, launch=launch, history_path=history)
+        async with app.run_test(size=size) as pilot:
+            main = app.main
+            await _until(pilot, lambda: main.setup.form.owner == "filter-jit-overhead")
+            for width in ("64", "256"):
+                main.setup.form.set_value("width", width)
+                main.start_run()
+                await main.wait_for_run_end(120)
+                await _until(pilot, lambda: main.history.last_stored is not None)
+                main.history.last_stored = None
+            await pilot.press("escape", "h")
+            await _until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 2)
+            await pilot.press("down")  # the older run (width 64) as the baseline
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("history.svg", str(out))))
+            await pilot.press("b")
+            await _until(pilot, lambda: type(app.screen).__name__ == "ComparisonScreen")
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("baseline-comparison.svg", str(out))))
+
+    asyncio.run(drive())
+    for svg in saved:
+        write_png(svg)
+    return saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
@@ -140,6 +180,9 @@ def main() -> int:
             png = f" + {outcome['png'].name}" if outcome.get("png") else ""
             note = f"  (error: {outcome['error'][0]})" if outcome.get("error") else ""
             print(f"{out / (name + '.svg')}{png}  {time.monotonic() - start:.1f} s{note}")
+        if not args.only or "history" in args.only:
+            for svg in history_shots(runner, out):
+                print(svg)
         if not args.only or "editor" in args.only:
             for svg in editor_shots(runner, out):
                 print(svg)

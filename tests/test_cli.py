@@ -247,3 +247,20 @@ def test_bad_options_are_refused_before_anything_runs(argv, message, fixture_dir
     code = main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_show_prints_hostile_text_from_a_result_file_inert(tmp_path, capsys):
+    """A result file someone else wrote: escape sequences and markup in it reach the terminal as text."""
+    from factories import result, steady
+
+    from tuiperf.cli import main
+    from tuiperf.core import resultfile
+
+    osc = "\x1b]52;c;ZWNobyBoYWNrZWQ=\x07"
+    doc = result({f"jit{osc}": steady(1000.0), "[bold red]fake[/]": steady(2000.0)}, scenario="tiny")
+    doc.warnings.append(f"clear the screen \x1b[2J{osc} [link=https://x]click[/link]")
+    path = resultfile.save(doc, tmp_path / "theirs.json")
+    assert main(["show", str(path), "--width", "120"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out  # no OSC 52 clipboard write, no clear screen
+    assert "[bold red]fake[/]" in out and "[link=https://x]click[/link]" in out  # markup shown, not applied

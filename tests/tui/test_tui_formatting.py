@@ -123,6 +123,11 @@ def test_live_state_folds_events_and_says_which_are_urgent():
     assert live.apply(PhaseChanged("breakdown", "a")) is True
     assert live.apply(VariantFinished(document.variant_result("a"))) is True
     assert live.snapshot_samples() == {"a": [1.0, 2.0, 3.0]}
+    assert live.snapshot_samples(limit=2) == {"a": [1.0, 3.0]} and live.snapshot_samples(limit=3) == {
+        "a": [1.0, 2.0, 3.0]
+    }
+    live.apply(SamplesAdded("a", [float(i) for i in range(4, 101)]))
+    assert live.snapshot_samples(limit=10) == {"a": [float(i) for i in range(1, 101, 10)]}  # every 10th
     assert (live.fraction, live.counts, live.phase, list(live.finished_variants)) == (0.5, {"a": 3}, "breakdown", ["a"])
     live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync", sweep_value=64))  # next pass of a sweep starts clean
     assert live.snapshot_samples() == {} and live.sweep_value == 64

@@ -41,9 +41,13 @@ class LiveState:
         self.header = ""  # scenario · device · dispatch · parameter values of this run
         self.phase_message = ""
 
-    def snapshot_samples(self) -> dict[str, list[float]]:
+    def snapshot_samples(self, limit: int | None = None) -> dict[str, list[float]]:
+        """A copy of the samples so far; with ``limit``, every k-th one so that at most ``limit`` per
+        variant remain (the live histogram's shape, at a cost that does not grow with the run)."""
         with self.lock:
-            return {k: list(v) for k, v in self.samples.items()}
+            if limit is None:
+                return {k: list(v) for k, v in self.samples.items()}
+            return {k: v[:: max(1, -(-len(v) // limit))] for k, v in self.samples.items()}
 
     def apply(self, event: Any) -> bool:
         """Fold one core event into the state (under the lock); True when the UI should hear now.
