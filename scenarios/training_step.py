@@ -183,20 +183,26 @@ def _nnx_view(model, loss):
     return canonical(loss, [layer.kernel[...] for layer in model.layers], [layer.bias[...] for layer in model.layers])
 
 
-@scenario.variant("nnx-nnx.jit")
-def _(p, ctx):
-    """`nnx.jit` (graph mode), model and optimizer updated in place: the NNX docs' way."""
+def _nnx_in_place(jitted, ctx, lr):
+    """A Step that updates model and optimizer in place, as NNX's own examples do."""
     from flax import nnx
 
-    model, optimizer = _nnx_model(ctx, p.lr)
     return Step(
-        nnx.jit(_nnx_train_step, donate_argnums=(0, 1) if p.donate else None),
-        (model, optimizer),
+        jitted,
+        _nnx_model(ctx, lr),
         pool=ctx.batches,
         inplace=True,
         compare=lambda state, loss: _nnx_view(state[0], loss),
         params=lambda state: nnx.state(state[0], nnx.Param),
     )
+
+
+@scenario.variant("nnx-nnx.jit")
+def _(p, ctx):
+    """`nnx.jit` (graph mode), model and optimizer updated in place: the NNX docs' way."""
+    from flax import nnx
+
+    return _nnx_in_place(nnx.jit(_nnx_train_step, donate_argnums=(0, 1) if p.donate else None), ctx, p.lr)
 
 
 @scenario.variant("nnx-graph=False")
@@ -208,15 +214,7 @@ def _(p, ctx):
         jitted = nnx.jit(_nnx_train_step, graph=False, donate_argnums=(0, 1) if p.donate else None)
     except TypeError:
         raise Skip("this Flax's nnx.jit has no graph= argument") from None
-    model, optimizer = _nnx_model(ctx, p.lr)
-    return Step(
-        jitted,
-        (model, optimizer),
-        pool=ctx.batches,
-        inplace=True,
-        compare=lambda state, loss: _nnx_view(state[0], loss),
-        params=lambda state: nnx.state(state[0], nnx.Param),
-    )
+    return _nnx_in_place(jitted, ctx, p.lr)
 
 
 @scenario.variant("nnx-split-merge")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 from fakes import FakeClock
@@ -194,3 +195,35 @@ def test_the_relative_ci_half_width_is_measured_against_the_median():
     lo, hi = median_ci(samples)
     assert relative_ci_halfwidth(samples) == (hi - lo) / 2 / 150.0
     assert relative_ci_halfwidth([0.0] * 40) == float("inf")
+
+
+def test_auto_sampling_goes_on_until_the_median_is_known_within_one_percent():
+    from tuiperf.core.sampler import TARGET_REL_CI, relative_ci_halfwidth
+
+    clock = FakeClock()
+    spread = iter([50_000 + (i * 7919 % 100_000) for i in range(1_000_000)])  # 50-150 µs, uniform-ish
+
+    def noisy() -> None:
+        clock.now += next(spread)
+
+    target = Target("noisy", noisy, (), lambda o: o, per_turn=50)
+    outcome = sample_interleaved([target], samples=None, budget_s=10.0, cancel=threading.Event(), clock=clock)
+    assert outcome.reason == "converged" and TARGET_REL_CI == 0.01
+    assert relative_ci_halfwidth(target.samples) <= 0.01
+    assert relative_ci_halfwidth(target.samples[: len(target.samples) // 2]) > 0.01  # it did not stop early
+
+
+def test_progress_is_reported_every_tenth_of_a_second():
+    clock = FakeClock()
+    ticks: list[float] = []
+    targets = targets_of(clock, {"a": 10_000_000})  # 10 ms calls for a 1 s budget
+    sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        on_tick=lambda elapsed, fraction: ticks.append(elapsed),
+        clock=clock,
+    )
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert 9 <= len(ticks) <= 12 and max(gaps) <= 0.1 + 0.01

@@ -44,7 +44,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for column in ("run", "started", "scenario", "parameters", "device", "dispatch", "jax", "status", "medians"):
+        for column in ("run", "started", "scenario", "medians", "parameters", "device", "dispatch", "jax", "status"):
             table.add_column(column, key=column)
         self.load(self.scenario)
 
@@ -68,12 +68,12 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
                 str(run.id),
                 run.started_at[:19].replace("T", " "),
                 one_line(run.scenario, 30),
+                one_line(medians, 60),
                 one_line(run.params, 40),
                 run.device,
                 run.dispatch,
                 run.jax_version,
                 run.status,
-                one_line(medians, 80),
                 key=str(run.id),
             )
         count = f"{len(runs)} run{'s' * (len(runs) != 1)}" + (" (the newest)" if len(runs) == LISTED else "")
