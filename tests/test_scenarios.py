@@ -68,5 +68,7 @@ def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner)
 @pytest.mark.parametrize("donate", ["true", "false"])
 def test_every_library_trains_the_same_step_with_and_without_donation(runner, donate):
     doc = run(runner, "training-step", {**TINY["training-step"], "donate": donate})
-    assert [v.name for v in doc.variants if not v.ok] == [] and doc.equivalence.mismatches == []
-    assert len(doc.equivalence.checked) == len(doc.variants)  # loss and every weight, after three steps
+    assert [v.name for v in doc.variants if v.status == "failed"] == [] and doc.equivalence.mismatches == []
+    assert all(v.notes for v in doc.variants if v.skipped)  # nnx.jit(graph=False) needs a newer Flax: said so
+    ran = [v.name for v in doc.variants if v.ok]
+    assert len(ran) >= 6 and doc.equivalence.checked == ran  # loss and every weight, after three steps
