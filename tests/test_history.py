@@ -231,3 +231,19 @@ def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner
     (folder / "steps.py").write_text((folder / "steps.py").read_text() + "\n# changed\n")
     with pytest.raises(TuiperfError, match="changed since this run"):
         script(run)
+
+
+def test_a_trend_lines_up_each_variant_across_runs_oldest_first(tmp_path):
+    from tuiperf.core.history import trend
+
+    runs = []
+    for day, (jit, eager, jax_version) in enumerate(((1000.0, 5000.0, "0.9.0"), (800.0, None, "0.10.2")), start=1):
+        samples = {"jit": steady(jit)} | ({"eager": steady(eager)} if eager else {})
+        run = result(samples, scenario="tiny", packages={"jax": jax_version})
+        runs.append(msgspec.structs.replace(run, started_at=f"2026-11-0{day}"))
+    path, _ = stored(tmp_path, *runs)
+    with History(path) as history:
+        sweep = trend(history.list())  # listed newest first; the trend reads oldest first
+    assert sweep.values == ["#1 jax 0.9.0", "#2 jax 0.10.2"]
+    assert sweep.medians_ns["jit"] == [pytest.approx(1000.0), pytest.approx(800.0)]
+    assert sweep.medians_ns["eager"] == [pytest.approx(5000.0), None]  # not measured in the second run

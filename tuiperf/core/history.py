@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.core.errors import TuiperfError
-from tuiperf.core.model import RunResult
+from tuiperf.core.model import RunResult, Sweep
 from tuiperf.core.resultfile import decode, encode
 
 ENV_VAR = "TUIPERF_HISTORY"
@@ -255,3 +255,18 @@ def record(result: RunResult, path: Path | None) -> int | None:
         return None
     with History(path) as history:
         return history.add(result)
+
+
+def trend(runs: list[StoredRun]) -> Sweep:
+    """The same variants across stored runs of one scenario, oldest first, as a sweep to plot
+    (each point labelled with its run id and jax version: where a JAX upgrade moved a median)."""
+    ordered = sorted(runs, key=lambda run: (run.started_at, run.id))
+    names: list[str] = []
+    for run in ordered:
+        names += [name for name in run.medians if name not in names]
+    return Sweep(
+        parameter="stored run",
+        values=[f"#{run.id} jax {run.jax_version or '?'}" for run in ordered],
+        medians_ns={name: [run.medians.get(name) for run in ordered] for name in names},
+        slopes={name: None for name in names},
+    )

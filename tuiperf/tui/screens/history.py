@@ -7,13 +7,16 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tuiperf.core.errors import TuiperfError
-from tuiperf.core.history import History, StoredRun
+from tuiperf.core.history import History, StoredRun, trend
+from tuiperf.core.model import Sweep
 from tuiperf.core.text import one_line
 from tuiperf.core.units import format_ns
+from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
 LISTED = 500  # the newest runs shown; the filter narrows by scenario
 
@@ -25,6 +28,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         Binding("escape", "dismiss(None)", "Back", priority=True),
         Binding("enter", "choose('open')", "Open", priority=True),
         Binding("b", "choose('baseline')", "Compare with now"),
+        Binding("p", "trend", "Plot over runs"),
         Binding("slash", "focus_filter", "Filter"),
     ]
     AUTO_FOCUS = "#history-table"
@@ -39,7 +43,8 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         yield Static(f"Stored runs in {self.path}", id="history-title")
         yield Input(self.scenario, placeholder="/ scenario id (empty: all)", id="history-filter", compact=True)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Static("enter shows a run as it was measured · b compares the current result with it", classes="dim")
+        hint = "enter shows a run as it was measured · b compares the shown result with it · p plots medians over runs"
+        yield Static(hint, classes="dim")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -90,8 +95,35 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
     def action_focus_filter(self) -> None:
         self.query_one("#history-filter", Input).focus()
 
+    def action_trend(self) -> None:
+        """Every listed run of the selected run's scenario: each variant's median, run after run."""
+        table = self.query_one(DataTable)
+        if not self.runs:
+            return
+        scenario = self.runs[table.cursor_row].scenario
+        same = [run for run in self.runs if run.scenario == scenario]
+        self.app.push_screen(TrendScreen(scenario, trend(same)))
+
     def action_choose(self, purpose: str) -> None:
         table = self.query_one(DataTable)
         if not self.runs or self.focused is not table:
             return
         self.dismiss((purpose, self.runs[table.cursor_row].id))
+
+
+class TrendScreen(ModalScreen[None]):
+    """Each variant's median across the stored runs of one scenario (x: run id and jax version)."""
+
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", priority=True)]
+
+    def __init__(self, scenario: str, sweep: Sweep) -> None:
+        super().__init__()
+        self.scenario, self.sweep = scenario, sweep
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="trend-box"):
+            yield Static(f"{self.scenario}: medians over {len(self.sweep.values)} stored runs", classes="box-title")
+            yield SweepPlot(id="trend-plot")
+
+    def on_mount(self) -> None:
+        self.query_one(SweepPlot).show(self.sweep, list(self.sweep.medians_ns))
