@@ -189,7 +189,8 @@ class MainScreen(Screen[None]):
         self.catalog = catalog
         if message.devices is not None:
             self.devices = message.devices
-        self.setup.set_catalog(catalog, message.devices)
+        first = None if self._catalog_shown else self.shell.launch.scenario  # the launch's scenario, at once
+        self.setup.set_catalog(catalog, message.devices, select=first)
         n, n_broken, devices = len(catalog["scenarios"]), len(catalog["broken"]), len(self.devices)
         kept = sum(1 for s in catalog["scenarios"] if s.get("last_good"))
         self.sub_title = (

@@ -36,16 +36,17 @@ class ScenarioList(Vertical):
         yield Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
         yield OptionList(id="scenario-options")
 
-    def set_catalog(self, catalog: dict[str, Any]) -> None:
-        """Show a (re)loaded catalog; the selection stays, and if its description changed (a new
-        default, another variant, the file broke or was fixed) it is chosen again."""
+    def set_catalog(self, catalog: dict[str, Any], select: str | None = None) -> None:
+        """Show a (re)loaded catalog, with ``select`` (an id) or else the current scenario selected;
+        if the selected scenario's description changed (a new default, another variant, the file
+        broke or was fixed) it is chosen again."""
         before = self._entry(self.current_key)
         self.scenarios = list(catalog.get("scenarios", []))
         self.broken = list(catalog.get("broken", []))
-        self._rebuild()
-        after = self._entry(self.current_key)
-        if self.current_key is not None and after != before:
-            self._post_chosen(self.current_key)
+        key = self.current_key
+        self._rebuild(prefer=f"ok:{select}" if select else None)
+        if key is not None and key == self.current_key and self._entry(key) != before:
+            self._post_chosen(key)
 
     def _entry(self, key: str | None) -> dict[str, Any] | None:
         kind, _, sid = (key or "").partition(":")
@@ -84,11 +85,14 @@ class ScenarioList(Vertical):
             return 3
         return 4
 
-    def _rebuild(self, keep_selection: bool = True) -> None:
-        """Refill the list; a new filter text highlights its best match, a refresh keeps the selection."""
+    def _rebuild(self, keep_selection: bool = True, prefer: str | None = None) -> None:
+        """Refill the list; a new filter text highlights its best match, a refresh keeps the selection.
+
+        A refresh refills the list without highlight events (clearing it used to highlight the first
+        scenario and then the kept one, and each rebuilt the parameter form: 0.2 s of a stalled UI at
+        start-up); the scenario then highlighted is chosen once, if it is not the current one.
+        """
         options = self.query_one("#scenario-options", OptionList)
-        keep = self.current_key if keep_selection else None
-        options.clear_options()
         items: list[Option] = []
         for s in sorted(self.scenarios, key=self._rank):
             if self._matches(s["id"], s.get("title", ""), s.get("question", "")):
@@ -100,12 +104,23 @@ class ScenarioList(Vertical):
             if self._matches(b["id"], b.get("path", ""), b.get("error", "")):
                 label = Text.assemble(("✗ " + one_line(b["id"]), "bold red"), "\n", (_short(b.get("error", "")), "red"))
                 items.append(Option(label, id=f"broken:{b['id']}"))
-        options.add_options(items)
-        if not items:
-            return
         ids = [o.id for o in items]
-        index = ids.index(keep) if keep in ids else 0
-        options.highlighted = index
+        if not keep_selection:  # typing in the filter: the highlight event chooses the best match
+            options.clear_options()
+            options.add_options(items)
+            if items:
+                options.highlighted = 0
+            return
+        keep = prefer if prefer in ids else self.current_key
+        with options.prevent(OptionList.OptionHighlighted):
+            options.clear_options()
+            options.add_options(items)
+            if items:
+                options.highlighted = ids.index(keep) if keep in ids else 0
+        shown = ids[options.highlighted] if items and options.highlighted is not None else None
+        if shown is not None and shown != self.current_key:
+            self.current_key = shown
+            self._post_chosen(shown)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "scenario-filter":

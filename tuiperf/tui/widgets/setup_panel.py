@@ -54,10 +54,12 @@ class SetupPanel(Vertical):
         self.query_one(ScenarioInfo).show(None)
 
     # -- catalog and launch options --------------------------------------------------------------
-    def set_catalog(self, catalog: dict[str, Any], devices: list[dict[str, Any]] | None) -> None:
+    def set_catalog(
+        self, catalog: dict[str, Any], devices: list[dict[str, Any]] | None, select: str | None = None
+    ) -> None:
         if devices is not None:
             self.options.set_devices(devices)
-        self.query_one(ScenarioList).set_catalog(catalog)
+        self.query_one(ScenarioList).set_catalog(catalog, select)
 
     def apply_launch(self, launch: LaunchOptions) -> None:
         """The run options of ``launch`` now; its parameter values when its scenario is selected."""
