@@ -1,6 +1,7 @@
 """Stateful variants (Step): state carried call to call, donation, per-call inputs, the guard."""
 
 import re
+from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
@@ -18,23 +19,37 @@ def counting_step(count, x):
 def test_the_pool_is_used_in_turn_and_the_state_is_fed_back():
     pool = [(jnp.asarray(i),) for i in range(3)]
     carrier = Carrier(Step(counting_step, 0, pool=pool))
-    outs = [int(carrier()[0]) for _ in range(5)]
+    outs = [int(carrier()[1]) for _ in range(5)]  # (new state, out)
     assert outs == [0, 1, 2, 0, 1] and carrier.state == 5 and carrier.calls == 5
 
 
 def test_a_donated_state_is_noticed_and_the_setup_arrays_survive():
     shared = jnp.ones(4)
     carrier = Carrier(Step(jax.jit(lambda s, x: (s + x, s.sum()), donate_argnums=0), shared, jnp.ones(4)))
-    carrier.own_state()
     carrier.first_call()
     carrier()
     assert carrier.donates and not shared.is_deleted()  # the copy was donated, not the scenario's array
     assert float(carrier.last_out) == 8.0  # 2 + 2 + 2 + 2: the second call got the first call's state
 
 
+def test_a_step_is_waited_for_whole_like_any_call():
+    """(new state, out): what the breakdown's jit-level path waits for too, so framework stays >= 0."""
+
+    def step(state, x):
+        params, count = state
+        return ({"b": params["b"] + x, "w": params["w"] * 2}, count + 1), x.sum()
+
+    state = ({"b": jnp.zeros(2), "w": jnp.ones(2)}, jnp.asarray(0))
+    carrier = Carrier(Step(jax.jit(step), state, jnp.ones(2)))
+    waited = carrier.first_call()
+    assert waited[0] is carrier.state and float(waited[1]) == 2.0 and int(carrier.state[1]) == 1
+    in_place = Carrier(Step(lambda holder, x: x.sum(), SimpleNamespace(), jnp.ones(3), inplace=True))
+    assert float(in_place.first_call()) == 3.0
+
+
 def test_the_guard_view_is_taken_after_the_guard_steps_and_copied_to_the_host():
     carrier = Carrier(Step(counting_step, 0, jnp.asarray(7.0), compare=lambda s, out: {"steps": s, "out": out}))
-    view = carrier.guard_view()
+    view = carrier.guard_output(None)
     assert view["steps"] == GUARD_STEPS and not isinstance(view["out"], jax.Array) and view["out"] == 7.0
 
 

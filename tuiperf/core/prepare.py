@@ -7,7 +7,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from tuiperf.core.breakdown import Paths, build_paths
@@ -115,35 +114,51 @@ def as_bench(built: Any) -> Bench:
     raise ScenarioError(f"a variant must return Bench(fn, *args) or Step(fn, state, *inputs), not {got}")
 
 
+class PlainCall:
+    """A Bench's ``fn(*args)`` seen through the interface prepare() uses (a :class:`Carrier` is the other)."""
+
+    def __init__(self, bench: Bench) -> None:
+        self.bench = bench
+
+    def place(self, device: Any) -> list[str]:
+        return place_inputs(self.bench, device)
+
+    def aot_target(self) -> tuple[Any, tuple[Any, ...]]:
+        return self.bench.fn, self.bench.args
+
+    def first_call(self) -> Any:
+        return self.bench.fn(*self.bench.args)
+
+    def guard_output(self, first_output: Any) -> Any:
+        return first_output
+
+    def param_tree(self) -> Any:
+        return self.bench.params
+
+
 def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0) -> Prepared:
     """Compile, call once, warm up and estimate one variant; build its breakdown paths.
 
     Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
     extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
-    A stateful step's first :data:`GUARD_STEPS` calls are the ones the equivalence guard looks at.
+    A stateful step's first calls (:data:`~tuiperf.core.step.GUARD_STEPS`) are what the guard compares.
     """
     watch = sentinel()
     watch.current = name
-    fn, args = bench.fn, bench.args
-    carrier = fn if isinstance(fn, Carrier) else None
-    placement_warnings: list[str] = []
-    if device is not None:
-        placement_warnings = carrier.place(device) if carrier else place_inputs(bench, device)
-        args = bench.args
-    if carrier:
-        carrier.own_state()
-    stages, compiled, note = aot_stages(carrier.step.fn, carrier.call_args()) if carrier else aot_stages(fn, args)
+    call = bench.fn if isinstance(bench.fn, Carrier) else PlainCall(bench)
+    placement_warnings = call.place(device) if device is not None else []
+    stages, compiled, note = aot_stages(*call.aot_target())
     _, compiles_before = watch.snapshot(name)
-    first = carrier.first_call if carrier else partial(fn, *args)
-    stages["first_call"], output = time_once(lambda: _call_and_block(first, ()))
+    stages["first_call"], output = time_once(lambda: _call_and_block(call.first_call, ()))
+    fn, args = bench.fn, bench.args  # after placement
     prepared = Prepared(
         name=name,
         bench=bench,
         block=blocker_for(output),
-        output=carrier.guard_view() if carrier else output,
+        output=call.guard_output(output),
         estimate_ns=0.0,
         stages_ms=CompileStagesMs(**stages),
-        param_count=count_params(carrier.params() if carrier else bench.params),
+        param_count=count_params(call.param_tree()),
     )
     prepared.warnings.extend(placement_warnings)
     prepared.warnings.extend(output_warnings(output))

@@ -105,8 +105,7 @@ def caller(built):
         if built.inplace:
             return built.fn(*(state if isinstance(state, tuple) else (state,)), *inputs)
         carried["state"], out = built.fn(state, *inputs)
-        leaves = jax.tree.leaves(carried["state"])
-        return (out, leaves[-1]) if leaves else out
+        return carried["state"], out  # waited for whole, as tuiperf does
 
     return step
 

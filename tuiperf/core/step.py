@@ -11,11 +11,12 @@ the sampler, the profile and the breakdown time it like any other call. Why a ca
 ``Bench`` with the state as an argument: a donated state (``jax.jit(step, donate_argnums=0)``) is
 deleted by the call that consumes it, so the next call must get the new state, never the old one.
 
-Cost of carrying, per call (measured on the 2-core CI machine, ``the breakdown measures it``):
-one Python call, a tuple unpack, finding a leaf to wait for and, with a ``pool``, one list index:
-about 0.5 µs (the framework stage of ``training-step``'s plain-jax.jit with donate off). tuiperf
-waits for the output and for one leaf of the new state (every output of one XLA execution becomes
-ready together); ``block_all=True`` waits for every leaf, for steps made of several executables.
+Waiting: a functional step's output is ``(new state, out)`` and tuiperf waits for all of it, as it
+waits for the whole output of any ``Bench`` call; the breakdown's paths wait for their whole outputs
+too, so its stages stay comparable. (Waiting for the loss alone would make a step look cheaper than
+its own jit level.) An in-place step returns ``out``; that is what is waited for.
+Cost of carrying, per call: one Python call, a tuple unpack and, with a ``pool``, a list index: the
+breakdown's framework stage of a jitted step.
 
 Importing this module never imports JAX.
 """
@@ -48,12 +49,10 @@ class Step:
       projection to the same flat dict. Default: the output alone.
     - ``params(state)``: the model's parameters, for the parameter-count check.
     - ``jit_fn, jit_args``: the step's jit level, as for ``Bench`` (the breakdown's framework stage
-      then includes tuiperf's carrying, about 0.5 µs).
-    - ``block_all``: wait for every leaf of the new state, not just the output and one leaf.
+      then includes tuiperf's carrying).
     """
 
     __slots__ = (
-        "block_all",
         "compare",
         "fn",
         "inplace",
@@ -79,7 +78,6 @@ class Step:
         jit_fn: Callable[..., Any] | None = None,
         jit_args: tuple[Any, ...] | None = None,
         tolerance: float | None = None,
-        block_all: bool = False,
         note: str = "",
     ) -> None:
         if not callable(fn):
@@ -106,71 +104,80 @@ class Step:
         self.jit_fn = jit_fn
         self.jit_args = tuple(jit_args) if jit_args is not None else None
         self.tolerance = tolerance
-        self.block_all = block_all
         self.note = note
 
 
 class Carrier:
-    """Calls a :class:`Step` with the state its previous call returned; remembers what it saw."""
+    """Calls a :class:`Step` with the state its previous call returned; remembers what it saw.
+
+    It has the interface :func:`tuiperf.core.prepare.prepare` uses for any call (``place``,
+    ``aot_target``, ``first_call``, ``guard_output``, ``param_tree``), and is itself the timed call.
+    """
 
     def __init__(self, step: Step) -> None:
         self.step = step
         self.state = step.state
+        self.inputs = step.inputs
+        self.pool = step.pool
         self.calls = 0
         self.first_out: Any = None
         self.last_out: Any = None
         self.donates = False
 
     def next_inputs(self) -> tuple[Any, ...]:
-        pool = self.step.pool
-        return pool[self.calls % len(pool)] if pool is not None else self.step.inputs
+        return self.pool[self.calls % len(self.pool)] if self.pool is not None else self.inputs
 
     def call_args(self) -> tuple[Any, ...]:
-        """The arguments the step's function gets on the next call (for the AOT stages)."""
+        """The arguments the step's function gets on the next call."""
         state = self.state
         head = (state if isinstance(state, tuple) else (state,)) if self.step.inplace else (state,)
         return (*head, *self.next_inputs())
 
     def __call__(self) -> Any:
+        """One step; returns what to wait for: ``(new state, out)``, or ``out`` in place."""
         args = self.call_args()
         self.calls += 1
         if self.step.inplace:
-            out = self.step.fn(*args)
-        else:
-            self.state, out = self.step.fn(*args)
-        self.last_out = out
-        return self.waited_for(out)
+            self.last_out = self.step.fn(*args)
+            return self.last_out
+        self.state, self.last_out = self.step.fn(*args)
+        return self.state, self.last_out
 
-    def waited_for(self, out: Any) -> Any:
-        """What tuiperf blocks on: the output and one leaf of the new state (or all of it)."""
-        if self.step.inplace:
-            return out
-        if self.step.block_all:
-            return (out, self.state)
+    # -- what prepare() asks of a call ----------------------------------------------------------------
+    def place(self, device: Any) -> list[str]:
+        """Commit the state and inputs to ``device`` (in place, the objects are the user's: left as they are)."""
         import jax
 
-        leaves = jax.tree.leaves(self.state)
-        return (out, leaves[-1]) if leaves else out
+        def put(tree: Any) -> Any:
+            return jax.tree.map(lambda a: jax.device_put(a, device) if isinstance(a, jax.Array) else a, tree)
 
-    def own_state(self) -> None:
-        """Copy the state's arrays, so that donating them cannot delete arrays the scenario's setup
-        shares with other variants. (In place, the objects are the user's: build them from copies.)"""
+        if not self.step.inplace:
+            self.state = put(self.state)
+        if self.pool is not None:
+            self.pool = [put(entry) for entry in self.pool]
+        else:
+            self.inputs = put(self.inputs)
+        return []
+
+    def aot_target(self) -> tuple[Any, tuple[Any, ...]]:
+        """The step's own function and arguments, for the trace/lower/compile stages."""
+        return self.step.fn, self.call_args()
+
+    def first_call(self) -> Any:
+        """Copy the state (so that donating it cannot delete arrays the scenario's setup shares with
+        other variants; in place, build the objects from copies), make the first call, and notice a
+        donated state (its buffers deleted by the call)."""
         import jax
 
         if not self.step.inplace:
             self.state = jax.tree.map(lambda a: a.copy() if isinstance(a, jax.Array) else a, self.state)
-
-    def first_call(self) -> Any:
-        """The first call; notices a donated state (its buffers deleted by the call)."""
-        import jax
-
         before = [leaf for leaf in jax.tree.leaves(self.state) if isinstance(leaf, jax.Array)]
         output = self()
         self.first_out = self.last_out
         self.donates = any(leaf.is_deleted() for leaf in before)
         return output
 
-    def guard_view(self) -> Any:
+    def guard_output(self, first_output: Any) -> Any:
         """Host copies of what the guard compares, after :data:`GUARD_STEPS` steps in all."""
         import jax
 
@@ -179,23 +186,8 @@ class Carrier:
         view = self.step.compare(self.state, self.last_out) if self.step.compare else self.last_out
         return jax.device_get(view)  # copies: later calls may donate or overwrite these buffers
 
-    def params(self) -> Any:
+    def param_tree(self) -> Any:
         return self.step.params(self.state) if self.step.params is not None else None
-
-    def place(self, device: Any) -> list[str]:
-        """Commit the state and inputs to ``device`` (not in place: NNX modules stay as they are)."""
-        import jax
-
-        def put(tree: Any) -> Any:
-            return jax.tree.map(lambda a: jax.device_put(a, device) if isinstance(a, jax.Array) else a, tree)
-
-        if not self.step.inplace:
-            self.state = put(self.state)
-        if self.step.pool is not None:
-            self.step.pool = [put(entry) for entry in self.step.pool]
-        else:
-            self.step.inputs = put(self.step.inputs)
-        return []
 
     def progress_note(self) -> str:
         """How far the state went: the calls it was carried through, and a scalar output's trend."""
