@@ -127,7 +127,6 @@ def serve(conn: Connection, shared: Shared) -> None:
                     value = runner.run(request, emit, shared, on_turn)  # type: ignore[arg-type]
                 finally:
                     shared.set_turn(-1)
-                    forget_compiled()
             else:
                 raise TuiperfError(f"unknown request {verb!r}")
             safe_send(conn, ("ok", value))
@@ -135,6 +134,8 @@ def serve(conn: Connection, shared: Shared) -> None:
             safe_send(conn, ("error", (exc.title, exc.message, exc.where)))
         except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
             safe_send(conn, ("error", ("Internal error", describe_error(exc), None)))
+        if verb == "run":
+            forget_compiled()  # after the answer: the caller does not wait for the clean-up
 
 
 def main() -> None:
