@@ -32,17 +32,20 @@ class ScenarioFiles:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self._remembered: Remembered = {}
+        self._remembering = threading.Lock()
         self._watching: tuple[str, ...] = ()
         self._watch_stop: threading.Event | None = None
         self._open_after_reload: tuple[Path, str] | None = None  # a file just created, and its id
 
     def merge_last_good(self, catalog: dict[str, Any]) -> dict[str, Any]:
-        """The catalog with broken files that loaded before listed in their last good version."""
-        try:
-            merged = keep_last_good(catalog, self._remembered, user_cache_dir() / "last-good")
-        except TuiperfError:  # no place for the copies: the files are shown broken, as they are
-            merged = catalog
-        remember(merged, self._remembered)
+        """The catalog with broken files that loaded before listed in their last good version
+        (called by the catalog worker thread: it reads the sources and writes the copies)."""
+        with self._remembering:  # two reloads may overlap
+            try:
+                merged = keep_last_good(catalog, self._remembered, user_cache_dir() / "last-good")
+            except TuiperfError:  # no place for the copies: the files are shown broken, as they are
+                merged = catalog
+            remember(merged, self._remembered)
         return merged
 
     def after_catalog(self, catalog: dict[str, Any]) -> None:

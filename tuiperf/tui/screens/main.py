@@ -169,7 +169,7 @@ class MainScreen(Screen[None]):
             if not self.devices:  # the first time, the last known list at once, before JAX starts up
                 cached = runner.cached_catalog(self.shell.scenario_dirs)
                 if cached is not None:
-                    self.post_message(CatalogLoaded(cached, None, generation))
+                    self.post_message(CatalogLoaded(self.files.merge_last_good(cached), None, generation))
                     self._first_list_painted.wait(FIRST_PAINT_WAIT_S)  # then refresh it, off the paint's CPU
             catalog = runner.catalog(self.shell.scenario_dirs)
             devices = None if self.devices else runner.devices()  # devices do not change while we run
@@ -179,14 +179,14 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - shown, never raised into the UI
             self.post_message(CatalogFailed("Could not list scenarios", f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(CatalogLoaded(catalog, devices, generation))
+        # Reading sources and writing last-good copies is file I/O: here, not on the UI thread.
+        self.post_message(CatalogLoaded(self.files.merge_last_good(catalog), devices, generation))
 
     def on_catalog_loaded(self, message: CatalogLoaded) -> None:
         if message.generation < self._catalog_shown_generation:
             return  # an older reload finished after a newer one
         self._catalog_shown_generation = message.generation
-        catalog = self.files.merge_last_good(message.catalog)
-        self.catalog = catalog
+        catalog = self.catalog = message.catalog
         if message.devices is not None:
             self.devices = message.devices
         first = None if self._catalog_shown else self.shell.launch.scenario  # the launch's scenario, at once
