@@ -97,6 +97,7 @@ def store(result: RunResult, args: argparse.Namespace, err: Console) -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
 
     from tuiperf.core.history import History
@@ -114,7 +115,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             return 0
         runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
     if args.json:
-        print(json.dumps([run.__dict__ for run in runs], indent=1))
+        print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
     console = Console(highlight=False)
     rows = [

@@ -35,7 +35,7 @@ def trace_command(screen: MainScreen, out: Path) -> list[str]:
 
 def start_trace(screen: MainScreen) -> None:
     shell = screen.shell
-    out = shell.screenshots_dir.parent / "traces" if shell.screenshots_dir.name else Path("traces")
+    out = shell.screenshots_dir.parent / "traces"  # beside the screenshots folder
     try:
         command = trace_command(screen, out)
     except TuiperfError as exc:
