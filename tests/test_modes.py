@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tuiperf.core.stats import detect_modes, stability_warnings, summarize
+from tuiperf.core.stats import _real_dip, detect_modes, stability_warnings, summarize
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "samples" / "recorded.json").read_text())
 
@@ -29,6 +29,24 @@ def test_unimodal_lognormal_is_one_cluster(n, sigma):
 def test_timer_quantised_unimodal_data_is_one_cluster(tick):
     samples = np.round(np.random.default_rng(1).normal(4_500, 40, 5000) / tick) * tick
     assert len(detect_modes(samples)) == 1
+
+
+def test_a_coarse_timer_with_five_ticks_is_still_one_cluster():
+    # A 1 µs timer under a 5 µs call: five values 20 % apart, each a KDE peak without the tick rule.
+    samples = np.clip(np.round(np.random.default_rng(0).normal(5_000, 700, 4000) / 1000) * 1000, 3000, 7000)
+    assert np.unique(samples).size == 5
+    assert len(detect_modes(samples)) == 1
+    samples[samples == 7000] = 8000  # a tick nobody hit inside the range: still the timer's grid
+    assert len(detect_modes(samples)) == 1
+
+
+def test_a_valley_holding_its_expected_share_of_samples_is_no_dip():
+    # The density dips below 0.7x the lower peak over three bins, but those bins hold as many samples
+    # as a flat density would put there: noise, not a gap. Emptied, the same bins are a real gap.
+    density = np.array([10.0, 6.0, 6.0, 6.0, 10.0])
+    full = np.array([10, 10, 10, 10, 10])
+    assert not _real_dip(full, density, 0, 4, per_bin=1.0)
+    assert _real_dip(np.array([10, 0, 0, 0, 10]), density, 0, 4, per_bin=1.0)
 
 
 def test_a_heavy_tail_and_rare_outliers_are_not_clusters():

@@ -150,18 +150,18 @@ def test_the_first_round_streams_after_every_turn_then_at_most_every_tick():
 def test_progress_is_the_share_of_the_budget_or_of_the_rounds():
     clock = FakeClock()
     fractions: list[tuple[float, float]] = []
-    targets = targets_of(clock, {"a": 50_000_000})  # 50 ms calls, a 1 s budget: about 20 rounds
+    targets = targets_of(clock, {"a": 50_000_000})  # 50 ms calls, a 2 s budget: about 20 rounds
     outcome = sample_interleaved(
         targets,
         samples=None,
-        budget_s=1.0,
+        budget_s=2.0,
         cancel=threading.Event(),
         on_tick=lambda elapsed, fraction: fractions.append((elapsed, fraction)),
         clock=clock,
     )
     assert outcome.reason in ("budget", "converged")
     for elapsed, fraction in fractions[:-1]:
-        assert fraction == min(elapsed / 1.0, 1.0)
+        assert fraction == min(elapsed / 2.0, 1.0)
     assert fractions[-1][1] == 1.0 and [f for _, f in fractions] == sorted(f for _, f in fractions)
     counted: list[float] = []
     sample_interleaved(
@@ -227,3 +227,76 @@ def test_progress_is_reported_every_tenth_of_a_second():
     )
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert 9 <= len(ticks) <= 12 and max(gaps) <= 0.1 + 0.01
+
+
+def test_block_turns_last_about_5_ms_and_only_sub_millisecond_calls_warm_up():
+    from tuiperf.core.sampler import block_size, needs_warm_up
+
+    assert [block_size(ns) for ns in (0, 1_000, 10_000, 2_500_000, 5_000_001, 1e8)] == [500, 500, 500, 2, 1, 1]
+    assert needs_warm_up(999_999) and not needs_warm_up(1_000_000) and not needs_warm_up(1_500_000)
+
+
+def test_a_median_of_one_nanosecond_still_has_a_relative_ci():
+    from tuiperf.core.sampler import relative_ci_halfwidth
+
+    assert relative_ci_halfwidth([1.0] * 40) == 0.0
+
+
+def test_auto_call_mode_takes_one_sample_per_turn():
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000_000, "b": 1_000_000}, {"a": 5, "b": 5})
+    sample_interleaved(targets, samples=None, budget_s=0.05, cancel=threading.Event(), interleave="call", clock=clock)
+    assert {len(turn) for t in targets for turn in t.turns()} == {1}
+
+
+def test_the_budget_ends_sampling_in_the_round_that_reaches_it():
+    clock = FakeClock()
+    costs = iter(itertools.cycle([100_000_000, 90_000_000, 110_000_000]))  # 0.3 s per round, never converges
+
+    def call() -> None:
+        clock.now += next(costs)
+
+    target = Target("a", call, (), lambda o: o)
+    outcome = sample_interleaved([target], samples=None, budget_s=0.6, cancel=threading.Event(), clock=clock)
+    # each turn is a warm-up call and a sample: 0.19, 0.21, 0.2 s; the third round ends at exactly 0.6 s
+    assert (outcome.reason, outcome.rounds, outcome.elapsed_s) == ("budget", 3, 0.6)
+
+
+def test_convergence_is_not_judged_before_min_rounds():
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000_000})  # 1 ms, perfectly stable: converged at the first check
+    outcome = sample_interleaved(
+        targets, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock, min_rounds=500
+    )
+    assert (outcome.reason, outcome.rounds) == ("converged", 500)
+
+
+def test_the_sample_cap_ends_sampling_with_progress_complete():
+    clock = FakeClock()
+    fractions: list[float] = []
+    targets = targets_of(clock, {"a": 1_000_000 + 1})
+    outcome = sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=100.0,
+        cancel=threading.Event(),
+        clock=clock,
+        max_samples=7,
+        on_tick=lambda elapsed, fraction: fractions.append(fraction),
+    )
+    assert (outcome.reason, len(targets[0].samples), fractions[-1]) == ("cap", 7, 1.0)
+
+
+def test_fixed_mode_progress_is_the_share_of_rounds_done():
+    clock = FakeClock()
+    fractions: list[float] = []
+    targets = targets_of(clock, {"a": 30_000_000})  # 60 ms rounds (a warm-up call and a sample): a tick every other
+    sample_interleaved(
+        targets,
+        samples=20,
+        budget_s=100.0,
+        cancel=threading.Event(),
+        clock=clock,
+        on_tick=lambda elapsed, fraction: fractions.append(fraction),
+    )
+    assert fractions == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]  # rounds finished of 20

@@ -271,6 +271,7 @@ def test_stability_warnings_fire_at_their_documented_thresholds():
         warnings_for(ci95_median_ns=[94.9, 105.0])[0] == "imprecise: 95 % CI of the median reaches ±5 % of the median"
     )
     assert warnings_for(n=19, outliers=0)[0] == "only 19 samples: at least 20 are needed for reliable figures"
+    assert warnings_for(median_ns=0.0, iqr_ns=0.0, outliers=0, ci95_median_ns=[0.0, 0.0]) == []  # no 0/0 spread
 
 
 def test_identical_samples_give_no_evidence_of_a_difference():

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from tuiperf.core.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, Stage
-from tuiperf.core.sampler import WARM_UP_BELOW_NS, Outcome, Target, block_size, sample_interleaved
+from tuiperf.core.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.core.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
 from tuiperf.core.xla_costs import flops_of
 
@@ -152,7 +152,7 @@ def measure_breakdowns(
                     block,
                     loops=choose_loops(estimate, resolution_ns),
                     per_turn=block_size(estimate),
-                    warm_up=estimate < WARM_UP_BELOW_NS,
+                    warm_up=needs_warm_up(estimate),
                 )
             )
     if not targets:

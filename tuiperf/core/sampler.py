@@ -46,6 +46,12 @@ def block_size(estimate_ns: float) -> int:
     return int(min(MAX_BLOCK, max(1, BLOCK_NS // max(estimate_ns, 1.0))))
 
 
+def needs_warm_up(estimate_ns: float) -> bool:
+    """Whether a block-mode turn starts with an untimed call: only for calls shorter than 1 ms, whose
+    data a neighbour can evict; a longer call refills the caches itself within its first microseconds."""
+    return estimate_ns < WARM_UP_BELOW_NS
+
+
 @dataclass
 class Target:
     """One callable being sampled, and where and when its samples were taken."""
@@ -141,12 +147,10 @@ def sample_interleaved(
         for target in active[shift:] + active[:shift]:
             if cancel.is_set():
                 return outcome("cancelled")
-            if samples is not None:
+            if samples is not None:  # never 0 before the planned rounds end (see fixed_rounds)
                 wanted = min(per_turn, samples - len(target.samples))
             else:
                 wanted = 1 if interleave == "call" else target.per_turn
-            if wanted <= 0:
-                continue
             on_turn(target)
             target.round_starts.append(len(target.samples))
             if target.first_round is None:
@@ -178,7 +182,6 @@ def sample_interleaved(
             if round_index >= planned:
                 on_tick(elapsed, 1.0)
                 return outcome("count")
-            fraction = round_index / planned
         else:
             if any(len(t.samples) >= max_samples for t in active):
                 on_tick(elapsed, 1.0)
@@ -194,7 +197,3 @@ def sample_interleaved(
                 if all(t.converged for t in active):
                     on_tick(elapsed, 1.0)
                     return outcome("converged")
-            fraction = elapsed / budget_s if budget_s > 0 else 1.0
-        if (now - last_tick) / 1e9 >= TICK_EVERY_S:  # long turns: report between rounds too
-            last_tick = now
-            on_tick(elapsed, min(fraction, 1.0))

@@ -39,7 +39,7 @@ from tuiperf.core.prepare import Prepared, as_bench, prepare
 from tuiperf.core.profiling import PROFILE_SECONDS, profile_call
 from tuiperf.core.resolve import Resolved, resolve
 from tuiperf.core.runner import RunRequest
-from tuiperf.core.sampler import WARM_UP_BELOW_NS, Target, block_size, sample_interleaved
+from tuiperf.core.sampler import Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.core.sentinel import sentinel
 from tuiperf.core.stats import median_ci
 from tuiperf.core.step import DONATED_HINT, Carrier
@@ -302,7 +302,7 @@ class Run:
                 p.block,
                 loops=choose_loops(p.estimate_ns, resolution),
                 per_turn=block_size(p.estimate_ns),
-                warm_up=p.estimate_ns < WARM_UP_BELOW_NS,
+                warm_up=needs_warm_up(p.estimate_ns),
             )
             for p in prepared
         ]
