@@ -49,6 +49,18 @@ def test_a_valley_holding_its_expected_share_of_samples_is_no_dip():
     assert _real_dip(np.array([10, 0, 0, 0, 10]), density, 0, 4, per_bin=1.0)
 
 
+def test_the_noise_test_counts_the_whole_stretch_below_the_threshold():
+    # Bins 2-6 are below 0.7x the lower peak: E = 5 x 10 = 50 samples, noise allows 3 sqrt(50) = 21.2 fewer.
+    density = np.array([10.0, 9.0, 6.0, 6.0, 5.0, 6.0, 6.0, 9.0, 10.0])
+    assert _real_dip(np.array([10, 9, 5, 6, 5, 6, 5, 9, 10]), density, 0, 8, per_bin=1.0)  # 27 observed: a gap
+    assert not _real_dip(np.array([10, 9, 6, 6, 6, 6, 5, 9, 10]), density, 0, 8, per_bin=1.0)  # 29: noise
+
+
+def test_two_exact_values_are_two_clusters_not_timer_ticks():
+    # One step between distinct values is no timer grid: the tick rule needs at least four.
+    assert [m["center_ns"] for m in detect_modes([5_000.0] * 500 + [25_000.0] * 500)] == [5_000.0, 25_000.0]
+
+
 def test_a_heavy_tail_and_rare_outliers_are_not_clusters():
     r = np.random.default_rng(2)
     samples = np.concatenate([r.lognormal(np.log(10_000), 0.03, 5000), r.pareto(1.5, 300) * 10_000 + 10_000])

@@ -274,6 +274,11 @@ def test_stability_warnings_fire_at_their_documented_thresholds():
     assert warnings_for(median_ns=0.0, iqr_ns=0.0, outliers=0, ci95_median_ns=[0.0, 0.0]) == []  # no 0/0 spread
 
 
+def test_bootstrap_medians_of_an_even_sample_average_the_middle_pair():
+    assert ratio_ci([2.0] * 4, [1.0] * 4) == (2.0, 2.0, 2.0)
+    assert ratio_ci([1.0, 3.0], [1.0, 1.0])[0] == 2.0
+
+
 def test_identical_samples_give_no_evidence_of_a_difference():
     assert mann_whitney_p([5.0, 5.0, 5.0], [5.0, 5.0, 5.0]) == 1.0
     assert mann_whitney_p([5.0], [5.0]) == 1.0
