@@ -1,5 +1,6 @@
 """The measuring process: results cross the pipe, cancellation works, a crash is survived."""
 
+import os
 import threading
 
 import pytest
@@ -136,3 +137,18 @@ def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_
         assert len(variant.process_medians_ns) == 3 and variant.stats.n == 90  # pooled samples
     printed = capsys.readouterr().out
     assert "between 3 measuring processes" in printed and "spread" in printed
+
+
+def test_a_log_removed_by_another_tuiperf_meanwhile_does_not_stop_a_start(tmp_path, monkeypatch):
+    from tuiperf.core import worker
+
+    monkeypatch.setattr(worker, "user_log_dir", lambda: tmp_path)
+    for i in range(worker.LOG_FILES_KEPT + 2):
+        (tmp_path / f"worker-{i:02d}.log").write_text("")
+        os.utime(tmp_path / f"worker-{i:02d}.log", (1000 + i, 1000 + i))
+    listed = [*tmp_path.glob("worker-*.log"), tmp_path / "worker-gone.log"]  # listed, then removed
+    monkeypatch.setattr(type(tmp_path), "glob", lambda self, pattern: iter(listed))
+    new = worker._new_log_path()
+    assert new.parent == tmp_path and not new.exists()
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == [f"worker-{i:02d}.log" for i in range(3, worker.LOG_FILES_KEPT + 2)]  # the oldest went

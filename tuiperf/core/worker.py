@@ -96,11 +96,19 @@ class LogPump:
         return "\n".join(self.tail)
 
 
+def _mtime(path: Path) -> float:
+    """A log's modification time; 0 when another tuiperf process removed it since the listing."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def _new_log_path() -> Path:
     """One log file per process start; old ones beyond the newest LOG_FILES_KEPT are removed."""
     folder = user_log_dir()
-    logs = sorted(folder.glob("worker-*.log"), key=lambda p: p.stat().st_mtime)
-    for old in logs[: max(0, len(logs) - LOG_FILES_KEPT + 1)]:
+    logs = sorted((_mtime(p), p) for p in folder.glob("worker-*.log"))
+    for _, old in logs[: max(0, len(logs) - LOG_FILES_KEPT + 1)]:
         try:
             old.unlink()
         except OSError:
