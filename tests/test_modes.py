@@ -31,6 +31,12 @@ def test_timer_quantised_unimodal_data_is_one_cluster(tick):
     assert len(detect_modes(samples)) == 1
 
 
+@pytest.mark.parametrize("value", [1.0, 2.0, 7_000.0])
+@pytest.mark.parametrize("n", [30, 1000])
+def test_identical_samples_are_one_cluster(value, n):
+    assert detect_modes([value] * n) == [{"center_ns": value, "fraction": 1.0}]
+
+
 def test_a_coarse_timer_with_five_ticks_is_still_one_cluster():
     # A 1 µs timer under a 5 µs call: five values 20 % apart, each a KDE peak without the tick rule.
     samples = np.clip(np.round(np.random.default_rng(0).normal(5_000, 700, 4000) / 1000) * 1000, 3000, 7000)

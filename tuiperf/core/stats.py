@@ -217,7 +217,7 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
     steps = np.diff(np.unique(x[inside]))
     if steps.size >= 4 and np.mean(steps <= 1.01 * steps.min()) >= 0.5:
         bw = max(bw, steps.min() / x[inside].min())  # timer ticks: else each tick becomes a mode
-    if not bw > 0:  # every sample between p1 and p99 is the same value
+    if not bw > 0 or p99 <= p1:  # equal samples: their std may still round to 1e-17, not 0
         return _single_mode(x)
     grid, counts, density = _kde_on_grid(core, p1 - 3 * bw, p99 + 3 * bw, bw)
     peaks = _merged_peaks(counts, density, (grid[1] - grid[0]) / (bw * math.sqrt(2 * math.pi)))
