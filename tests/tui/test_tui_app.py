@@ -388,3 +388,52 @@ async def test_resizing_to_80x24_keeps_focus_on_a_visible_widget(fake_runner, sc
         )
         await pilot.press("4")  # a single-key binding works: nothing hidden swallowed it
         assert app.query_one("#tabs").active == "stats"
+
+
+class CachedFirst(FakeRunner):
+    """A list from the catalog cache at once; the loader's answer only when the test allows it."""
+
+    def __init__(self, saved) -> None:
+        super().__init__(saved)
+        self.release = threading.Event()
+
+    def cached_catalog(self, scenario_dirs=None):
+        return super().catalog(scenario_dirs)
+
+    def catalog(self, scenario_dirs=None):
+        self.release.wait(30)
+        return super().catalog(scenario_dirs)
+
+
+def test_before_the_panels_only_commands_that_need_none_of_them_are_enabled():
+    from tuiperf.tui.screens.main import MainScreen
+
+    screen = MainScreen()
+    assert [screen.check_action(a, ()) for a in ("run", "sweep", "show_tab", "quit", "help")] == [
+        None,  # shown, disabled (for the few frames until the panels are mounted)
+        None,
+        None,
+        True,
+        True,
+    ]
+    screen.panels_ready = True
+    assert screen.check_action("run", ()) is True
+
+
+@sync
+async def test_a_scenario_chosen_from_the_cached_list_before_the_panels_gets_its_launch_values(
+    saved, scenario_dirs, tmp_path
+):
+    from tui_helpers import fast_app
+
+    runner = CachedFirst(saved)
+    app = fast_app(runner, scenario_dirs, tmp_path / "shots", scenario="tiny-sin", params={"size": 12})
+    async with app.run_test() as pilot:
+        main = app.main
+        await wait_until(pilot, lambda: main.panels_ready and main.setup.form.specs, what="panels and form")
+        assert main.catalog is not None and runner.release.is_set() is False  # only the cached list so far
+        assert main.setup.scenario["id"] == "tiny-sin"
+        assert main.setup.form.raw_values()["size"] == "12"
+        runner.release.set()  # the loader's answer brings the devices
+        await wait_until(pilot, lambda: main.devices, what="devices")
+        assert main.setup.options.device == saved["devices"][0]["id"]

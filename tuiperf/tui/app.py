@@ -26,7 +26,6 @@ from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
-from tuiperf.tui.widgets.plot_base import CachedPlot
 
 
 class TuiperfApp(App[None]):
@@ -68,7 +67,7 @@ class TuiperfApp(App[None]):
         self.last_error = (one_line(title, 200), text)
         self.errors_seen.append(self.last_error)
         main = self.main if self.screen_stack else None
-        if main is not None and main.is_mounted:
+        if main is not None and main.panels_ready:  # else the results panel shows it once mounted
             main.results.set_error(self.last_error)
             live_mode = main.setup.options.live
         else:
@@ -104,6 +103,8 @@ class TuiperfApp(App[None]):
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:
         """Until every visible plot shows its current data (plots are drawn in thread workers)."""
+        from tuiperf.tui.widgets.plot_base import CachedPlot
+
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             await asyncio.sleep(0.05)  # let pending refreshes reach render() and start their builds

@@ -7,17 +7,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuiperf.core.compare import compare_runs
 from tuiperf.core.errors import TuiperfError
-from tuiperf.core.export import export
 from tuiperf.core.files import write_atomic
 from tuiperf.core.history import History, record
-from tuiperf.core.model import RunResult
-from tuiperf.tui.screens.comparison import ComparisonScreen
-from tuiperf.tui.screens.export import ExportScreen
-from tuiperf.tui.screens.history import HistoryScreen
 
+# The screens (and plotext, which the trend plot draws with) are imported when first opened: the
+# explorer's first frame waits for every module imported at start-up (see benchmarks/ui_startup.py).
 if TYPE_CHECKING:
+    from tuiperf.core.model import RunResult
     from tuiperf.tui.screens.main import MainScreen
 
 
@@ -57,6 +54,8 @@ class RunHistory:
             shell.report_error("No history", "the history is turned off (--no-history or TUIPERF_HISTORY=off)")
             return
         scenario = self.screen.setup.scenario
+        from tuiperf.tui.screens.history import HistoryScreen
+
         shell.push_screen(HistoryScreen(self.path, scenario["id"] if scenario else None), self._chosen)
 
     def _chosen(self, choice: tuple[str, int] | None) -> None:
@@ -77,6 +76,9 @@ class RunHistory:
         self.screen.run_worker(work, thread=True, group="history-load", exit_on_error=False)
 
     def _use(self, purpose: str, run_id: int, stored: RunResult) -> None:
+        from tuiperf.core.compare import compare_runs
+        from tuiperf.tui.screens.comparison import ComparisonScreen
+
         shell = self.screen.shell
         if purpose == "open":
             self.screen.show_result(stored, state=f"stored run {run_id}")
@@ -99,6 +101,9 @@ class RunHistory:
         shell.push_screen(ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})"))
 
     def export(self) -> None:
+        from tuiperf.core.export import export
+        from tuiperf.tui.screens.export import ExportScreen
+
         shell = self.screen.shell
         result = self.screen.result
         if result is None:

@@ -16,11 +16,11 @@ from tuiperf.core.catalog import user_scenarios_dir
 from tuiperf.core.errors import TuiperfError
 from tuiperf.core.files import user_cache_dir
 from tuiperf.core.last_good import Remembered, keep_last_good, remember
-from tuiperf.core.templates import new_scenario
 from tuiperf.tui.messages import ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
-from tuiperf.tui.screens.editor import EditorScreen
-from tuiperf.tui.screens.templates import TemplateScreen
+
+# The editor (TextArea and its document model) and the templates are imported when first opened:
+# the explorer's first frame waits for every module imported at start-up.
 
 if TYPE_CHECKING:
     from tuiperf.tui.screens.main import MainScreen
@@ -50,6 +50,8 @@ class ScenarioFiles:
 
     def after_catalog(self, catalog: dict[str, Any]) -> None:
         """Tell an open editor how its save went; open a scenario just created; watch the folders."""
+        from tuiperf.tui.screens.editor import EditorScreen
+
         if isinstance(self.screen.app.screen, EditorScreen):
             self.screen.app.screen.show_outcome(catalog)
         if self._open_after_reload and self.screen.setup.select(self._open_after_reload[1]):
@@ -98,6 +100,8 @@ class ScenarioFiles:
         return None
 
     def edit(self) -> None:
+        from tuiperf.tui.screens.editor import EditorScreen
+
         selected = self._selected_file()
         shell = self.screen.shell
         if selected is None:
@@ -114,6 +118,9 @@ class ScenarioFiles:
         return Path(extra[0]) if extra else user_scenarios_dir()
 
     def new(self) -> None:
+        from tuiperf.core.templates import new_scenario
+        from tuiperf.tui.screens.templates import TemplateScreen
+
         folder = self.new_scenarios_folder()
         shell = self.screen.shell
 

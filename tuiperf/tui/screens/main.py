@@ -45,15 +45,13 @@ from tuiperf.tui.screens.sweep import SweepScreen
 from tuiperf.tui.screens.variants import VariantPickerScreen
 from tuiperf.tui.tracing import start_trace
 from tuiperf.tui.view import ResultView, view_of
-from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.param_form import ParamForm
-from tuiperf.tui.widgets.results_panel import ResultsPanel
 from tuiperf.tui.widgets.run_options import RunOptions
 from tuiperf.tui.widgets.setup_panel import SetupPanel
-from tuiperf.tui.widgets.stats_table import StatsTable
 
 if TYPE_CHECKING:
     from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.widgets.results_panel import ResultsPanel
 
 REDRAW_S = 0.1  # live progress and histogram redraw at most ten times a second
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
@@ -63,6 +61,8 @@ LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
 LIVE_PLOT_S = 0.5
 LIVE_PLOT_SAMPLES = 20_000
 FIRST_PAINT_WAIT_S = 2.0  # a cached list is refreshed once painted, or after this long at the latest
+PANELS_AT_THE_LATEST_S = 0.3  # panels are mounted once the list is shown, or after this if it is slow
+WITHOUT_PANELS = frozenset({"quit", "help", "palette", "screenshot", "focus_filter", "reload_scenarios"})
 
 
 class MainScreen(Screen[None]):
@@ -71,7 +71,7 @@ class MainScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(classes="-show-setup")  # set before mounting: add_class in on_mount restyles everything
         self.catalog: dict[str, Any] | None = None
         self.devices: list[dict[str, Any]] = []
         self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
@@ -93,14 +93,15 @@ class MainScreen(Screen[None]):
         self.files = ScenarioFiles(self)
         self.history = RunHistory(self)
         self._catalog_shown_generation = 0
+        self.panels_ready = False  # the form, run options and results panels are mounted (see _build_panels)
+        self._panels_started = False
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header(icon="■")
         yield Tabs(Tab("Setup", id="view-setup"), Tab("Results", id="view-results"), id="view-tabs")
         with Horizontal(id="main"):
-            yield SetupPanel(id="sidebar")
-            yield ResultsPanel(id="results")
+            yield SetupPanel(id="sidebar")  # the list only; _build_panels mounts the rest after the first frames
         yield Footer(show_command_palette=False)  # our own "ctrl+p Palette" reads better than "^ppalette"
 
     @property
@@ -114,7 +115,7 @@ class MainScreen(Screen[None]):
 
     @property
     def results(self) -> ResultsPanel:
-        return self.query_one(ResultsPanel)
+        return cast("ResultsPanel", self.query_one("#results"))
 
     def on_unmount(self) -> None:
         self.files.stop_watching()
@@ -144,10 +145,34 @@ class MainScreen(Screen[None]):
         start_trace(self)
 
     def on_mount(self) -> None:
-        self.add_class("-show-setup")
-        self.setup.apply_launch(self.shell.launch)
         self.set_interval(REDRAW_S, self._redraw)
         self.reload_scenarios()
+        self.set_timer(PANELS_AT_THE_LATEST_S, self._start_panels)  # if no cached list came first
+
+    # -- the first frames ------------------------------------------------------------------------------
+    # The first frame shows the header, the (empty) list and the footer; the list fills from the catalog
+    # cache; then the form, run options and results panels (100+ widgets, plotext) are imported and
+    # mounted. Composed at once they held the first frame back 2.8x an empty Textual app's.
+    def _start_panels(self) -> None:
+        if not self._panels_started:
+            self._panels_started = True
+            self.call_after_refresh(self._build_panels)
+
+    async def _build_panels(self) -> None:
+        from tuiperf.tui.widgets.results_panel import ResultsPanel
+
+        results = ResultsPanel(id="results")
+        await self.query_one("#main", Horizontal).mount(results)
+        if self.shell.last_error is not None:
+            results.set_error(self.shell.last_error)
+        await self.setup.add_details(self.shell.launch)
+        self.panels_ready = True
+        self.refresh_bindings()
+        self._keep_focus_visible()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Until the panels are mounted, only what needs none of them (shown, disabled: a blink)."""
+        return True if self.panels_ready or action in WITHOUT_PANELS else None
 
     # -- catalog -------------------------------------------------------------------------------------
     def _after_first_list(self) -> None:
@@ -204,6 +229,7 @@ class MainScreen(Screen[None]):
             return  # a reload: the selection and focus stay where the user left them
         self._catalog_shown = True
         self.call_after_refresh(self._after_first_list)
+        self._start_panels()
         launch = self.shell.launch
         if launch.scenario and not self.setup.select(launch.scenario):
             broken = next((b for b in catalog["broken"] if b["id"] == launch.scenario), None)
@@ -447,7 +473,7 @@ class MainScreen(Screen[None]):
         tabs = self.query_one("#view-tabs", Tabs)
         if tabs.active != f"view-{view}":
             tabs.active = f"view-{view}"
-        if self.has_class("-narrow"):
+        if self.has_class("-narrow") and self.panels_ready:
             focused = self.focused
             half = self.setup if setup else self.results
             if focused is None or half not in focused.ancestors_with_self:
@@ -492,12 +518,12 @@ class MainScreen(Screen[None]):
         self.app.push_screen(SweepScreen(specs), chosen)
 
     def action_toggle_log(self) -> None:
-        histogram = self.query_one(LatencyHistogram)
+        histogram = self.results.histogram
         histogram.set_log(not histogram.effective_log)
         self.notify(f"Histogram time axis: {'log' if histogram.log_x else 'linear'} scale", timeout=2)
 
     def action_next_baseline(self) -> None:
-        stats = self.query_one(StatsTable)
+        stats = self.results.stats
         names = [v.name for v in stats.result.measured] if stats.result else []
         if not names:
             return
@@ -507,7 +533,7 @@ class MainScreen(Screen[None]):
         self.notify(f"Baseline: {stats.baseline}", timeout=2)
 
     def action_choose_plotted(self) -> None:
-        histogram = self.query_one(LatencyHistogram)
+        histogram = self.results.histogram
         names = [n for n in histogram.order if histogram.series.get(n)]
         if not names:
             self.notify("Nothing to draw yet: run first.", severity="warning")

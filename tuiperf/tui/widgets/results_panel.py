@@ -79,6 +79,14 @@ class ResultsPanel(Vertical):
         )
 
     @property
+    def histogram(self) -> LatencyHistogram:
+        return self.query_one("#histogram-plot", LatencyHistogram)
+
+    @property
+    def stats(self) -> StatsTable:
+        return self.query_one("#stats-view", StatsTable)
+
+    @property
     def active_tab(self) -> str:
         return str(self.query_one("#tabs", TabbedContent).active)
 

@@ -1,5 +1,8 @@
 """The setup side: the scenario list, the selected scenario's description, its parameter form and the
-run options. It turns what the user chose into a :class:`~tuiperf.core.runner.RunRequest`."""
+run options. It turns what the user chose into a :class:`~tuiperf.core.runner.RunRequest`.
+
+Only the list is composed: the first frame shows it as soon as possible, and :meth:`SetupPanel.add_details`
+mounts the rest right after (a choice or devices that arrive before are kept and applied then)."""
 
 from __future__ import annotations
 
@@ -33,14 +36,28 @@ class SetupPanel(Vertical):
         self.broken: dict[str, Any] | None = None  # the broken file selected instead, if any
         self._typed: dict[str, dict[str, Any]] = {}  # form values per scenario, kept while browsing
         self._pending: dict[str, Any] = {}  # launch values for the scenario to select first
+        self.has_details = False  # the description, form and run options are mounted
+        self._early_choice: ScenarioList.Chosen | None = None  # chosen before they were
+        self._early_devices: list[dict[str, Any]] | None = None
 
     def compose(self) -> ComposeResult:
         yield ScenarioList(id="scenarios")
-        with VerticalScroll(id="setup"):
-            yield ScenarioInfo(id="info")
-            yield Label("Parameters", classes="section")
-            yield ParamForm(id="params")
-            yield RunOptions(id="options")
+        yield VerticalScroll(id="setup")
+
+    async def add_details(self, launch: LaunchOptions) -> None:
+        """Mount the description, form and run options; then apply what arrived before them."""
+        info = ScenarioInfo(id="info")
+        await self.query_one("#setup", VerticalScroll).mount_all(
+            [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptions(id="options")]
+        )
+        info.show(None)
+        self.has_details = True
+        if self._early_devices is not None:
+            self.options.set_devices(self._early_devices)
+        self.apply_launch(launch)
+        if self._early_choice is not None:
+            choice, self._early_choice = self._early_choice, None
+            await self.on_scenario_list_chosen(choice)
 
     @property
     def form(self) -> ParamForm:
@@ -50,14 +67,13 @@ class SetupPanel(Vertical):
     def options(self) -> RunOptions:
         return self.query_one(RunOptions)
 
-    def on_mount(self) -> None:
-        self.query_one(ScenarioInfo).show(None)
-
     # -- catalog and launch options --------------------------------------------------------------
     def set_catalog(
         self, catalog: dict[str, Any], devices: list[dict[str, Any]] | None, select: str | None = None
     ) -> None:
-        if devices is not None:
+        if devices is not None and not self.has_details:
+            self._early_devices = devices
+        elif devices is not None:
             self.options.set_devices(devices)
         self.query_one(ScenarioList).set_catalog(catalog, select)
 
@@ -80,6 +96,9 @@ class SetupPanel(Vertical):
     # -- choosing a scenario ---------------------------------------------------------------------
     async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
         message.stop()
+        if not self.has_details:
+            self._early_choice = message  # the newest wins; add_details applies it
+            return
         if self.form.owner is not None and self.form.specs:
             self._typed[self.form.owner] = self.form.typed_values()
         self.query_one(ScenarioInfo).show(message.scenario, message.broken)
