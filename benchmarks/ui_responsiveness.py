@@ -73,7 +73,7 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main
-            while main.catalog is None or main.setup.form.owner != scenario:
+            while not main.panels_ready or main.setup.form.owner != scenario:
                 await pilot.pause(0.05)
             expected = [time.perf_counter() + TICK_S]
 
@@ -130,7 +130,7 @@ async def measure_big_result() -> dict[str, float]:
 
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main
-        while main.catalog is None:
+        while not main.panels_ready:
             await pilot.pause(0.05)
         empty_keys = await key_times()  # Pilot's own press-and-pause cost, with nothing to show
         shows = []

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from tuiperf.core import document
 from tuiperf.core.document import RunHeader
-from tuiperf.core.model import DeviceInfo, Environment, RunOptions, RunResult, ScenarioRef
+from tuiperf.core.model import Breakdown, DeviceInfo, Environment, RunOptions, RunResult, ScenarioRef, Stage
+from tuiperf.core.reconcile import stage_values
 
 
 def header(
@@ -30,3 +31,17 @@ def result(samples: dict[str, Sequence[float]], **header_fields) -> RunResult:
 def steady(median: float, n: int = 300, spread: int = 13) -> list[float]:
     """Deterministic, tight samples around ``median``."""
     return [median * (1 + (i % spread - spread // 2) / 1000) for i in range(n)]
+
+
+def breakdown(paths: dict[str, float], groups: dict[str, list[float]] | None = None, reliable=True) -> Breakdown:
+    """A breakdown whose stages follow from the given path medians (as the sampler's would)."""
+    stages = {k: Stage(v) for k, v in stage_values(paths).items()}
+    return Breakdown(
+        stages=stages,
+        call_ns=paths["call"],
+        total_ns=paths["call"],
+        residual_ns=0.0,
+        reliable=reliable,
+        paths_ns=paths,
+        groups_ns=groups or {},
+    )

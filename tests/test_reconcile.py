@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from factories import breakdown
 
 from tuiperf.core import document
-from tuiperf.core.model import STAGE_PATHS, Breakdown, Stage
+from tuiperf.core.model import STAGE_PATHS
 from tuiperf.core.reconcile import RESAMPLES, Reconciliation, StageDelta, reconcile, stage_values
 
 PATHS = sorted({p for combo in STAGE_PATHS.values() for p in combo})
-
-
-def breakdown(paths: dict[str, float], groups: dict[str, list[float]] | None = None, reliable=True) -> Breakdown:
-    stages = {k: Stage(v) for k, v in stage_values(paths).items()}
-    return Breakdown(
-        stages=stages,
-        call_ns=paths["call"],
-        total_ns=paths["call"],
-        residual_ns=0.0,
-        reliable=reliable,
-        paths_ns=paths,
-        groups_ns=groups or {},
-    )
 
 
 BASE = {"call": 10_000.0, "jit": 8_000.0, "flat_jit": 7_000.0, "flat_leaves": 6_500.0, "noop_jit": 3_000.0}

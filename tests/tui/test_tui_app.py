@@ -267,7 +267,7 @@ async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs
         await main.wait_for_run_end(10)  # a live run after "3"
         await pilot.press("2")
         await pilot.pause()
-        assert field.value == "32" and app.focused is field and main.has_class("-show-setup")
+        assert field.value == "32" and app.focused is field and main.view == "setup"
         await main.wait_for_run_end(10)
         await pilot.pause(0.8)
         assert runner.requests[-1].params["size"] == 32 and app.focused is field
@@ -437,3 +437,33 @@ async def test_a_scenario_chosen_from_the_cached_list_before_the_panels_gets_its
         runner.release.set()  # the loader's answer brings the devices
         await wait_until(pilot, lambda: main.devices, what="devices")
         assert main.setup.options.device == saved["devices"][0]["id"]
+
+
+@sync
+async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_the_ui_thread(
+    saved, scenario_dirs, tmp_path
+):
+    import factories
+    from rich.console import Console
+
+    from tuiperf.core import document
+
+    base_paths = {"call": 10_000.0, "jit": 8_000.0, "flat_jit": 7_000.0, "flat_leaves": 6_500.0}
+    base_paths |= {"noop_jit": 3_000.0, "noop_execute": 2_500.0}
+    slow_paths = {**base_paths, "call": 13_000.0, "jit": 11_000.0}  # 3 µs more jit dispatch
+    variants = [
+        document.variant_result("base", samples_ns=[10_000.0] * 31, breakdown_ns=factories.breakdown(base_paths)),
+        document.variant_result("slow", samples_ns=[13_500.0] * 31, breakdown_ns=factories.breakdown(slow_paths)),
+    ]
+    result = document.run_result(factories.header(), variants, duration_s=1.0)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        main = await ready(pilot, scenario=None)
+        main.show_result(result)
+        main.action_show_tab("breakdown")
+        await app.plots_settled()
+        console = Console(width=140, record=True, no_color=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(app.query_one("#breakdown-bars").content)
+        text = console.export_text()
+    assert "the gap to base, by stage" in text
+    assert "slow +3.50 µs: jit dispatch +3.00 µs  (unexplained +500 ns)" in text

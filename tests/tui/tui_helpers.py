@@ -111,10 +111,11 @@ async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 
 
 
 async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> Any:
-    """Wait for the catalog and (optionally) select a scenario and wait for its form; the main screen."""
+    """Wait for the catalog and the panels, (optionally) select a scenario and wait for its form; the
+    main screen."""
     app = pilot.app
     main = app.main
-    await wait_until(pilot, lambda: main.catalog is not None, what="catalog")
+    await wait_until(pilot, lambda: main.catalog is not None and main.panels_ready, what="catalog and panels")
     if scenario:
         assert main.setup.select(scenario)
         await wait_until(

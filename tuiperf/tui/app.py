@@ -102,13 +102,17 @@ class TuiperfApp(App[None]):
         self.run_worker(lambda: write_png(path), thread=True, group="png", exit_on_error=False)
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:
-        """Until every visible plot shows its current data (plots are drawn in thread workers)."""
+        """Until every visible plot shows its current data and the breakdown has reconciled its stages
+        (both are computed in thread workers)."""
+        from tuiperf.tui.widgets.breakdown import OverheadBreakdown
         from tuiperf.tui.widgets.plot_base import CachedPlot
 
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             await asyncio.sleep(0.05)  # let pending refreshes reach render() and start their builds
-            if all(plot.settled for plot in self.screen.query(CachedPlot) if plot.region.area):
+            if all(plot.settled for plot in self.screen.query(CachedPlot) if plot.region.area) and all(
+                breakdown.settled for breakdown in self.screen.query(OverheadBreakdown)
+            ):
                 return
 
     async def action_quit(self) -> None:

@@ -71,7 +71,7 @@ class MainScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
 
     def __init__(self) -> None:
-        super().__init__(classes="-show-setup")  # set before mounting: add_class in on_mount restyles everything
+        super().__init__()
         self.catalog: dict[str, Any] | None = None
         self.devices: list[dict[str, Any]] = []
         self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
@@ -93,6 +93,7 @@ class MainScreen(Screen[None]):
         self.files = ScenarioFiles(self)
         self.history = RunHistory(self)
         self._catalog_shown_generation = 0
+        self.view = "setup"  # the half a narrow screen shows: "setup" or "results"
         self.panels_ready = False  # the form, run options and results panels are mounted (see _build_panels)
         self._panels_started = False
 
@@ -161,12 +162,12 @@ class MainScreen(Screen[None]):
     async def _build_panels(self) -> None:
         from tuiperf.tui.widgets.results_panel import ResultsPanel
 
-        results = ResultsPanel(id="results")
+        results = ResultsPanel(id="results", error=self.shell.last_error)
+        results.display = not self.has_class("-narrow") or self.view == "results"
         await self.query_one("#main", Horizontal).mount(results)
-        if self.shell.last_error is not None:
-            results.set_error(self.shell.last_error)
         await self.setup.add_details(self.shell.launch)
         self.panels_ready = True
+        self._apply_view()
         self.refresh_bindings()
         self._keep_focus_visible()
 
@@ -454,7 +455,8 @@ class MainScreen(Screen[None]):
             self._show_view("setup" if event.tab.id == "view-setup" else "results")
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_timer(0.05, self._keep_focus_visible)  # after the breakpoint classes change
+        self._apply_view()  # Screen._on_resize has set the breakpoint classes
+        self.set_timer(0.05, self._keep_focus_visible)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if self.has_class("-narrow"):  # Textual may move focus into the hidden half
@@ -468,8 +470,8 @@ class MainScreen(Screen[None]):
     def _show_view(self, view: str) -> None:
         """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
         setup = view == "setup"
-        self.set_class(setup, "-show-setup")
-        self.set_class(not setup, "-show-results")
+        self.view = view
+        self._apply_view()
         tabs = self.query_one("#view-tabs", Tabs)
         if tabs.active != f"view-{view}":
             tabs.active = f"view-{view}"
@@ -478,6 +480,13 @@ class MainScreen(Screen[None]):
             half = self.setup if setup else self.results
             if focused is None or half not in focused.ancestors_with_self:
                 (self.query_one("#scenario-options") if setup else self.query_one("#tabs Tabs")).focus()
+
+    def _apply_view(self) -> None:
+        """Both halves on a wide screen, the chosen one on a narrow screen (display only: no restyle)."""
+        narrow = self.has_class("-narrow")
+        self.setup.display = not narrow or self.view == "setup"
+        if self.panels_ready:
+            self.results.display = not narrow or self.view == "results"
 
     # -- actions (see tuiperf.tui.commands) ------------------------------------------------------------
     def action_run(self) -> None:

@@ -23,6 +23,10 @@ TAB_IDS = [tab for tab, _ in RESULT_TABS]
 
 
 class ResultsPanel(Vertical):
+    def __init__(self, error: tuple[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._error_before_mount = error  # reported while the panel was not there yet
+
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
         with TabbedContent(id="tabs"):
@@ -40,7 +44,7 @@ class ResultsPanel(Vertical):
                 yield WarningsPanel(id="warnings-view")
 
     def on_mount(self) -> None:
-        self.show(ResultView(None))
+        self.show(ResultView(None), error=self._error_before_mount)
 
     def show(
         self, view: ResultView, state: str = "done", fraction: float | None = None, error: tuple[str, str] | None = None
