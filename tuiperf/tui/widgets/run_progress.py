@@ -21,6 +21,22 @@ from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 class RunProgress(Vertical):
     _shown: tuple[Any, ...] | None = None  # (method, args) last shown, redrawn when the screen resizes
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._put_last: dict[str, tuple[Any, int | None]] = {}
+
+    def _put(self, widget_id: str, content: Any, key: Any = None, lines: int | None = None) -> None:
+        """Update one line or block only when what it shows changed, and lay the screen out again only
+        when its size may have: ``lines`` given and unchanged means the same height (ten live updates a
+        second each relaid every widget out: stalls of 60-90 ms while a run streamed)."""
+        key = content if key is None else key
+        last = self._put_last.get(widget_id)
+        if last is not None and last[0] == key:
+            return
+        same_height = last is not None and lines is not None and last[1] == lines
+        self._put_last[widget_id] = (key, lines)
+        self.query_one(f"#{widget_id}", Static).update(content, layout=not same_height)
+
     def on_resize(self) -> None:
         if self._shown is not None:  # how many variant rows fit depends on the screen's height
             method, *args = self._shown
@@ -60,22 +76,23 @@ class RunProgress(Vertical):
             phase, pv, sweep_value = live.phase, live.phase_variant, live.sweep_value
             finished = dict(live.finished_variants)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
-        self.query_one("#run-header", Static).update(Text(live.header, style="bold"))
+        self._put("run-header", Text(live.header, style="bold"), key=live.header)
         status = Text("● running ", style="bold green")
         status.append(phase + (f" {pv}" if pv else ""), style="")
         if live.phase_message:
             status.append(f" · {live.phase_message}", style="dim")
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
-        self.query_one("#progress-status", Static).update(status)
+        self._put("progress-status", status, key=status.plain)
         left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
-        self.query_one("#progress-eta", Static).update(f"{format_seconds(elapsed)} elapsed · {left}")
+        self._put("progress-eta", f"{format_seconds(elapsed)} elapsed · {left}", lines=1)  # its width is fixed
         table = Table.grid(padding=(0, 2))
         table.add_column()
         table.add_column(justify="right")
         table.add_column(justify="right")
         table.add_column()
         shown = self._limit(len(order))
+        rows = []
         for i, name in enumerate(order[:shown]):
             done = finished.get(name)
             if done is not None:
@@ -85,13 +102,12 @@ class RunProgress(Vertical):
                     state = Text("done", style="green") if done.ok else Text("skipped", style="dim")
             else:
                 state = Text("measuring" if name in counts else "waiting", style="dim")
-            table.add_row(
-                Text(name, style=self._style(i)),
-                Text(f"≈ {format_ns(estimates.get(name))}"),
-                Text(f"n={counts.get(name, 0)}", style="dim"),
-                state,
-            )
-        self.query_one("#estimates", Static).update(self._with_more(table, len(order) - shown))
+            row = [Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}")]
+            row += [Text(f"n={counts.get(name, 0)}", style="dim"), state]
+            table.add_row(*row)
+            rows.append(tuple(cell.plain for cell in row))
+        hidden = len(order) - shown
+        self._put("estimates", self._with_more(table, hidden), key=(rows, hidden), lines=len(rows) + (hidden > 0))
 
     def show_result(
         self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
@@ -100,14 +116,14 @@ class RunProgress(Vertical):
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
-            self.query_one("#progress-status", Static).update(
+            status = (
                 Text("✗ run failed — see Warnings", style="bold red")
                 if state == "failed"
                 else Text("idle — press r to run", style="dim")
             )
-            self.query_one("#progress-eta", Static).update("")
-            self.query_one("#estimates", Static).update("")
-            self.query_one("#run-header", Static).update("")
+            self._put("progress-status", status, key=status.plain)
+            for widget_id in ("progress-eta", "estimates", "run-header"):
+                self._put(widget_id, "")
             return
         partial = result.partial
         bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
@@ -117,9 +133,9 @@ class RunProgress(Vertical):
             status = Text("■ partial result (cancelled)", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
-        self.query_one("#run-header", Static).update(Text(header, style="bold"))
-        self.query_one("#progress-status", Static).update(status)
-        self.query_one("#progress-eta", Static).update("")
+        self._put("run-header", Text(header, style="bold"), key=header)
+        self._put("progress-status", status, key=status.plain)
+        self._put("progress-eta", "", lines=1)
         table = Table.grid(padding=(0, 2))
         table.add_column()
         table.add_column(justify="right")
@@ -145,4 +161,4 @@ class RunProgress(Vertical):
                 Text(f"n={s.n}" if s else "", style="dim"),
                 state_text,
             )
-        self.query_one("#estimates", Static).update(self._with_more(table, len(variants) - shown))
+        self._put("estimates", self._with_more(table, len(variants) - shown), key=object())  # a new result
