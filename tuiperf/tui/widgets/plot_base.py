@@ -9,6 +9,9 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.app import RenderResult
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 
 # Distinct, colour-blind-friendly-ish colours for variants (Okabe-Ito inspired), as RGB for plotext
@@ -53,15 +56,17 @@ class CachedPlot(PlotextPlot):
 
     Building a plotext figure costs tens of milliseconds (over 100 ms with ten overlaid series), and
     ``PlotextPlot.render`` rebuilds it on every refresh. Here the figure is built once per change of
-    data, size or theme, in a thread worker, and ``render`` returns the cached text: the event loop
-    never waits on plotext (measured by ``benchmarks/ui_responsiveness.py``). The previous picture
-    stays on screen while the next one is drawn.
+    data, size or theme, in a thread worker, and so are the strips Textual draws: turning a screenful
+    of coloured cells into strips took 30-70 ms of the UI thread per new picture (2 a second while a
+    run streams). ``render_line`` serves the cached strips: the event loop never waits on plotext
+    (measured by ``benchmarks/ui_responsiveness.py``). The previous picture stays on screen while the
+    next one is drawn.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._version = 0
-        self._built: tuple[tuple, Text] | None = None  # (key, picture)
+        self._built: tuple[tuple, Text, list[Strip]] | None = None  # (key, picture, its strips)
         self._building: tuple | None = None
 
     def invalidate(self) -> None:
@@ -79,17 +84,30 @@ class CachedPlot(PlotextPlot):
         """True when the picture on screen shows the current data at the current size."""
         return self._building is None and self._built is not None and self._built[0] == self._key()
 
-    def render(self) -> RenderResult:
+    def _current(self) -> tuple[tuple, Text, list[Strip]] | None:
+        """The picture for the current data and size, else the last one (a build is started)."""
         key = self._key()
         if self._built is not None and self._built[0] == key:
-            return self._built[1]
+            return self._built
         if self._building != key:
             self._building = key
-            self._build(key)
-        return self._built[1] if self._built is not None else Text("")
+            self._build(key, self.visual_style)
+        return self._built
+
+    def render(self) -> RenderResult:
+        built = self._current()
+        return built[1] if built is not None else Text("")
+
+    def render_line(self, y: int) -> Strip:
+        built = self._current()
+        width = self.size.width
+        if built is None or y >= len(built[2]):
+            return Strip.blank(width, self.visual_style.rich_style)
+        strip = built[2][y]
+        return strip if strip.cell_length == width else strip.adjust_cell_length(width)
 
     @work(thread=True, group="plots", exit_on_error=False)
-    def _build(self, key: tuple) -> None:
+    def _build(self, key: tuple, style: Style) -> None:
         _, width, height, theme = key
         with _PLOTEXT_LOCK:
             plt = self._plot
@@ -103,10 +121,11 @@ class CachedPlot(PlotextPlot):
                 picture = Text.from_ansi(plt.build())
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 picture = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
-        self.app.call_from_thread(self._show_built, key, picture)
+        strips = Visual.to_strips(self, visualize(self, picture), width, height, style)
+        self.app.call_from_thread(self._show_built, key, picture, strips)
 
-    def _show_built(self, key: tuple, picture: Text) -> None:
-        self._built = (key, picture)
+    def _show_built(self, key: tuple, picture: Text, strips: list[Strip]) -> None:
+        self._built = (key, picture, strips)
         if self._building == key:
             self._building = None
         self.refresh()
