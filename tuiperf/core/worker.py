@@ -272,9 +272,15 @@ class WorkerRunner:
 
     # -- processes -----------------------------------------------------------------------------------
     def warm_up(self) -> None:
-        """Start the spare now (the app calls this at start-up)."""
-        if self._spare is None or not self._spare.alive:
-            self._spare = Child()
+        """Start the spare now (the app calls this once the scenario files are loaded); nothing when a
+        run or a catalog holds the runner: a run starts its own spare."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._spare is None or not self._spare.alive:
+                self._spare = Child()
+        finally:
+            self._lock.release()
 
     def _fresh(self) -> Child:
         child = self._spare if self._spare is not None and self._spare.alive else Child()

@@ -177,11 +177,8 @@ class MainScreen(Screen[None]):
 
     # -- catalog -------------------------------------------------------------------------------------
     def _after_first_list(self) -> None:
-        """The list is painted: now the processes that import JAX may take the CPUs."""
+        """The list is painted: now the loader process may import JAX."""
         self._first_list_painted.set()
-        warm_up = getattr(self.shell.runner, "warm_up", None)
-        if warm_up is not None:
-            warm_up()
 
     def reload_scenarios(self) -> None:
         """Describe the scenario files again (at start, after a save, when a file changed)."""
@@ -207,6 +204,11 @@ class MainScreen(Screen[None]):
             return
         # Reading sources and writing last-good copies is file I/O: here, not on the UI thread.
         self.post_message(CatalogLoaded(self.files.merge_last_good(catalog), devices, generation))
+        warm_up = getattr(runner, "warm_up", None)
+        if devices is not None and warm_up is not None:
+            # The spare measuring process imports JAX too: after the loader did, not beside it (two
+            # imports at once took both CPUs of a 2-core machine and stalled the UI 145 ms).
+            warm_up()
 
     def on_catalog_loaded(self, message: CatalogLoaded) -> None:
         if message.generation < self._catalog_shown_generation:
