@@ -52,6 +52,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("stats", "peaks[i : i + 2] = [p if d[p] >= d[q] else q]", "GtE -> Gt"): (
         "which of two exactly equal peaks survives a merge: the clusters are split at the same valley"
     ),
+    ("guard", "if isinstance(ref_leaves, dict) and isinstance(leaves, dict):", "And -> Or"): (
+        "both outputs go through _leaves with the same `keyed`: two dicts or two lists, never one of each"
+    ),
+    ("guard", 'worst_excess, worst_detail = 0.0, ""', "0.0 -> 1.0"): (
+        "an excess is difference / tolerance with difference > tolerance: always above 1"
+    ),
+    ("guard", "if abs(ratio - 1) > FLOPS_REL_TOL:", "Gt -> GtE"): (
+        "|ratio - 1| is a multiple of 2^-53 for a ratio in [0.5, 2); the double nearest 0.05 is not"
+    ),
     ("timing", "def timer_resolution_ns(clock: Clock = DEFAULT_CLOCK, reads: int = 2000) -> float:", "2000 -> 2001"): (
         "one more clock reading when looking for the smallest step"
     ),

@@ -195,3 +195,28 @@ def test_empty_complex_and_infinite_values():
     assert check_equivalence([subject("a", inf), subject("b", inf)], 1e-6) == []
     (signs,) = check_equivalence([subject("a", inf), subject("b", jnp.array([1.0, -jnp.inf]))], 1e-6)
     assert "NaN or infinity in one only" in signs["detail"]
+
+
+def test_a_difference_exactly_at_the_tolerance_passes_and_above_it_does_not():
+    assert check_equivalence([subject("a", jnp.array([1.0])), subject("b", jnp.array([1.5]))], 0.5) == []
+    (found,) = check_equivalence([subject("a", jnp.array([1.0])), subject("b", jnp.array([1.5]))], 0.25)
+    assert found["detail"] == "leaf 0: max relative difference 0.5 (tolerance 0.25)"
+
+
+def test_a_complex_output_is_not_a_real_one_and_all_nan_outputs_are_equal():
+    real, complex_ = np.array([1.0, 2.0]), np.array([1.0 + 1.0j, 2.0])
+    found = {m["quantity"]: m["detail"] for m in check_equivalence([subject("a", real), subject("b", complex_)], 1e-6)}
+    assert found["output dtypes"] == "leaf 0: complex128 vs float64"
+    assert found["output values"].startswith("leaf 0: max relative difference 0.5 ")  # |1j| / max |a|
+    nan = np.array([np.nan, np.nan])
+    assert check_equivalence([subject("a", nan), subject("b", nan.copy())], 1e-6) == []
+
+
+def test_the_sentence_names_both_variants_and_every_difference():
+    from tuiperf.core.guard import describe
+
+    found = check_equivalence([subject("a", B, flops=1000.0, params=4), subject("b", B, flops=2000.0, params=5)], 1e-6)
+    assert describe(found) == [
+        "b does not compute the same thing as a: XLA FLOPs 2 kFLOP vs 1 kFLOP (2×); parameter count 5 vs 4. "
+        "The comparison is not fair: check the layer configuration."
+    ]
