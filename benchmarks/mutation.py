@@ -61,6 +61,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("guard", "if abs(ratio - 1) > FLOPS_REL_TOL:", "Gt -> GtE"): (
         "|ratio - 1| is a multiple of 2^-53 for a ratio in [0.5, 2); the double nearest 0.05 is not"
     ),
+    ("reconcile", "RESAMPLES = 400", "400 -> 401"): "one more bootstrap resample: a precision choice",
+    ("reconcile", "rng = random.Random(0)", "0 -> 1"): "another fixed seed for the bootstrap",
+    ("reconcile", "if not a.groups_ns or not b.groups_ns:", "Or -> And"): (
+        "with one side's groups empty the resampled paths lack the stages' paths and {} is returned anyway"
+    ),
     ("timing", "def timer_resolution_ns(clock: Clock = DEFAULT_CLOCK, reads: int = 2000) -> float:", "2000 -> 2001"): (
         "one more clock reading when looking for the smallest step"
     ),

@@ -118,3 +118,13 @@ def test_clear_stages_are_nonzero_big_enough_and_sure_of_their_sign():
     assert [s.key for s in negative_gap.clear_stages()] == ["down"]
     touching = Reconciliation("a", "b", 10_000.0, [delta("zero-end", 500.0, (0.0, 900.0))], 0.0, True)
     assert touching.clear_stages() == []  # a CI that reaches zero is not sure of its sign
+
+
+def test_a_stage_one_breakdown_lacks_counts_as_zero_on_that_side():
+    full = breakdown(BASE)
+    partial = breakdown(BASE)
+    partial.stages.pop("outputs")  # e.g. a call whose outputs were not measured apart
+    one = reconcile(variant("a", 10_000.0, partial), variant("b", 10_000.0, full))
+    other = reconcile(variant("a", 10_000.0, full), variant("b", 10_000.0, partial))
+    assert {s.key: s.delta_ns for s in one.stages}["outputs"] == -500.0
+    assert {s.key: s.delta_ns for s in other.stages}["outputs"] == 500.0
