@@ -52,6 +52,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("stats", "peaks[i : i + 2] = [p if d[p] >= d[q] else q]", "GtE -> Gt"): (
         "which of two exactly equal peaks survives a merge: the clusters are split at the same valley"
     ),
+    ("stats", "if steps.size >= 4 and np.mean(steps <= 1.01 * steps.min()) >= 0.5:", "LtE -> Lt"): (
+        "differs only for a step of exactly 1.01x the smallest; timer ticks are equal steps, jitter is not 1.01x"
+    ),
     ("guard", "if isinstance(ref_leaves, dict) and isinstance(leaves, dict):", "And -> Or"): (
         "both outputs go through _leaves with the same `keyed`: two dicts or two lists, never one of each"
     ),

@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult
+from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
 from tuiperf.core.ratios import against
 from tuiperf.core.reconcile import Reconciliation, reconcile
 from tuiperf.core.text import one_line
@@ -131,20 +131,28 @@ class OverheadBreakdown(VerticalScroll):
         lines.extend(self._gaps())
         bars.update(Group(*lines))
 
+    def _base(self) -> VariantResult | None:
+        """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
+        if self.result is None:
+            return None
+        base_name, _ = against(self.result, self.baseline)
+        base = self.result.variant(base_name) if base_name else None
+        return base if base is not None and base.breakdown_ns is not None else None
+
+    def on_show(self) -> None:
+        self._render_bars()  # the reconciliation waits until the tab is looked at
+
     def _gaps(self) -> list[Text]:
-        """Each variant's gap to the baseline, split by stage (reconciled in a thread: 400 paired
-        bootstrap resamples per variant in pure Python took 95 ms of the UI thread for four variants)."""
-        result = self.result
-        if result is None:
-            return []
-        base_name, _ = against(result, self.baseline)
-        base = result.variant(base_name) if base_name else None
-        if base is None or base.breakdown_ns is None:
+        """Each variant's gap to the baseline, split by stage: reconciled in a thread, and only once the
+        tab is on screen (400 paired bootstrap resamples per variant in pure Python took 95 ms of the
+        UI thread for four variants, and in a thread they still compete for the GIL at a run's end)."""
+        result, base = self.result, self._base()
+        if result is None or base is None:
             return []
         lines = [Text(""), Text(f"the gap to {one_line(base.name)}, by stage", style="bold")]
         splits = self._splits.get(base.name)
         if splits is None:
-            if base.name not in self._reconciling:
+            if base.name not in self._reconciling and self.region.area:
                 self._reconciling.add(base.name)
                 self._reconcile(result, base.name, self._generation)
             return [*lines, Text("reconciling the stages…", style="dim")]
@@ -166,8 +174,9 @@ class OverheadBreakdown(VerticalScroll):
 
     @property
     def settled(self) -> bool:
-        """No reconciliation under way (screenshots and tests wait for this, as for the plots)."""
-        return not self._reconciling
+        """On screen, the gaps are reconciled (screenshots and tests wait for this, as for the plots)."""
+        base = self._base()
+        return not self.region.area or base is None or base.name in self._splits
 
     @work(thread=True, group="reconcile", exit_on_error=False)
     def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:
