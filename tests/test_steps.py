@@ -99,3 +99,13 @@ def test_the_guard_catches_a_different_learning_rate(runner):
     doc = run_steps(runner, wrong_lr="true")
     found = {(m.a, m.b) for m in doc.equivalence.mismatches}
     assert ("other-lr", "kept") in found or ("kept", "other-lr") in found
+
+
+def test_the_progress_note_gives_a_trend_only_when_both_outputs_are_scalars():
+    carrier = Carrier(Step(lambda s: (s + 1, s), 0))
+    carrier.first_out, carrier.last_out, carrier.calls = jnp.float32(4.0), jnp.ones(2), 2
+    assert carrier.progress_note() == "stateful step: the state was carried through 2 calls"
+    carrier.first_out, carrier.last_out = jnp.ones(2), jnp.float32(1.0)
+    assert carrier.progress_note() == "stateful step: the state was carried through 2 calls"
+    carrier.first_out, carrier.last_out = jnp.float32(4.0), jnp.float32(1.0)
+    assert carrier.progress_note().endswith("; its output went from 4 to 1")
