@@ -72,6 +72,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("timing", "def timer_resolution_ns(clock: Clock = DEFAULT_CLOCK, reads: int = 2000) -> float:", "2000 -> 2001"): (
         "one more clock reading when looking for the smallest step"
     ),
+    (
+        "timing",
+        "def harness_overhead_ns(clock: Clock = DEFAULT_CLOCK, samples: int = 2000) -> float:",
+        "2000 -> 2001",
+    ): ("the median of one more no-op sample: a precision choice"),
     ("timing", "if loops == 1:", "1 -> 2"): "one call through the general path returns the same figure (x / 1)",
 }
 SWAPS: dict[type, type] = {
