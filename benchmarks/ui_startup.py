@@ -87,7 +87,7 @@ async def first_frame(pilot):
 
 runner = WorkerRunner(spare=True)  # as tuiperf.tui.app.main builds it (the spare starts after the loader)
 try:
-    TuiperfApp(runner).run(headless=True, size=(120, 40), auto_pilot=first_frame)
+    TuiperfApp(runner, freeze_gc=True).run(headless=True, size=(120, 40), auto_pilot=first_frame)
 finally:
     runner.close()
 print(json.dumps(report))

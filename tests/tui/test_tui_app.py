@@ -467,3 +467,16 @@ async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_
         text = console.export_text()
     assert "the gap to base, by stage" in text
     assert "slow +3.50 µs: jit dispatch +3.00 µs  (unexplained +500 ns)" in text
+
+
+@sync
+async def test_only_the_launched_app_freezes_what_start_up_built(saved, scenario_dirs, tmp_path):
+    import gc
+
+    for freeze, grows in ((False, False), (True, True)):
+        gc.unfreeze()
+        app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, freeze_gc=freeze)
+        async with app.run_test() as pilot:
+            await ready(pilot, scenario=None)
+            assert (gc.get_freeze_count() > 0) is grows
+    gc.unfreeze()

@@ -42,9 +42,13 @@ class TuiperfApp(App[None]):
         screenshots_dir: str | Path = "screenshots",
         launch: LaunchOptions | None = None,
         history_path: Path | None = None,
+        freeze_gc: bool = False,
     ) -> None:
         super().__init__()
         self.runner = runner
+        # The process a user starts freezes what start-up built (see MainScreen._build_panels); tests
+        # that build many apps in one process do not, or earlier apps' cyclic garbage would be kept.
+        self.freeze_gc = freeze_gc
         self.history_path = history_path  # where runs are stored (None: not stored)
         self.scenario_dirs = [str(d) for d in scenario_dirs]
         self.screenshots_dir = Path(screenshots_dir)
@@ -144,10 +148,15 @@ def main(
         from tuiperf.core.worker import WorkerRunner
 
         runner = WorkerRunner(options.dispatch or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
-        # The spare measuring process starts once the scenario list is on screen (MainScreen): started
-        # here, its JAX import competed with the first paint for a 2-core machine's CPUs.
+        # The spare measuring process starts once the loader has read the scenario files (MainScreen):
+        # started here, its JAX import competed with the first paint for a 2-core machine's CPUs.
     app = TuiperfApp(
-        runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=options, history_path=history_path
+        runner,
+        scenario_dirs=scenario_dirs,
+        screenshots_dir=screenshots_dir,
+        launch=options,
+        history_path=history_path,
+        freeze_gc=True,
     )
     try:
         app.run(mouse=mouse)
