@@ -480,3 +480,17 @@ async def test_only_the_launched_app_freezes_what_start_up_built(saved, scenario
             await ready(pilot, scenario=None)
             assert (gc.get_freeze_count() > 0) is grows
     gc.unfreeze()
+
+
+def test_quitting_within_the_first_frames_leaves_no_error(saved, scenario_dirs, tmp_path):
+    runner = CachedFirst(saved)  # the list at once, so the panels are mounted while the app closes
+
+    async def leave_at_once(pilot) -> None:
+        while not pilot.app.main.catalog:  # the list is shown: _build_panels is on its way
+            await pilot.pause(0)
+        runner.release.set()  # the loader's thread may end (a closing app waits for it)
+        pilot.app.exit()
+
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    app.run(headless=True, size=(80, 24), auto_pilot=leave_at_once)
+    assert app.return_code == 0

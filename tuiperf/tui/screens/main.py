@@ -43,7 +43,6 @@ from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.screens.help import HelpScreen
 from tuiperf.tui.screens.sweep import SweepScreen
-from tuiperf.tui.screens.variants import VariantPickerScreen
 from tuiperf.tui.tracing import start_trace
 from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.param_form import ParamForm
@@ -163,9 +162,14 @@ class MainScreen(Screen[None]):
     async def _build_panels(self) -> None:
         from tuiperf.tui.widgets.results_panel import ResultsPanel
 
+        row = self.query_one("#main", Horizontal)
+        if not row.is_attached:
+            return  # the app is closing already (quit within the first frames)
         results = ResultsPanel(id="results", error=self.shell.last_error)
         results.display = not self.has_class("-narrow") or self.view == "results"
-        await self.query_one("#main", Horizontal).mount(results)
+        await row.mount(results)
+        if not self.setup.is_attached:
+            return
         await self.setup.add_details(self.shell.launch)
         self.panels_ready = True
         self._apply_view()
@@ -550,6 +554,8 @@ class MainScreen(Screen[None]):
         self.notify(f"Baseline: {stats.baseline}", timeout=2)
 
     def action_choose_plotted(self) -> None:
+        from tuiperf.tui.screens.variants import VariantPickerScreen  # it imports the histogram, and plotext
+
         histogram = self.results.histogram
         names = [n for n in histogram.order if histogram.series.get(n)]
         if not names:
