@@ -131,3 +131,19 @@ def test_live_state_folds_events_and_says_which_are_urgent():
     assert (live.fraction, live.counts, live.phase, list(live.finished_variants)) == (0.5, {"a": 3}, "breakdown", ["a"])
     live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync", sweep_value=64))  # next pass of a sweep starts clean
     assert live.snapshot_samples() == {} and live.sweep_value == 64
+
+
+def test_progress_rows_line_up_like_a_table_one_line_each():
+    from rich.text import Text
+
+    from tuiperf.tui.widgets.run_progress import columns
+
+    rows = [
+        [Text("jit"), Text("7.83 µs"), Text("n=400"), Text("done")],
+        [Text("broken"), Text("—"), Text("n=0"), Text("FAILED")],
+    ]
+    assert columns(rows, more=2).plain.splitlines() == [
+        "jit     7.83 µs  n=400  done",
+        "broken        —    n=0  FAILED",
+        "… 2 more variants (see Statistics, key 4)",
+    ]
