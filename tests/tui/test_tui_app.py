@@ -494,3 +494,48 @@ def test_quitting_within_the_first_frames_leaves_no_error(saved, scenario_dirs, 
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     app.run(headless=True, size=(80, 24), auto_pilot=leave_at_once)
     assert app.return_code == 0
+
+
+@sync
+async def test_a_result_fills_the_tab_on_screen_at_once_and_the_others_in_later_turns(
+    fake_runner, scenario_dirs, tmp_path
+):
+    """Filling all six tabs in the run's handler stalled the event loop 40-60 ms when a run ended."""
+    from tuiperf.tui.view import view_of
+
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = await ready(pilot)
+        main = await run_to_end(pilot)
+        results, table, n = main.results, app.query_one("#stats-table"), len(main.result.variants)
+        assert table.row_count == n  # filled after the handler, without being shown
+        results.show_tab("histogram")
+        results.show(view_of(None))
+        assert table.row_count == n  # not on screen: not yet
+        results.show_tab("stats")
+        assert table.row_count == 0  # showing it fills it first
+        results.show(view_of(main.result))
+        assert table.row_count == n  # on screen: filled at once
+        results.show_tab("histogram")
+        results.show(view_of(None))
+        await wait_until(pilot, lambda: table.row_count == 0, what="the hidden tab filled in a later turn")
+
+
+@sync
+async def test_a_tab_that_cannot_show_a_result_is_reported_and_the_app_stays_up(
+    fake_runner, scenario_dirs, tmp_path, monkeypatch
+):
+    from tuiperf.tui.widgets.profile_table import ProfileTable
+
+    app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = await ready(pilot)
+
+        def broken(self, result):
+            raise ValueError("no profile here")
+
+        monkeypatch.setattr(ProfileTable, "show", broken)
+        main = await run_to_end(pilot)
+        await wait_until(pilot, lambda: app.last_error is not None, what="the error reported")
+        assert app.last_error == ("Cannot display this result", "the profile tab: ValueError: no profile here")
+        assert app.is_running and app.query_one("#stats-table").row_count == len(main.result.variants)

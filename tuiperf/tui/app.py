@@ -23,6 +23,7 @@ from tuiperf.core.runner import DEFAULT_DISPATCH
 from tuiperf.core.text import one_line
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
+from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
@@ -86,6 +87,9 @@ class TuiperfApp(App[None]):
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             exc = event.worker.error
             self.report_error(exc.title if isinstance(exc, TuiperfError) else "Unexpected error", str(exc))
+
+    def on_tab_failed(self, message: TabFailed) -> None:
+        self.report_error("Cannot display this result", message.error, where=f"the {message.tab} tab")
 
     # -- shared commands ------------------------------------------------------------------------------
     def save_svg(self, filename: str) -> None:

@@ -71,3 +71,11 @@ class ScenarioFilesChanged(Message):
     """A scenario file was created, changed or removed (by the app's editor or anyone else)."""
 
     paths: list[str]
+
+
+@dataclass
+class TabFailed(Message):
+    """A result tab filled after the run's handler returned (see ResultsPanel.show) could not show it."""
+
+    tab: str
+    error: str

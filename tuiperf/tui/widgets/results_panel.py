@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -10,6 +11,7 @@ from textual.widgets import TabbedContent, TabPane
 
 from tuiperf.tui.commands import RESULT_TABS
 from tuiperf.tui.live import LiveState
+from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.view import ResultView
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
@@ -26,6 +28,7 @@ class ResultsPanel(Vertical):
     def __init__(self, error: tuple[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._error_before_mount = error  # reported while the panel was not there yet
+        self._due: dict[str, Callable[[], None]] = {}  # tabs not yet showing the last result
 
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
@@ -49,27 +52,60 @@ class ResultsPanel(Vertical):
     def show(
         self, view: ResultView, state: str = "done", fraction: float | None = None, error: tuple[str, str] | None = None
     ) -> None:
-        """Every panel from one view (a failed run keeps showing the previous result)."""
-        self.query_one(LatencyHistogram).set_series(
-            view.series, view.medians, order=view.order, note=view.note, marks=view.marks
-        )
-        self.query_one(StatsTable).show(view.shown)
-        self.query_one(OverheadBreakdown).show(view.shown, self.query_one(StatsTable).baseline)
-        self.query_one(SweepPlot).show(view.sweep, view.order)
-        self.query_one(ProfileTable).show(view.shown)
+        """Every panel from one view (a failed run keeps showing the previous result).
+
+        The progress line, the warnings and the tab on screen are filled now; the other tabs one per
+        event-loop turn after (5-20 ms each: all at once stalled the loop 40-60 ms when a run ended),
+        or at once when one is shown or read first (:meth:`filled`).
+        """
+        stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
+        baseline = stats.choose_baseline(view.shown)
+        self._due = {
+            "histogram": lambda: self.query_one(LatencyHistogram).set_series(
+                view.series, view.medians, order=view.order, note=view.note, marks=view.marks
+            ),
+            "stats": lambda: stats.show(view.shown),
+            "breakdown": lambda: breakdown.show(view.shown, baseline),
+            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order),
+            "profile": lambda: self.query_one(ProfileTable).show(view.shown),
+        }
         self.query_one(WarningsPanel).show(view.warnings, error)
         if state != "running":
             self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
         self.update_tab_labels()
+        self.filled(self.active_tab)
+        if self._due:
+            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
+
+    def filled(self, tab: str) -> ResultsPanel:
+        """This panel, with ``tab`` showing the last result (filled now if it was still due)."""
+        fill = self._due.pop(tab, None)
+        try:
+            if fill is not None:
+                fill()
+        except Exception as exc:  # noqa: BLE001 - the app stays up and says which tab
+            self.post_message(TabFailed(tab, f"{type(exc).__name__}: {exc}"))
+        return self
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:  # a tab clicked, not keyed (show_tab has filled it already)
+            self.filled(event.pane.id)
+
+    def _fill_next(self) -> None:
+        if self._due:
+            self.filled(next(iter(self._due)))
+        if self._due:
+            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
 
     def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
-        breakdown = self.query_one(OverheadBreakdown)
+        breakdown = self.filled("breakdown").query_one(OverheadBreakdown)
         breakdown.show(breakdown.result, message.baseline)
 
     def show_live(self, live: LiveState, order: list[str]) -> None:
         self.query_one(RunProgress).show_live(live, order)
 
     def show_live_samples(self, series: dict[str, Any], order: list[str], note: str) -> None:
+        self._due.pop("histogram", None)  # superseded
         self.query_one(LatencyHistogram).set_series(series, order=order, note=note)
 
     def set_error(self, error: tuple[str, str] | None) -> None:
@@ -84,11 +120,11 @@ class ResultsPanel(Vertical):
 
     @property
     def histogram(self) -> LatencyHistogram:
-        return self.query_one("#histogram-plot", LatencyHistogram)
+        return self.filled("histogram").query_one("#histogram-plot", LatencyHistogram)
 
     @property
     def stats(self) -> StatsTable:
-        return self.query_one("#stats-view", StatsTable)
+        return self.filled("stats").query_one("#stats-view", StatsTable)
 
     @property
     def active_tab(self) -> str:
@@ -99,7 +135,7 @@ class ResultsPanel(Vertical):
             tab = {label.lower(): tid for tid, label in RESULT_TABS}.get(tab.lower(), tab)
         if tab not in TAB_IDS:
             return False
-        self.query_one("#tabs", TabbedContent).active = tab
+        self.filled(tab).query_one("#tabs", TabbedContent).active = tab
         return True
 
     def step_tab(self, step: int) -> None:

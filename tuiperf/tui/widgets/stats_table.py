@@ -69,13 +69,19 @@ class StatsTable(Vertical):
         for col in COLUMNS:
             table.add_column(col, key=col)
 
+    def choose_baseline(self, result: RunResult | None) -> str | None:
+        """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
+        ok = [v.name for v in result.measured] if result else []
+        if result is not None and (self.baseline not in ok or ok != self._measured):
+            self.baseline = ok[0] if ok else None
+            self._measured = ok
+        return self.baseline
+
     def show(self, result: RunResult | None) -> None:
         self.result = result
         names = [v.name for v in result.variants] if result else []
         ok = [v.name for v in result.measured] if result else []
-        if result is not None and (self.baseline not in ok or ok != self._measured):
-            self.baseline = ok[0] if ok else None  # another set of variants: the first is the baseline
-            self._measured = ok
+        self.choose_baseline(result)
         select = self.query_one("#baseline", Select)
         with select.prevent(Select.Changed):
             # Only a new set of variants replaces the options, and a cleared table (a run starting)
