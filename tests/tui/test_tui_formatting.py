@@ -39,8 +39,23 @@ def test_bimodal_samples_keep_two_peaks():
     assert abs(sum(fractions) - 1000 / 1001) < 1e-9
 
 
+def test_bins_are_half_open_and_the_last_holds_hi():
+    # bins [0, 1), [1, 2), [2, 3), [3, 4]: edges go up, hi stays in, anything beyond lo..hi is outside
+    centres, fractions, outside = bin_counts([-0.5, 0.0, 0.99, 1.0, 2.5, 4.0, 4.01], 0.0, 4.0, 4)
+    assert centres == [0.5, 1.5, 2.5, 3.5]
+    assert [round(f * 7) for f in fractions] == [2, 1, 1, 1] and outside == 2
+
+
+def test_log_bins_are_spaced_by_decade():
+    values = [1.0, 5.0, 10.0, 50.0, 99.0, 100.0, 0.0]  # zero has no logarithm: outside
+    centres, fractions, outside = bin_counts(values, 1.0, 100.0, 2, log=True)
+    assert [round(c, 6) for c in centres] == [round(10**0.5, 6), round(10**1.5, 6)]
+    assert [round(f * 7) for f in fractions] == [2, 4] and outside == 1
+
+
 def test_downsample_and_format():
-    assert len(downsample(list(range(100_000)), 500)) == 500
+    assert downsample(list(range(100_000)), 500) == list(range(0, 100_000, 200))
+    assert downsample([1, 2, 3], 5) == [1, 2, 3]
     assert format_ns(12_300) == "12.3 µs" and format_ns(None) == "—"
 
 

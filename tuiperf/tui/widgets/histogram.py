@@ -14,7 +14,7 @@ from typing import Any
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
-MAX_BINNED = 20_000
+MAX_BINNED = 10_000  # / 50 a bin: 200 bins, the braille columns of a ~110-cell-wide plot
 MAX_DRAWN = 6  # more overlaid distributions than this are not legible in a terminal
 
 

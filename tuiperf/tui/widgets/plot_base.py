@@ -14,6 +14,8 @@ from textual.style import Style
 from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 
+from tuiperf.tui.widgets.plotext_strips import figure_strips
+
 # Distinct, colour-blind-friendly-ish colours for variants (Okabe-Ito inspired), as RGB for plotext
 # and as hex for Rich text, so tables and plots use the same colour for the same variant.
 PALETTE = [
@@ -56,9 +58,10 @@ class CachedPlot(PlotextPlot):
 
     Building a plotext figure costs tens of milliseconds (over 100 ms with ten overlaid series), and
     ``PlotextPlot.render`` rebuilds it on every refresh. Here the figure is built once per change of
-    data, size or theme, in a thread worker, and so are the strips Textual draws: turning a screenful
-    of coloured cells into strips took 30-70 ms of the UI thread per new picture (2 a second while a
-    run streams). ``render_line`` serves the cached strips: the event loop never waits on plotext
+    data, size or theme, in a thread worker, and so are the strips Textual draws (straight from the
+    figure's cells, :mod:`plotext_strips`): turning a screenful of coloured cells into strips took
+    30-70 ms of the UI thread per new picture (2 a second while a run streams). ``render_line`` serves
+    the cached strips: the event loop never waits on plotext
     (measured by ``benchmarks/ui_responsiveness.py``). The previous picture stays on screen while the
     next one is drawn.
     """
@@ -66,12 +69,14 @@ class CachedPlot(PlotextPlot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._version = 0
-        self._built: tuple[tuple, Text, list[Strip]] | None = None  # (key, picture, its strips)
+        self._built: tuple[tuple, list[Strip]] | None = None  # (key, the picture's strips)
         self._building: tuple | None = None
 
     def invalidate(self) -> None:
         self._version += 1
         self.refresh()
+        if self.region.area:  # on screen: start drawing now, not ~20 ms later when the frame asks for it
+            self._current()
 
     def draw(self, width: int, height: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -84,7 +89,7 @@ class CachedPlot(PlotextPlot):
         """True when the picture on screen shows the current data at the current size."""
         return self._building is None and self._built is not None and self._built[0] == self._key()
 
-    def _current(self) -> tuple[tuple, Text, list[Strip]] | None:
+    def _current(self) -> tuple[tuple, list[Strip]] | None:
         """The picture for the current data and size, else the last one (a build is started)."""
         key = self._key()
         if self._built is not None and self._built[0] == key:
@@ -96,14 +101,14 @@ class CachedPlot(PlotextPlot):
 
     def render(self) -> RenderResult:
         built = self._current()
-        return built[1] if built is not None else Text("")
+        return Text("\n".join(strip.text for strip in built[1])) if built is not None else Text("")
 
     def render_line(self, y: int) -> Strip:
         built = self._current()
         width = self.size.width
-        if built is None or y >= len(built[2]):
+        if built is None or y >= len(built[1]):
             return Strip.blank(width, self.visual_style.rich_style)
-        strip = built[2][y]
+        strip = built[1][y]
         return strip if strip.cell_length == width else strip.adjust_cell_length(width)
 
     @work(thread=True, group="plots", exit_on_error=False)
@@ -118,14 +123,14 @@ class CachedPlot(PlotextPlot):
                 plt.plotsize(width, height)
                 plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
                 plt.theme(theme)
-                picture = Text.from_ansi(plt.build())
+                strips = figure_strips(self, plt, style)
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
-                picture = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
-        strips = Visual.to_strips(self, visualize(self, picture), width, height, style)
-        self.app.call_from_thread(self._show_built, key, picture, strips)
+                error = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
+                strips = Visual.to_strips(self, visualize(self, error), width, height, style)
+        self.app.call_from_thread(self._show_built, key, strips)
 
-    def _show_built(self, key: tuple, picture: Text, strips: list[Strip]) -> None:
-        self._built = (key, picture, strips)
+    def _show_built(self, key: tuple, strips: list[Strip]) -> None:
+        self._built = (key, strips)
         if self._building == key:
             self._building = None
         self.refresh()

@@ -1,0 +1,62 @@
+"""A plotext figure's cells straight into Textual strips, without a detour through ANSI text.
+
+``figure.build()`` writes every cell's colours as escape codes; Rich parses them back into a Text and
+Textual lays that out into strips: 35-55 ms for a 110 x 32 histogram here, more than building the
+figure. The figure already holds the cells (marker, foreground, style and background matrices), so
+each run of equal colours becomes one segment, styled exactly as that path styles it (a test checks
+the two agree cell for cell): 4-9 ms. It reads plotext's matrix, which is why plotext is pinned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plotext._utility import ansi_end, colors_to_ansi
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import Visual, visualize
+from textual.widget import Widget
+
+Colours = tuple[Any, Any, Any]  # plotext's (foreground, style, background) of a cell
+
+
+def figure_strips(widget: Widget, figure: Any, style: Style) -> list[Strip]:
+    """Lay out the figure (without rendering it to text) and return its rows as strips."""
+    figure._set_sizes()
+    figure._build_matrix()
+    matrix = figure.monitor.matrix
+    cell_styles: dict[Colours, RichStyle] = {}
+    strips = []
+    for y, row in enumerate(reversed(matrix.Rows)):  # plotext counts rows from the bottom
+        markers, fg, st, bg = matrix.marker[row], matrix.fullground[row], matrix.style[row], matrix.background[row]
+        segments, start = [], 0
+        for col in range(1, matrix.cols + 1):
+            if col < matrix.cols and fg[col] == fg[start] and st[col] == st[start] and bg[col] == bg[start]:
+                continue
+            colours = (fg[start], st[start], bg[start])
+            key = _hashable(colours)
+            cell_style = cell_styles.get(key)
+            if cell_style is None:
+                cell_style = cell_styles[key] = _cell_style(widget, colours, style)
+            offset = RichStyle.from_meta({"offset": (start, y)})  # as Textual's rendering marks it, for selection
+            segments.append(Segment("".join(markers[start:col]), cell_style + offset))
+            start = col
+        strips.append(Strip(segments, matrix.cols))
+    return strips
+
+
+def _cell_style(widget: Widget, colours: Colours, style: Style) -> RichStyle:
+    """The style Textual gives a cell of these plotext colours on this widget: rendered once, the
+    same way as the whole picture would be."""
+    cell = Text.from_ansi(colors_to_ansi(*colours) + "x" + ansi_end)
+    (strip,) = Visual.to_strips(widget, visualize(widget, cell), 1, 1, style)
+    (segment,) = list(strip)
+    return (segment.style or RichStyle()).clear_meta_and_links()
+
+
+def _hashable(colours: Colours) -> Colours:
+    fg, st, bg = colours
+    return (tuple(fg) if isinstance(fg, list) else fg, st, tuple(bg) if isinstance(bg, list) else bg)
