@@ -473,13 +473,19 @@ async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_
 async def test_only_the_launched_app_freezes_what_start_up_built(saved, scenario_dirs, tmp_path):
     import gc
 
-    for freeze, grows in ((False, False), (True, True)):
+    thresholds = gc.get_threshold()
+    try:
+        for freeze, grows in ((False, False), (True, True)):
+            gc.unfreeze()
+            app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, freeze_gc=freeze)
+            async with app.run_test() as pilot:
+                await ready(pilot, scenario=None)
+                assert (gc.get_freeze_count() > 0) is grows
+                # full collections one in 100 middle-aged ones once frozen, as Python's default otherwise
+                assert gc.get_threshold() == (*thresholds[:2], 100 if freeze else thresholds[2])
+    finally:
         gc.unfreeze()
-        app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, freeze_gc=freeze)
-        async with app.run_test() as pilot:
-            await ready(pilot, scenario=None)
-            assert (gc.get_freeze_count() > 0) is grows
-    gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def test_quitting_within_the_first_frames_leaves_no_error(saved, scenario_dirs, tmp_path):
