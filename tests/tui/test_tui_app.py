@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 import textwrap
@@ -545,3 +546,26 @@ async def test_a_tab_that_cannot_show_a_result_is_reported_and_the_app_stays_up(
         await wait_until(pilot, lambda: app.last_error is not None, what="the error reported")
         assert app.last_error == ("Cannot display this result", "the profile tab: ValueError: no profile here")
         assert app.is_running and app.query_one("#stats-table").row_count == len(main.result.variants)
+
+
+@sync
+async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, scenario_dirs, tmp_path):
+    # the fresh catalog arrives while a run may be streaming: rebuilding the same list and device
+    # picker relaid the whole screen out (60 ms at 160x48)
+    from textual.widgets import Select
+
+    from tuiperf.tui.widgets.scenario_list import ScenarioList
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test() as pilot:
+        main = await ready(pilot)
+        scenario_list, device = main.setup.query_one(ScenarioList), main.setup.options.query_one("#device", Select)
+        rebuilds, device_sets = [], []
+        scenario_list._rebuild = lambda **kw: rebuilds.append(kw)  # type: ignore[method-assign]
+        device.set_options = lambda options: device_sets.append(list(options))  # type: ignore[method-assign]
+        same = copy.deepcopy(main.catalog)
+        main.setup.set_catalog(same, copy.deepcopy(main.devices))
+        assert rebuilds == [] and device_sets == []
+        changed = {**same, "broken": []}
+        main.setup.set_catalog(changed, [*main.devices, {"id": "gpu:0", "kind": "gpu", "platform": "gpu", "index": 0}])
+        assert len(rebuilds) == 1 and [value for _, value in device_sets[0]] == ["cpu:0", "gpu:0"]

@@ -26,6 +26,8 @@ class RunOptions(Vertical):
     class Changed(Message):
         what: str
 
+    _device_options: list[tuple[str, str]] | None = None  # what the device picker lists
+
     def compose(self) -> ComposeResult:
         yield Label("Variants", classes="section")
         yield Checklist(id="variants", compact=True)
@@ -82,6 +84,9 @@ class RunOptions(Vertical):
     def set_devices(self, devices: list[dict[str, Any]]) -> None:
         select = self.query_one("#device", Select)
         options = [(f"{d['id']}  {d.get('kind', '')}".rstrip(), d["id"]) for d in devices] or [("cpu:0", "cpu:0")]
+        if options == self._device_options:
+            return  # the same devices (each catalog reload reports them): no restyle and relayout
+        self._device_options = options
         current = select.value
         select.set_options(options)
         ids = [o[1] for o in options]

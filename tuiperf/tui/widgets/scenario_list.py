@@ -30,6 +30,7 @@ class ScenarioList(Vertical):
         super().__init__(**kwargs)
         self.scenarios: list[dict[str, Any]] = []
         self.broken: list[dict[str, Any]] = []
+        self._listed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None  # as last rebuilt
         self.current_key: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -41,8 +42,11 @@ class ScenarioList(Vertical):
         if the selected scenario's description changed (a new default, another variant, the file
         broke or was fixed) it is chosen again."""
         before = self._entry(self.current_key)
-        self.scenarios = list(catalog.get("scenarios", []))
-        self.broken = list(catalog.get("broken", []))
+        scenarios, broken = list(catalog.get("scenarios", [])), list(catalog.get("broken", []))
+        if select is None and (scenarios, broken) == self._listed:
+            return  # the list on screen already (a reload, or the fresh catalog matching the cached one)
+        self.scenarios, self.broken = scenarios, broken
+        self._listed = (scenarios, broken)
         key = self.current_key
         self._rebuild(prefer=f"ok:{select}" if select else None)
         if key is not None and key == self.current_key and self._entry(key) != before:
