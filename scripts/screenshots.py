@@ -83,7 +83,7 @@ def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 
         async with app.run_test(size=size) as pilot:
             main = app.main
             await _until(pilot, lambda: main.catalog is not None and main.setup.select("my-first"))
-            await _until(pilot, lambda: main.setup.form.owner == "my-first")
+            await _until(pilot, lambda: main.panels_ready and main.setup.form.owner == "my-first")
             await pilot.press("escape", "e")
             editor = app.screen
             assert isinstance(editor, EditorScreen)
@@ -123,7 +123,7 @@ def history_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (120,
         app = TuiperfApp(runner, screenshots_dir=out, launch=launch, history_path=history)
         async with app.run_test(size=size) as pilot:
             main = app.main
-            await _until(pilot, lambda: main.setup.form.owner == "filter-jit-overhead")
+            await _until(pilot, lambda: main.panels_ready and main.setup.form.owner == "filter-jit-overhead")
             for width in ("64", "256"):
                 main.setup.form.set_value("width", width)
                 main.start_run()
