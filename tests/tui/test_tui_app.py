@@ -569,3 +569,53 @@ async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, sce
         changed = {**same, "broken": []}
         main.setup.set_catalog(changed, [*main.devices, {"id": "gpu:0", "kind": "gpu", "platform": "gpu", "index": 0}])
         assert len(rebuilds) == 1 and [value for _, value in device_sets[0]] == ["cpu:0", "gpu:0"]
+
+
+@sync
+async def test_a_result_shaped_like_the_last_one_is_shown_without_laying_the_screen_out(saved, tmp_path):
+    """One layout of the screen costs 30-110 ms on the 2-core machine: a run that ends, or a result
+    like the one shown, updates its lines in place."""
+    from textual.screen import Screen
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        await app.plots_settled()
+        await pilot.pause()
+        layouts = []
+        relayout = Screen._refresh_layout
+        Screen._refresh_layout = lambda self, *a, **kw: (layouts.append(1), relayout(self, *a, **kw))[1]
+        try:
+            faster = copy.deepcopy(saved["result"])
+            faster.variants[0].stats.median_ns = 1234.0
+            main.show_result(faster)
+            await app.plots_settled()
+            await pilot.pause()
+        finally:
+            Screen._refresh_layout = relayout
+        assert layouts == []
+        assert "1.23 µs" in str(app.query_one("#estimates").content)  # the new figure is on screen all the same
+
+
+@sync
+async def test_warnings_that_change_on_a_hidden_tab_get_their_height_when_it_is_shown(saved, tmp_path):
+    from textual.widgets import Static
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        main.action_show_tab("warnings")
+        await pilot.pause()
+        body = app.query_one("#warnings-body", Static)
+        before = body.size.height
+        main.action_show_tab("histogram")
+        await pilot.pause()
+        more = copy.deepcopy(saved["result"])  # the same shape (nothing else resized), more warnings
+        more.warnings = [*more.warnings, *(f"extra warning {i}" for i in range(8))]
+        main.show_result(more)  # while their tab is hidden
+        main.action_show_tab("warnings")
+        await pilot.pause()
+        needed = body.get_content_height(body.parent.size, app.size, body.size.width)
+        assert needed > before and body.size.height == needed

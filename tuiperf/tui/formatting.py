@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from tuiperf.core.params import Bool, Choice, Int, Param
 from tuiperf.core.units import format_ns as _format_ns
@@ -83,7 +83,7 @@ def median(values: Iterable[float]) -> float:
 
 
 def histogram_range(
-    series: dict[str, Sequence[float]], clip: float = 0.005, include: Iterable[float] = ()
+    series: Mapping[str, Sequence[float]], clip: float = 0.005, include: Iterable[float] = ()
 ) -> tuple[float, float] | None:
     """A shared x range for all series.
 

@@ -25,6 +25,7 @@ from tuiperf.core.ratios import against
 from tuiperf.core.reconcile import Reconciliation, reconcile
 from tuiperf.core.text import one_line
 from tuiperf.tui.formatting import format_ms, format_ns
+from tuiperf.tui.widgets import offscreen
 from tuiperf.tui.widgets.plot_base import no_color
 
 # Colour and fill character per stage (distinct characters keep the parts apart with NO_COLOR).
@@ -99,7 +100,7 @@ class OverheadBreakdown(VerticalScroll):
         bars = self.query_one("#breakdown-bars", Static)
         variants = self.result.variants if self.result else []
         if not variants:
-            bars.update(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
+            offscreen.update(bars, Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
         width = max(10, self.size.width - name_w - 14)  # room for the name, the bar and its total
@@ -129,7 +130,7 @@ class OverheadBreakdown(VerticalScroll):
                 line.append(one_line(reason), style="dim")
             lines.append(line)
         lines.extend(self._gaps())
-        bars.update(Group(*lines))
+        offscreen.update(bars, Group(*lines))
 
     def _base(self) -> VariantResult | None:
         """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
@@ -197,7 +198,7 @@ class OverheadBreakdown(VerticalScroll):
         detail = self.query_one("#breakdown-detail", Static)
         variants = self.result.variants if self.result else []
         if not variants:
-            detail.update("")
+            offscreen.update(detail, "")
             return
         per_call = Table(
             box=None,
@@ -236,7 +237,7 @@ class OverheadBreakdown(VerticalScroll):
             stages.add_row(
                 one_line(v.name, NAME_WIDTH), *[format_ms(getattr(v.stages_ms, k)) for k, _ in COMPILE_STAGES]
             )
-        detail.update(Group(Text(""), per_call, Text(""), stages))
+        offscreen.update(detail, Group(Text(""), per_call, Text(""), stages))
 
 
 def _signed(ns: float) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
+from tuiperf.tui.widgets.braille_lines import Polyline, overlay
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
 MAX_BINNED = 10_000  # / 50 a bin: 200 bins, the braille columns of a ~110-cell-wide plot
@@ -28,6 +29,7 @@ class LatencyHistogram(CachedPlot):
         self.note = ""
         self.marks: list[float] = []
         self.chosen: list[str] | None = None  # variants to draw (None: the first MAX_DRAWN)
+        self._lines: list[Polyline] = []  # the figure being built's lines, drawn by finish()
 
     def set_series(
         self,
@@ -66,7 +68,11 @@ class LatencyHistogram(CachedPlot):
         self.chosen = names
         self.invalidate()
 
+    def finish(self, monitor: Any) -> None:
+        overlay(monitor, self._lines)
+
     def draw(self, width: int, height: int) -> None:
+        self._lines = lines = []
         plt = self.plt
         log = self.effective_log
         scale = "log" if log else "linear"
@@ -75,7 +81,9 @@ class LatencyHistogram(CachedPlot):
             return
         drawn = self.drawn()
         series = {n: self.series[n] for n in drawn}
-        rng = histogram_range(series, include=[*self.marks, *(self.medians[n] for n in drawn if n in self.medians)])
+        # one evenly spaced sample per series, sorted once for both the range and the bins
+        samples = {n: sorted(downsample(values, MAX_BINNED)) for n, values in series.items()}
+        rng = histogram_range(samples, include=[*self.marks, *(self.medians[n] for n in drawn if n in self.medians)])
         if rng is None:
             return
         lo, hi = rng
@@ -89,7 +97,7 @@ class LatencyHistogram(CachedPlot):
         for name in drawn:
             values = series[name]
             index = self.order.index(name)
-            sample = downsample(values, MAX_BINNED)  # evenly spaced: the shape survives, redraws stay cheap
+            sample = samples[name]
             centres, fractions, outside = bin_counts(sample, lo, hi, bins, log=log)
             outside = round(outside * len(values) / len(sample))
             clipped += outside
@@ -97,15 +105,14 @@ class LatencyHistogram(CachedPlot):
             if med is None:
                 med = median(values)
             label = f"{name} {format_ns(med)}" if no_color() else None  # colour needs no legend
-            plt.plot(
-                [c / div for c in centres],
-                [f * 100 for f in fractions],
-                label=label,
-                color=variant_rgb(index),
-                marker=variant_marker(index),
-            )
+            line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index), label)
+            lines.append(line)
+            # plotext gets the end points (its axes and colours); the line itself is drawn by overlay()
+            ends = [line.xs[0], line.xs[-1]], [line.ys[0], line.ys[-1]]
+            plt.scatter(*ends, color=variant_rgb(index), marker=line.marker)
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
+        plt.ylim(*_span([y for line in lines for y in line.ys]))
         plt.xscale(scale)
         plt.xlabel(f"time per call ({unit}){', log scale' if log else ''}")
         plt.ylabel("% of samples")
@@ -122,6 +129,14 @@ class LatencyHistogram(CachedPlot):
             ticks = _log_ticks(lo / div, hi / div, max_ticks=width // 8)  # a label is up to 6 characters
             if ticks:
                 plt.xticks(ticks, [f"{t:g}" for t in ticks])
+
+
+def _span(values: list[float]) -> tuple[float, float]:
+    """The y range plotext gives these values (``get_lim``): the lines are drawn outside plotext."""
+    lo, hi = min(values, default=0.0), max(values, default=0.0)
+    if lo != hi:
+        return lo, hi
+    return (0.5 * lo, 1.5 * lo) if lo else (-1.0, 1.0)
 
 
 def _unit(ns: float) -> tuple[str, float]:

@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.app import RenderResult
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual, visualize
@@ -71,15 +72,21 @@ class CachedPlot(PlotextPlot):
         self._version = 0
         self._built: tuple[tuple, list[Strip]] | None = None  # (key, the picture's strips)
         self._building: tuple | None = None
+        self._frame: tuple[tuple, list[Strip]] | None = None  # the picture the frame being drawn shows
+        self._cell_styles: dict = {}  # plotext colours -> Rich style, for this widget's style and theme
 
     def invalidate(self) -> None:
         self._version += 1
-        self.refresh()
         if self.region.area:  # on screen: start drawing now, not ~20 ms later when the frame asks for it
-            self._current()
+            self._current()  # (and repaint when the picture comes, not the old one now)
+        else:
+            self.refresh()
 
     def draw(self, width: int, height: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def finish(self, monitor: Any) -> None:
+        """Called with plotext's monitor once its cells are laid out, before they become strips."""
 
     def _key(self) -> tuple:
         return (self._version, self.size.width, self.size.height, self._get_plotext_theme_name(self.app.theme))
@@ -103,8 +110,12 @@ class CachedPlot(PlotextPlot):
         built = self._current()
         return Text("\n".join(strip.text for strip in built[1])) if built is not None else Text("")
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame = self._current()  # the key once a frame, not once a line (0.1-0.3 ms each)
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
-        built = self._current()
+        built = self._frame if self._frame is not None else self._current()
         width = self.size.width
         if built is None or y >= len(built[1]):
             return Strip.blank(width, self.visual_style.rich_style)
@@ -123,14 +134,14 @@ class CachedPlot(PlotextPlot):
                 plt.plotsize(width, height)
                 plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
                 plt.theme(theme)
-                strips = figure_strips(self, plt, style)
+                strips = figure_strips(self, plt, style, self.finish, self._cell_styles)
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 error = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
                 strips = Visual.to_strips(self, visualize(self, error), width, height, style)
         self.app.call_from_thread(self._show_built, key, strips)
 
     def _show_built(self, key: tuple, strips: list[Strip]) -> None:
-        self._built = (key, strips)
+        self._built, self._frame = (key, strips), None
         if self._building == key:
             self._building = None
         self.refresh()

@@ -127,9 +127,10 @@ class ResultsPanel(Vertical):
 
     def update_tab_labels(self) -> None:
         count = self.query_one(WarningsPanel).count
-        self.query_one("#tabs", TabbedContent).get_tab("warnings").label = (
-            f"Warnings ({count})" if count else "Warnings"
-        )
+        label = f"Warnings ({count})" if count else "Warnings"
+        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
+        if tab.label_text != label:  # a new label lays the screen out again
+            tab.label = label
 
     @property
     def histogram(self) -> LatencyHistogram:

@@ -131,7 +131,6 @@ class RunProgress(Vertical):
         self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
     ) -> None:
         self._shown = (self.show_result, result, state, fraction, header)
-        self._status_width = 0  # the next run's status starts at its own width
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
             bar.update(total=1.0, progress=0)
@@ -140,6 +139,7 @@ class RunProgress(Vertical):
                 if state == "failed"
                 else Text("idle — press r to run", style="dim")
             )
+            self._status_width = 0  # the next run's status starts at its own width
             self._put("progress-status", status, key=status.plain)
             for widget_id in ("progress-eta", "estimates", "run-header"):
                 self._put(widget_id, "")
@@ -153,7 +153,8 @@ class RunProgress(Vertical):
         else:
             status = Text("✓ done", style="bold green")
         self._put("run-header", Text(header, style="bold"), key=header)
-        self._put("progress-status", status, key=status.plain)
+        self._put_status(status, self._status_width)  # as wide as the run's: the end of a run relays nothing out
+        self._status_width = 0  # the next run's status starts at its own width
         self._put("progress-eta", "", extent=1)
         rows = []
         variants = result.variants
@@ -178,4 +179,6 @@ class RunProgress(Vertical):
                     state_text,
                 ]
             )
-        self._put("estimates", columns(rows, len(variants) - shown), key=object())  # a new result
+        hidden = len(variants) - shown
+        key = ([[cell.plain for cell in row] for row in rows], hidden)
+        self._put("estimates", columns(rows, hidden), key=key, extent=len(rows) + (hidden > 0))

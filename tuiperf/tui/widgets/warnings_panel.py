@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tuiperf.core.text import inert
+from tuiperf.tui.widgets import offscreen
 
 
 class WarningsPanel(VerticalScroll):
@@ -18,6 +19,7 @@ class WarningsPanel(VerticalScroll):
         super().__init__(**kwargs)
         self.items: list[tuple[str, str]] = []
         self.error: tuple[str, str] | None = None
+        self._shown: list[tuple[str, list]] | None = None  # the lines on the body now
 
     def compose(self):
         yield Static("", id="warnings-body")
@@ -48,4 +50,8 @@ class WarningsPanel(VerticalScroll):
             lines.append(Text.assemble((mark, style), inert(text)))
         if not lines:
             lines.append(Text("No warnings.", style="dim"))
-        self.query_one("#warnings-body", Static).update(Group(*lines))
+        shown = [(line.plain, line.spans) for line in lines]
+        if shown == self._shown:
+            return
+        self._shown = shown
+        offscreen.update(self.query_one("#warnings-body", Static), Group(*lines))
