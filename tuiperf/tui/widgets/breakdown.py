@@ -25,7 +25,6 @@ from tuiperf.core.ratios import against
 from tuiperf.core.reconcile import Reconciliation, reconcile
 from tuiperf.core.text import one_line
 from tuiperf.tui.formatting import format_ms, format_ns
-from tuiperf.tui.widgets import offscreen
 from tuiperf.tui.widgets.plot_base import no_color
 
 # Colour and fill character per stage (distinct characters keep the parts apart with NO_COLOR).
@@ -100,7 +99,7 @@ class OverheadBreakdown(VerticalScroll):
         bars = self.query_one("#breakdown-bars", Static)
         variants = self.result.variants if self.result else []
         if not variants:
-            offscreen.update(bars, Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
+            bars.update(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
         width = max(10, self.size.width - name_w - 14)  # room for the name, the bar and its total
@@ -130,7 +129,7 @@ class OverheadBreakdown(VerticalScroll):
                 line.append(one_line(reason), style="dim")
             lines.append(line)
         lines.extend(self._gaps())
-        offscreen.update(bars, Group(*lines))
+        bars.update(Group(*lines))
 
     def _base(self) -> VariantResult | None:
         """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
@@ -198,7 +197,7 @@ class OverheadBreakdown(VerticalScroll):
         detail = self.query_one("#breakdown-detail", Static)
         variants = self.result.variants if self.result else []
         if not variants:
-            offscreen.update(detail, "")
+            detail.update("")
             return
         per_call = Table(
             box=None,
@@ -237,7 +236,7 @@ class OverheadBreakdown(VerticalScroll):
             stages.add_row(
                 one_line(v.name, NAME_WIDTH), *[format_ms(getattr(v.stages_ms, k)) for k, _ in COMPILE_STAGES]
             )
-        offscreen.update(detail, Group(Text(""), per_call, Text(""), stages))
+        detail.update(Group(Text(""), per_call, Text(""), stages))
 
 
 def _signed(ns: float) -> str:

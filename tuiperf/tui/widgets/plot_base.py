@@ -73,6 +73,7 @@ class CachedPlot(PlotextPlot):
         self._built: tuple[tuple, list[Strip]] | None = None  # (key, the picture's strips)
         self._building: tuple | None = None
         self._frame: tuple[tuple, list[Strip]] | None = None  # the picture the frame being drawn shows
+        self._frame_width = 0
         self._cell_styles: dict = {}  # plotext colours -> Rich style, for this widget's style and theme
 
     def invalidate(self) -> None:
@@ -111,12 +112,16 @@ class CachedPlot(PlotextPlot):
         return Text("\n".join(strip.text for strip in built[1])) if built is not None else Text("")
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._frame = self._current()  # the key once a frame, not once a line (0.1-0.3 ms each)
+        # the picture and the width once a frame, not once a line (each asks the compositor, 0.1-0.3 ms)
+        self._frame, self._frame_width = self._current(), self.size.width
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        built = self._frame if self._frame is not None else self._current()
-        width = self.size.width
+        built: tuple[tuple, list[Strip]] | None
+        if self._frame is not None:
+            built, width = self._frame, self._frame_width
+        else:
+            built, width = self._current(), self.size.width
         if built is None or y >= len(built[1]):
             return Strip.blank(width, self.visual_style.rich_style)
         strip = built[1][y]

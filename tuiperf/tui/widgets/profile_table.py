@@ -15,7 +15,6 @@ from textual.widgets import DataTable, Static
 
 from tuiperf.core.model import RunResult
 from tuiperf.core.text import one_line
-from tuiperf.tui.widgets import offscreen
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 TOP = 15
@@ -68,7 +67,7 @@ class ProfileTable(Vertical):
         )
         if inflation:
             note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
-        offscreen.update(self.query_one("#profile-note", Static), note if result else "")
+        self.query_one("#profile-note", Static).update(note if result else "")
 
 
 def _short(text: str, width: int = 70) -> str:

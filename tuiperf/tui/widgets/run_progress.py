@@ -46,7 +46,6 @@ class RunProgress(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._put_last: dict[str, tuple[Any, int | None]] = {}
-        self._status_width = 0
 
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
         """Update one line or block only when what it shows changed, and lay the screen out again only
@@ -60,13 +59,6 @@ class RunProgress(Vertical):
         same_size = last is not None and extent is not None and last[1] == extent
         self._put_last[widget_id] = (key, extent)
         self.query_one(f"#{widget_id}", Static).update(content, layout=not same_size)
-
-    def _put_status(self, status: Text, width: int) -> None:
-        """The status is as wide as the widest it has been since ``width`` was last reset: a phase
-        change redraws one line instead of laying the screen out again (22 ms, several a second)."""
-        self._status_width = max(width, status.cell_len)
-        status.pad_right(self._status_width - status.cell_len)
-        self._put("progress-status", status, key=status.plain, extent=self._status_width)
 
     def on_resize(self) -> None:
         if self._shown is not None:  # how many variant rows fit depends on the screen's height
@@ -106,7 +98,7 @@ class RunProgress(Vertical):
             status.append(f" · {live.phase_message}", style="dim")
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
-        self._put_status(status, self._status_width)
+        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
         self._put("progress-eta", f"{format_seconds(elapsed)} elapsed · {left}", extent=1)  # its width is fixed
         shown = self._limit(len(order))
@@ -139,8 +131,7 @@ class RunProgress(Vertical):
                 if state == "failed"
                 else Text("idle — press r to run", style="dim")
             )
-            self._status_width = 0  # the next run's status starts at its own width
-            self._put("progress-status", status, key=status.plain)
+            self._put("progress-status", status, key=status.plain, extent=1)
             for widget_id in ("progress-eta", "estimates", "run-header"):
                 self._put(widget_id, "")
             return
@@ -153,8 +144,7 @@ class RunProgress(Vertical):
         else:
             status = Text("✓ done", style="bold green")
         self._put("run-header", Text(header, style="bold"), key=header)
-        self._put_status(status, self._status_width)  # as wide as the run's: the end of a run relays nothing out
-        self._status_width = 0  # the next run's status starts at its own width
+        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         self._put("progress-eta", "", extent=1)
         rows = []
         variants = result.variants

@@ -16,7 +16,6 @@ from tuiperf.core.ratios import against
 from tuiperf.core.text import one_line
 from tuiperf.core.units import format_p
 from tuiperf.tui.formatting import format_ns
-from tuiperf.tui.widgets import offscreen
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 # What matters first, so an 80-column terminal shows it without scrolling sideways.
@@ -116,12 +115,11 @@ class StatsTable(Vertical):
         result = self.result
         note = self.query_one("#stats-note", Label)
         if result is None:
-            offscreen.update(self.query_one("#stats-verdict", Static), "")
-            offscreen.update(note, "")
+            self.query_one("#stats-verdict", Static).update("")
+            note.update("")
             return
-        offscreen.update(self.query_one("#stats-verdict", Static), verdicts(result, self.baseline))
-        partial = Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else ""
-        offscreen.update(note, partial)
+        self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
+        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
         for i, v in enumerate(result.variants):
             s = v.stats
             name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")

@@ -16,7 +16,6 @@ from textual.widgets import Static
 
 from tuiperf.core.model import Sweep
 from tuiperf.tui.formatting import format_ns
-from tuiperf.tui.widgets import offscreen
 from tuiperf.tui.widgets.histogram import _log_ticks, _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 
@@ -87,7 +86,7 @@ class SweepPlot(Vertical):
         self.query_one(SweepLines).set_sweep(sweep, order)
         caption = self.query_one("#sweep-caption", Static)
         if not sweep:
-            offscreen.update(caption, "")
+            caption.update("")
             return
         text = Table.grid(padding=(0, 2))
         for _ in range(3):
@@ -104,4 +103,4 @@ class SweepPlot(Vertical):
                 "slope " + (f"{slope:.2f}" if slope is not None else "—"),
                 f"{format_ns(first)} → {format_ns(last)}" if first else "no result",
             )
-        offscreen.update(caption, text)
+        caption.update(text)

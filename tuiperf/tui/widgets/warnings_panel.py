@@ -11,7 +11,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tuiperf.core.text import inert
-from tuiperf.tui.widgets import offscreen
 
 
 class WarningsPanel(VerticalScroll):
@@ -54,4 +53,4 @@ class WarningsPanel(VerticalScroll):
         if shown == self._shown:
             return
         self._shown = shown
-        offscreen.update(self.query_one("#warnings-body", Static), Group(*lines))
+        self.query_one("#warnings-body", Static).update(Group(*lines))
