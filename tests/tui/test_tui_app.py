@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import subprocess
 import sys
@@ -571,31 +572,40 @@ async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, sce
         assert len(rebuilds) == 1 and [value for _, value in device_sets[0]] == ["cpu:0", "gpu:0"]
 
 
+@contextlib.contextmanager
+def layouts_of_the_screen():
+    """Every whole-screen layout (``Screen._refresh_layout``) while the block runs."""
+    from textual.screen import Screen
+
+    layouts: list[int] = []
+    relayout = Screen._refresh_layout
+    Screen._refresh_layout = lambda self, *a, **kw: (layouts.append(1), relayout(self, *a, **kw))[1]
+    try:
+        yield layouts
+    finally:
+        Screen._refresh_layout = relayout
+
+
 @sync
 async def test_a_result_shaped_like_the_last_one_is_shown_without_laying_the_screen_out(saved, tmp_path):
     """One layout of the screen costs 30-110 ms on the 2-core machine: a run that ends, or a result
-    like the one shown, updates its lines in place."""
-    from textual.screen import Screen
-
+    like the one shown (more warnings included), updates its lines in place."""
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
     async with app.run_test(size=(130, 40)) as pilot:
         main = await ready(pilot)
         main.show_result(saved["result"])
         await app.plots_settled()
         await pilot.pause()
-        layouts = []
-        relayout = Screen._refresh_layout
-        Screen._refresh_layout = lambda self, *a, **kw: (layouts.append(1), relayout(self, *a, **kw))[1]
-        try:
-            faster = copy.deepcopy(saved["result"])
-            faster.variants[0].stats.median_ns = 1234.0
+        faster = copy.deepcopy(saved["result"])
+        faster.variants[0].stats.median_ns = 1234.0
+        faster.warnings = [*faster.warnings, *(f"extra warning {i}" for i in range(8))]
+        with layouts_of_the_screen() as layouts:
             main.show_result(faster)
             await app.plots_settled()
             await pilot.pause()
-        finally:
-            Screen._refresh_layout = relayout
         assert layouts == []
-        assert "1.23 µs" in str(app.query_one("#estimates").content)  # the new figure is on screen all the same
+        assert "1.23 µs" in str(app.query_one("#estimates").content)  # the new figures are on screen all the same
+        assert app.query_one("#tabs").get_tab("warnings").label_text.strip() == "Warnings (13)"
 
 
 @sync
