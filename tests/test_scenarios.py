@@ -62,7 +62,10 @@ def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner)
         sweep=("n_static", ["100", "1000", "10000"]),
     )
     slopes = doc.sweep.slopes
-    assert slopes["eqx.filter_jit"] > 0.6 and abs(slopes["flat-dict"]) < 0.2, slopes
+    # filter_jit ~0.9 (linear in the leaves); flat-dict ~0 alone, up to 0.21 seen with CI's test
+    # workers loading both cores (its few-µs calls at n=100 are the most disturbed): hence a contrast
+    flat = abs(slopes["flat-dict"])
+    assert slopes["eqx.filter_jit"] > 0.6 and flat < 0.3 and slopes["eqx.filter_jit"] > 3 * flat, slopes
 
 
 @pytest.mark.parametrize("donate", ["true", "false"])
