@@ -25,12 +25,8 @@ def strips_through_ansi(plot: LatencyHistogram) -> list:
     """The picture as textual-plotext renders it: plotext's escape codes, parsed by Rich."""
     _, width, height, theme = plot._key()
     with _PLOTEXT_LOCK:
+        plot.set_up_figure(width, height, theme)
         plt = plot.plt
-        plt.clear_figure()
-        plot.draw(width, height)
-        plt.plotsize(width, height)
-        plt._set_size(width, height)
-        plt.theme(theme)
         plt._set_sizes()
         plt._build_matrix()
         plot.finish(plt.monitor)  # the lines drawn into the cells
@@ -127,3 +123,14 @@ async def test_the_histogram_peaks_over_its_median_and_labels_it_without_colour(
         peak = next(i for i, ch in enumerate(top) if "\u2800" < ch <= "\u28ff")
         median_line = next(row.index("┬") for row in rows if "┬" in row)  # where the median's line meets the top
         assert abs(peak - median_line) <= 1, (peak, median_line, top)
+
+
+@sync
+async def test_live_samples_without_medians_are_labelled_with_their_own_median(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = OneHistogram()
+    async with app.run_test(size=(90, 26)) as pilot:
+        plot = app.query_one(LatencyHistogram)
+        plot.set_series({"live": [3_000.0, 1_000.0, 2_000.0, 9_000.0, 2_500.0] * 40})  # median 2.50 µs
+        await wait_until(pilot, lambda: plot.settled, what="the histogram's picture")
+        assert any("live 2.50 µs" in strip.text for strip in plot._built[1])

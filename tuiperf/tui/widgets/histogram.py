@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median
+from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median, quantile
 from tuiperf.tui.widgets.braille_lines import Polyline, overlay
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
 
@@ -102,8 +102,8 @@ class LatencyHistogram(CachedPlot):
             outside = round(outside * len(values) / len(sample))
             clipped += outside
             med = self.medians.get(name)
-            if med is None:
-                med = median(values)
+            if med is None:  # live samples: the sorted sample is all of them unless there are many
+                med = quantile(sample, 0.5) if len(sample) == len(values) else median(values)
             label = f"{name} {format_ns(med)}" if no_color() else None  # colour needs no legend
             line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index), label)
             lines.append(line)

@@ -127,19 +127,24 @@ class CachedPlot(PlotextPlot):
         strip = built[1][y]
         return strip if strip.cell_length == width else strip.adjust_cell_length(width)
 
+    def set_up_figure(self, width: int, height: int, theme: str) -> None:
+        """plotext's figure for the current data at this size and theme, not yet laid out (call with
+        ``_PLOTEXT_LOCK`` held)."""
+        plt = self._plot
+        plt.clear_figure()
+        if width > 4 and height > 3:
+            self.draw(width, height)
+        plt.plotsize(width, height)
+        plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
+        plt.theme(theme)
+
     @work(thread=True, group="plots", exit_on_error=False)
     def _build(self, key: tuple, style: Style) -> None:
         _, width, height, theme = key
         with _PLOTEXT_LOCK:
-            plt = self._plot
             try:
-                plt.clear_figure()
-                if width > 4 and height > 3:
-                    self.draw(width, height)
-                plt.plotsize(width, height)
-                plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
-                plt.theme(theme)
-                strips = figure_strips(self, plt, style, self.finish, self._cell_styles)
+                self.set_up_figure(width, height, theme)
+                strips = figure_strips(self, self._plot, style, self.finish, self._cell_styles)
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 error = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
                 strips = Visual.to_strips(self, visualize(self, error), width, height, style)

@@ -30,7 +30,7 @@ class ScenarioList(Vertical):
         super().__init__(**kwargs)
         self.scenarios: list[dict[str, Any]] = []
         self.broken: list[dict[str, Any]] = []
-        self._listed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None  # as last rebuilt
+        self._rebuilt = False  # the list on screen shows self.scenarios and self.broken
         self.current_key: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -43,10 +43,10 @@ class ScenarioList(Vertical):
         broke or was fixed) it is chosen again."""
         before = self._entry(self.current_key)
         scenarios, broken = list(catalog.get("scenarios", [])), list(catalog.get("broken", []))
-        if select is None and (scenarios, broken) == self._listed:
+        if select is None and self._rebuilt and (scenarios, broken) == (self.scenarios, self.broken):
             return  # the list on screen already (a reload, or the fresh catalog matching the cached one)
         self.scenarios, self.broken = scenarios, broken
-        self._listed = (scenarios, broken)
+        self._rebuilt = True
         key = self.current_key
         self._rebuild(prefer=f"ok:{select}" if select else None)
         if key is not None and key == self.current_key and self._entry(key) != before:
