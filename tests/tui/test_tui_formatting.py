@@ -151,13 +151,13 @@ def test_live_state_folds_events_and_says_which_are_urgent():
 def test_progress_rows_line_up_like_a_table_one_line_each():
     from rich.text import Text
 
-    from tuiperf.tui.widgets.run_progress import columns
+    from tuiperf.tui.widgets.run_progress import estimate_lines
 
     rows = [
         [Text("jit"), Text("7.83 µs"), Text("n=400"), Text("done")],
         [Text("broken"), Text("—"), Text("n=0"), Text("FAILED")],
     ]
-    assert columns(rows, more=2).plain.splitlines() == [
+    assert estimate_lines(rows, more=2).plain.splitlines() == [
         "jit     7.83 µs  n=400  done",
         "broken        —    n=0  FAILED",
         "… 2 more variants (see Statistics, key 4)",

@@ -12,20 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Static
 
 from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
 from tuiperf.core.ratios import against
 from tuiperf.core.reconcile import Reconciliation, reconcile
 from tuiperf.core.text import one_line
 from tuiperf.tui.formatting import format_ms, format_ns
+from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.plot_base import no_color
+from tuiperf.tui.widgets.text_block import TextBlock
 
 # Colour and fill character per stage (distinct characters keep the parts apart with NO_COLOR).
 LOOK = {
@@ -80,8 +79,8 @@ class OverheadBreakdown(VerticalScroll):
         self._reconciling: set[str] = set()
 
     def compose(self):
-        yield Static("", id="breakdown-bars")
-        yield Static("", id="breakdown-detail")
+        yield TextBlock("", id="breakdown-bars")
+        yield TextBlock("", id="breakdown-detail")
 
     def on_resize(self) -> None:
         self._render_bars()
@@ -96,10 +95,10 @@ class OverheadBreakdown(VerticalScroll):
         self._render_detail()
 
     def _render_bars(self) -> None:
-        bars = self.query_one("#breakdown-bars", Static)
+        bars = self.query_one("#breakdown-bars", TextBlock)
         variants = self.result.variants if self.result else []
         if not variants:
-            bars.update(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
+            bars.show(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
         width = max(10, self.size.width - name_w - 14)  # room for the name, the bar and its total
@@ -107,7 +106,7 @@ class OverheadBreakdown(VerticalScroll):
         for _, label, colour, char in PARTS:
             legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
             legend.append(label + "   ")
-        lines: list[Any] = [legend, Text("")]
+        lines = [legend, Text("")]
         drawn = [v.breakdown_ns for v in variants if v.breakdown_ns is not None and v.breakdown_ns.reliable]
         totals = [sum(stage_ns(b, k) for k, *_ in PARTS) for b in drawn]
         scale = (max(totals) if totals else 1.0) / width or 1.0
@@ -129,7 +128,7 @@ class OverheadBreakdown(VerticalScroll):
                 line.append(one_line(reason), style="dim")
             lines.append(line)
         lines.extend(self._gaps())
-        bars.update(Group(*lines))
+        bars.show(Text("\n").join(lines))  # unchanged when the tab is shown again: no layout
 
     def _base(self) -> VariantResult | None:
         """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
@@ -194,49 +193,33 @@ class OverheadBreakdown(VerticalScroll):
         self._render_bars()
 
     def _render_detail(self) -> None:
-        detail = self.query_one("#breakdown-detail", Static)
+        detail = self.query_one("#breakdown-detail", TextBlock)
         variants = self.result.variants if self.result else []
         if not variants:
-            detail.update("")
+            detail.show(Text(""))
             return
-        per_call = Table(
-            box=None,
-            padding=(0, 1),
-            header_style="bold",
-            title="per call (± 95 % CI)",
-            title_justify="left",
-            title_style="bold",
-        )
-        per_call.add_column("variant")
-        for _, label, colour, _ in PARTS:
-            per_call.add_column(Text(label, style="" if no_color() else colour), justify="right")
-        per_call.add_column("residual", justify="right")
-        stages = Table(
-            box=None,
-            padding=(0, 1),
-            header_style="bold",
-            title="one-time stages",
-            title_justify="left",
-            title_style="bold",
-        )
-        stages.add_column("variant")
-        for _, label in COMPILE_STAGES:
-            stages.add_column(label, justify="right")
+        header = [Text("variant", style="bold")]
+        header += [Text(label, style="bold" if no_color() else f"bold {colour}") for _, label, colour, _ in PARTS]
+        per_call = [[*header, Text("residual", style="bold")]]
+        stages = [[header[0], *[Text(label, style="bold") for _, label in COMPILE_STAGES]]]
         for v in variants:
             b = v.breakdown_ns
+            name = Text(one_line(v.name, NAME_WIDTH))
             cells = []
             for key, *_ in PARTS:
                 stage = b.stages.get(key) if b else None
                 if stage is None:
-                    cells.append("—")
+                    cells.append(Text("—"))
                     continue
                 half = (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2 if stage.ci95_ns else 0.0
-                cells.append(format_ns(stage.ns) + (f" ±{format_ns(half)}" if half >= 0.5 else ""))
-            per_call.add_row(one_line(v.name, NAME_WIDTH), *cells, format_ns(b.residual_ns) if b else "—")
-            stages.add_row(
-                one_line(v.name, NAME_WIDTH), *[format_ms(getattr(v.stages_ms, k)) for k, _ in COMPILE_STAGES]
-            )
-        detail.update(Group(Text(""), per_call, Text(""), stages))
+                cells.append(Text(format_ns(stage.ns) + (f" ±{format_ns(half)}" if half >= 0.5 else "")))
+            per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
+            stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
+        lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
+        lines += columns(per_call, "l" + "r" * (len(PARTS) + 1))
+        lines += [Text(""), Text("one-time stages", style="bold")]
+        lines += columns(stages, "l" + "r" * len(COMPILE_STAGES))
+        detail.show(Text("\n").join(lines))
 
 
 def _signed(ns: float) -> str:

@@ -9,32 +9,22 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import ProgressBar, Static
+from textual.widgets import ProgressBar
 
 from tuiperf.core.model import RunResult
 from tuiperf.tui.formatting import format_ns, format_seconds
 from tuiperf.tui.live import LiveState
+from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+from tuiperf.tui.widgets.text_block import TextBlock
 
-JUSTIFY = ("left", "right", "right", "left")  # variant, estimate, sample count, state
+JUSTIFY = "lrrl"  # variant, estimate, sample count, state
 
 
-def columns(rows: list[list[Text]], more: int = 0) -> Text:
-    """Rows of cells as aligned text, two spaces between columns, one line a row.
-
-    Rich's ``Table.grid`` drew the same, but measuring and laying out a table took 4-18 ms of the UI
-    thread at each of the ten live updates a second; padding text costs a fifth of that.
-    """
-    widths = [max((row[i].cell_len for row in rows), default=0) for i in range(len(JUSTIFY))]
-    lines = []
-    for row in rows:
-        line = Text()
-        for i, (cell, width, justify) in enumerate(zip(row, widths, JUSTIFY, strict=True)):
-            padding = " " * (width - cell.cell_len)
-            line.append_text(Text(padding) + cell if justify == "right" else cell)
-            if i < len(row) - 1:
-                line.append(padding * (justify == "left") + "  ")
-        lines.append(line)
+def estimate_lines(rows: list[list[Text]], more: int = 0) -> Text:
+    """Each variant's row, aligned, one line a row (ten live updates a second: no Rich table), and how
+    many more variants there are beyond the rows shown."""
+    lines = columns(rows, JUSTIFY)
     if more > 0:
         lines.append(Text(f"… {more} more variant{'s' * (more != 1)} (see Statistics, key 4)", style="dim"))
     return Text("\n").join(lines)
@@ -43,22 +33,8 @@ def columns(rows: list[list[Text]], more: int = 0) -> Text:
 class RunProgress(Vertical):
     _shown: tuple[Any, ...] | None = None  # (method, args) last shown, redrawn when the screen resizes
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._put_last: dict[str, tuple[Any, int | None]] = {}
-
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
-        """Update one line or block only when what it shows changed, and lay the screen out again only
-        when its size may have: ``extent`` (its lines, or its width) given and unchanged means the same
-        size (ten live updates a second each relaid every widget out: stalls of 60-90 ms while a run
-        streamed)."""
-        key = content if key is None else key
-        last = self._put_last.get(widget_id)
-        if last is not None and last[0] == key:
-            return
-        same_size = last is not None and extent is not None and last[1] == extent
-        self._put_last[widget_id] = (key, extent)
-        self.query_one(f"#{widget_id}", Static).update(content, layout=not same_size)
+        self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
 
     def on_resize(self) -> None:
         if self._shown is not None:  # how many variant rows fit depends on the screen's height
@@ -66,12 +42,12 @@ class RunProgress(Vertical):
             method(*args)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="run-header")
+        yield TextBlock("", id="run-header")
         with Horizontal(id="progress-line"):
-            yield Static("idle", id="progress-status")
+            yield TextBlock("idle", id="progress-status")
             yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
-            yield Static("", id="progress-eta")
-        yield Static("", id="estimates")
+            yield TextBlock("", id="progress-eta")
+        yield TextBlock("", id="estimates")
 
     def _limit(self, n: int) -> int:
         """How many variant rows fit: a few on a small screen (the Statistics tab has them all)."""
@@ -117,7 +93,7 @@ class RunProgress(Vertical):
             rows.append(row)
         hidden = len(order) - shown
         key = ([[cell.plain for cell in row] for row in rows], hidden)
-        self._put("estimates", columns(rows, hidden), key=key, extent=len(rows) + (hidden > 0))
+        self._put("estimates", estimate_lines(rows, hidden), key=key, extent=len(rows) + (hidden > 0))
 
     def show_result(
         self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
@@ -171,4 +147,4 @@ class RunProgress(Vertical):
             )
         hidden = len(variants) - shown
         key = ([[cell.plain for cell in row] for row in rows], hidden)
-        self._put("estimates", columns(rows, hidden), key=key, extent=len(rows) + (hidden > 0))
+        self._put("estimates", estimate_lines(rows, hidden), key=key, extent=len(rows) + (hidden > 0))

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Label, Select, Static
+from textual.widgets import Label, Select, Static
 
 from tuiperf.core.model import RunResult
 from tuiperf.core.ratios import against
@@ -17,6 +17,7 @@ from tuiperf.core.text import one_line
 from tuiperf.core.units import format_p
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+from tuiperf.tui.widgets.text_grid import TextGrid
 
 # What matters first, so an 80-column terminal shows it without scrolling sideways.
 COLUMNS = [
@@ -61,13 +62,8 @@ class StatsTable(Vertical):
             yield Label("baseline", classes="param-name")
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
-        yield DataTable(id="stats-table", zebra_stripes=True, cursor_type="row")
+        yield TextGrid(COLUMNS, "lrlrrlrrrrr", id="stats-table")
         yield Static("", id="stats-verdict")
-
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for col in COLUMNS:
-            table.add_column(col, key=col)
 
     def choose_baseline(self, result: RunResult | None) -> str | None:
         """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
@@ -110,16 +106,17 @@ class StatsTable(Vertical):
             self.post_message(self.BaselineChanged(event.value))
 
     def _fill(self, names: list[str]) -> None:
-        table = self.query_one(DataTable)
-        table.clear()
+        table = self.query_one(TextGrid)
         result = self.result
         note = self.query_one("#stats-note", Label)
         if result is None:
+            table.clear()
             self.query_one("#stats-verdict", Static).update("")
             note.update("")
             return
         self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
         note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
+        rows = []
         for i, v in enumerate(result.variants):
             s = v.stats
             name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")
@@ -136,7 +133,7 @@ class StatsTable(Vertical):
             ratio, rci, p = (None, None, None)
             if self.baseline and v.ok and s:
                 ratio, rci, p = ratio_against(result, v.name, self.baseline)
-            table.add_row(
+            cells = [
                 name,
                 Text(format_ns(s.median_ns), style="bold") if s else "—",
                 (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == self.baseline else ""),
@@ -148,8 +145,9 @@ class StatsTable(Vertical):
                 format_ns(s.p10_ns) if s else "—",
                 format_ns(s.p90_ns) if s else "—",
                 format_ns(s.iqr_ns) if s else "—",
-                key=v.name,
-            )
+            ]
+            rows.append((v.name, [c if isinstance(c, Text) else Text(c) for c in cells]))
+        table.set_rows(rows)
 
 
 def verdicts(result: RunResult, baseline: str | None) -> Text:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from tuiperf.core.text import inert
+from tuiperf.tui.widgets.text_block import TextBlock
 
 
 class WarningsPanel(VerticalScroll):
@@ -18,10 +17,9 @@ class WarningsPanel(VerticalScroll):
         super().__init__(**kwargs)
         self.items: list[tuple[str, str]] = []
         self.error: tuple[str, str] | None = None
-        self._shown: list[tuple[str, list]] | None = None  # the lines on the body now
 
     def compose(self):
-        yield Static("", id="warnings-body")
+        yield TextBlock("", id="warnings-body")
 
     def show(self, items: list[tuple[str, str]], error: tuple[str, str] | None = None) -> None:
         self.items = list(items)
@@ -49,8 +47,4 @@ class WarningsPanel(VerticalScroll):
             lines.append(Text.assemble((mark, style), inert(text)))
         if not lines:
             lines.append(Text("No warnings.", style="dim"))
-        shown = [(line.plain, line.spans) for line in lines]
-        if shown == self._shown:
-            return
-        self._shown = shown
-        self.query_one("#warnings-body", Static).update(Group(*lines))
+        self.query_one("#warnings-body", TextBlock).show(Text("\n").join(lines))
