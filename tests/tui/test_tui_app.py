@@ -629,3 +629,31 @@ async def test_warnings_that_change_on_a_hidden_tab_get_their_height_when_it_is_
         await pilot.pause()
         needed = body.get_content_height(body.parent.size, app.size, body.size.width)
         assert needed > before and body.size.height == needed
+
+
+@sync
+async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenario_dirs, tmp_path):
+    """Before any result the progress block shows the run the form describes, a waiting row per
+    variant: the first run's start then redraws lines and lays nothing out (growing the block from
+    one line laid the screen out, 40-80 ms at 160 x 48)."""
+    runner = FakeRunner(saved)
+    gate = threading.Event()
+    runner.gates.append(gate)
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        main = await ready(pilot)
+        estimates, header = app.query_one("#estimates"), app.query_one("#run-header")
+        await wait_until(pilot, lambda: "waiting" in str(estimates.content), what="the plan")
+        variants = main.setup.options.variants
+        assert [line.split()[0] for line in str(estimates.content).splitlines()] == variants == ["jit", "aot", "broken"]
+        assert all(line.split()[-1] == "waiting" for line in str(estimates.content).splitlines())
+        assert str(header.content).startswith("tiny-sin · ") and "size=8" in str(header.content)
+        planned = str(header.content)
+        with layouts_of_the_screen() as layouts:
+            assert main.start_run()
+            await wait_until(pilot, lambda: str(estimates.content).count("done") == 2, what="the live rows")
+            await pilot.pause()
+        assert layouts == []
+        assert str(header.content) == planned
+        gate.set()
+        await main.wait_for_run_end(30)

@@ -67,6 +67,15 @@ PANELS_AT_THE_LATEST_S = 0.3  # panels are mounted once the list is shown, or af
 WITHOUT_PANELS = frozenset({"quit", "help", "palette", "screenshot", "focus_filter", "reload_scenarios"})
 
 
+def run_header(request: RunRequest) -> str:
+    """The progress block's first line: what runs, where and how."""
+    params = " ".join(f"{k}={v}" for k, v in request.params.items())
+    sweep = f" · sweep {request.sweep[0]}" if request.sweep else ""
+    return one_line(
+        f"{request.scenario} · {request.device or 'first device'} · {request.dispatch} dispatch · {params}{sweep}"
+    )
+
+
 class MainScreen(Screen[None]):
     BINDINGS = bindings()  # type: ignore[assignment]  # a list of Binding is what Screen accepts
     AUTO_FOCUS = "#scenario-options"  # so single-key commands work at once; / goes to the filter
@@ -276,6 +285,7 @@ class MainScreen(Screen[None]):
         self._run_ended.set()
 
     def on_setup_panel_selected(self, message: SetupPanel.Selected) -> None:
+        self._show_plan()
         launch = self.shell.launch
         if self._launched or message.scenario is None or launch.scenario != message.scenario["id"]:
             return
@@ -311,12 +321,7 @@ class MainScreen(Screen[None]):
         self.live = LiveState(self.run_id)
         self.live.variants = list(request.variants or [])
         self.live.started_by_live_mode = live
-        params = " ".join(f"{k}={v}" for k, v in request.params.items())
-        sweep_text = f" · sweep {request.sweep[0]}" if request.sweep else ""
-        self.live.header = one_line(
-            f"{request.scenario} · {request.device or 'first device'} · {request.dispatch} "
-            f"dispatch · {params}{sweep_text}"
-        )
+        self.live.header = run_header(request)
         self._order = list(request.variants or [])
         self._cancel = threading.Event()
         self._run_ended.clear()
@@ -396,12 +401,13 @@ class MainScreen(Screen[None]):
             return
         self._end_run()
         self.shell.last_error = None
-        self.show_result(message.result)
-        self.history.store(message.result)
-        if message.result.partial:
+        result = message.result
+        if result.sweep is not None and not result.partial:
+            self.action_show_tab("sweep")  # first: the histogram, hidden then, builds no picture meanwhile
+        self.show_result(result)
+        self.history.store(result)
+        if result.partial:
             self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
-        elif message.result.sweep is not None:
-            self.action_show_tab("sweep")
 
     def on_run_error(self, message: RunError) -> None:
         """Every run failure arrives here: a runner exception, or a run that stopped with a partial result."""
@@ -414,6 +420,13 @@ class MainScreen(Screen[None]):
             self.show_result(partial)
         else:
             self.show_result(self.result, state="failed")  # keep (and redraw) the previous result
+
+    def _show_plan(self) -> None:
+        """Before the first result: the run the form describes, as its progress will show it."""
+        if self.running or self.result is not None or not self.panels_ready or self.setup.problems():
+            return
+        request = self.setup.request(self.shell.scenario_dirs)
+        self.results.show_plan(run_header(request), list(request.variants or []))
 
     def _end_run(self) -> None:
         self.running = False
@@ -439,9 +452,11 @@ class MainScreen(Screen[None]):
 
     # -- live mode -----------------------------------------------------------------------------------
     def on_param_form_changed(self, message: ParamForm.Changed) -> None:
+        self._show_plan()
         self._schedule_live()
 
     def on_run_options_changed(self, message: RunOptions.Changed) -> None:
+        self._show_plan()
         if message.what == "live":
             state = "on: parameter changes re-run" if self.setup.options.live else "off"
             self.notify(f"Live mode {state}.", timeout=2)

@@ -121,6 +121,9 @@ class ResultsPanel(Vertical):
         breakdown = self.filled("breakdown").query_one(OverheadBreakdown)
         breakdown.show(breakdown.result, message.baseline)
 
+    def show_plan(self, header: str, order: list[str]) -> None:
+        self.query_one(RunProgress).show_plan(header, order)
+
     def show_live(self, live: LiveState, order: list[str]) -> None:
         self.query_one(RunProgress).show_live(live, order)
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from tuiperf.core.model import Sweep
 from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.histogram import _log_ticks, _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
+from tuiperf.tui.widgets.text_block import TextBlock
 
 
 class SweepLines(CachedPlot):
@@ -80,17 +80,15 @@ class SweepLines(CachedPlot):
 class SweepPlot(Vertical):
     def compose(self) -> ComposeResult:
         yield SweepLines(id="sweep-lines")
-        yield Static("", id="sweep-caption")
+        yield TextBlock("", id="sweep-caption")
 
     def show(self, sweep: Sweep | None, order: list[str]) -> None:
         self.query_one(SweepLines).set_sweep(sweep, order)
-        caption = self.query_one("#sweep-caption", Static)
+        caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
-            caption.update("")
+            caption.show(Text(""))
             return
-        text = Table.grid(padding=(0, 2))
-        for _ in range(3):
-            text.add_column()
+        rows = []
         for i, name in enumerate(order or list(sweep.medians_ns)):
             slope = sweep.slopes.get(name)
             ms = sweep.medians_ns.get(name, [])
@@ -98,9 +96,7 @@ class SweepPlot(Vertical):
             last = next((m for m in reversed(ms) if m), None)
             label = Text("■ ", style="" if no_color() else variant_hex(i))
             label.append(name, style="bold")
-            text.add_row(
-                label,
-                "slope " + (f"{slope:.2f}" if slope is not None else "—"),
-                f"{format_ns(first)} → {format_ns(last)}" if first else "no result",
-            )
-        caption.update(text)
+            slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
+            span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
+            rows.append([label, Text(slope_text), Text(span)])
+        caption.show(Text("\n").join(columns(rows, "lll")))
