@@ -82,3 +82,16 @@ async def test_a_text_block_redraws_only_changes_and_lays_out_only_for_a_new_siz
         await pilot.pause()
         assert updates == [True, False, True, True]
         assert str(block.render()) == "four"
+
+
+@sync
+async def test_the_grid_draws_under_no_color(monkeypatch):
+    """NO_COLOR's monochrome filter needs a style on every segment: an unstyled one stopped the app."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = OneGrid()
+    async with app.run_test(size=(40, 10)) as pilot:
+        grid = app.query_one(TextGrid)
+        grid.set_rows([(f"k{i}", [Text(f"row {i}"), Text(str(i), style="bold")]) for i in range(3)])
+        await pilot.pause()
+        screen = app.export_screenshot()
+        assert "row&#160;1" in screen and grid.render_line(2).text.startswith(" row 1")

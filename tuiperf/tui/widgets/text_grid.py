@@ -78,9 +78,11 @@ class TextGrid(ScrollView, can_focus=True):
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
         line = Strip.join([Strip.blank(1), self._lines[index]]).crop(scroll_x, scroll_x + width)
-        line = line.extend_cell_length(width)
         if index == 0:
-            return line.apply_style(self.get_component_rich_style("text-grid--header"))
-        if index % 2 == 0:
-            return line.apply_style(self.get_component_rich_style("text-grid--even-row"))
-        return line
+            style = self.get_component_rich_style("text-grid--header")
+        elif index % 2 == 0:
+            style = self.get_component_rich_style("text-grid--even-row")
+        else:
+            style = self.rich_style
+        # Every segment styled: Textual's filters (NO_COLOR's monochrome) expect a style on each.
+        return line.extend_cell_length(width).apply_style(style)
