@@ -649,6 +649,11 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert all(line.split()[-1] == "waiting" for line in str(estimates.content).splitlines())
         assert str(header.content).startswith("tiny-sin · ") and "size=8" in str(header.content)
         planned = str(header.content)
+        variants_list = app.query_one("#variants")
+        variants_list.deselect_all()  # nothing to run: the plan goes, no stale rows
+        await wait_until(pilot, lambda: not str(estimates.content), what="the plan cleared")
+        variants_list.select_all()
+        await wait_until(pilot, lambda: str(estimates.content).count("waiting") == 3, what="the plan back")
         with layouts_of_the_screen() as layouts:
             assert main.start_run()
             await wait_until(pilot, lambda: str(estimates.content).count("done") == 2, what="the live rows")

@@ -423,7 +423,10 @@ class MainScreen(Screen[None]):
 
     def _show_plan(self) -> None:
         """Before the first result: the run the form describes, as its progress will show it."""
-        if self.running or self.result is not None or not self.panels_ready or self.setup.problems():
+        if self.running or self.result is not None or not self.panels_ready:
+            return
+        if self.setup.problems():  # nothing to run (no variant chosen, a bad value): no stale plan either
+            self.results.show_plan("", [])
             return
         request = self.setup.request(self.shell.scenario_dirs)
         self.results.show_plan(run_header(request), list(request.variants or []))
