@@ -648,6 +648,14 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert [line.split()[0] for line in str(estimates.content).splitlines()] == variants == ["jit", "aot", "broken"]
         assert all(line.split()[-1] == "waiting" for line in str(estimates.content).splitlines())
         assert str(header.content).startswith("tiny-sin · ") and "size=8" in str(header.content)
+        plans: list[tuple[str, list[str]]] = []
+        show_plan = main.results.show_plan
+        main.results.show_plan = lambda header, order: (plans.append((header, order)), show_plan(header, order))
+        size = next(field for field in main.setup.form.query("Input") if (field.id or "").endswith("-size"))
+        for typed in ("", "1", "16"):  # keys typed: an empty field is not a valid value yet
+            size.value = typed
+        await wait_until(pilot, lambda: "size=16" in str(header.content), what="the plan for the new size")
+        assert [len(order) for _, order in plans] == [3]  # once, after the typing: no row vanished
         planned = str(header.content)
         variants_list = app.query_one("#variants")
         variants_list.deselect_all()  # nothing to run: the plan goes, no stale rows
@@ -662,3 +670,19 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert str(header.content) == planned
         gate.set()
         await main.wait_for_run_end(30)
+
+
+@sync
+async def test_a_form_being_rebuilt_is_not_read(saved, scenario_dirs, tmp_path):
+    """Between removing a scenario's fields and mounting the next one's, reading the form raised
+    NoMatches (the plan's timer met it): the form says it is being built, nothing runs or crashes."""
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        main = await ready(pilot)
+        form = main.setup.form
+        async with form._rebuilding:  # as while ParamForm.set_params swaps the fields
+            assert main.setup.problems() == ["the form for tiny-sin is still being built"]
+            main._show_plan()
+            assert not main.start_run() and "being built" in (main.blocked_reason or "")
+        await pilot.pause()
+        assert app.is_running and "waiting" in str(app.query_one("#estimates").content)  # the plan stayed

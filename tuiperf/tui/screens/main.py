@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 REDRAW_S = 0.1  # live progress and histogram redraw at most ten times a second
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
+PLAN_DELAY_S = 0.3  # the plan follows the form this long after the last change (not at each key)
 # The live histogram is rebuilt at most twice a second from at most 20,000 samples per variant: its
 # picture is built in a thread, but plotext is pure Python and shares the GIL with the event loop
 # (at 10 Hz from every sample, the UI lagged p99 84 ms while a run streamed).
@@ -95,6 +96,7 @@ class MainScreen(Screen[None]):
         self._order: list[str] = []
         self._dirty = False
         self._live_timer: Any = None
+        self._plan_timer: Any = None
         self._run_ended = asyncio.Event()
         self._launched = False  # the launch options' run happens once
         self._catalog_shown = False  # the first catalog selects the launch scenario; reloads keep the selection
@@ -423,13 +425,23 @@ class MainScreen(Screen[None]):
 
     def _show_plan(self) -> None:
         """Before the first result: the run the form describes, as its progress will show it."""
+        self._plan_timer = None
         if self.running or self.result is not None or not self.panels_ready:
             return
-        if self.setup.problems():  # nothing to run (no variant chosen, a bad value): no stale plan either
-            self.results.show_plan("", [])
-            return
-        request = self.setup.request(self.shell.scenario_dirs)
+        try:
+            request = self.setup.request(self.shell.scenario_dirs)
+        except ParamError:
+            if self.setup.scenario is None or not self.setup.options.variants:
+                self.results.show_plan("", [])  # nothing would run: no stale plan
+            return  # else a value typed is not valid yet: the plan stays (no block jumping per key)
         self.results.show_plan(run_header(request), list(request.variants or []))
+
+    def _schedule_plan(self) -> None:
+        """The plan after the form's last change: a new header can change the block's height, and a
+        layout of the screen at each key typed would lag the typing (30-110 ms each here)."""
+        if self._plan_timer is not None:
+            self._plan_timer.stop()
+        self._plan_timer = self.set_timer(PLAN_DELAY_S, self._show_plan)
 
     def _end_run(self) -> None:
         self.running = False
@@ -455,11 +467,11 @@ class MainScreen(Screen[None]):
 
     # -- live mode -----------------------------------------------------------------------------------
     def on_param_form_changed(self, message: ParamForm.Changed) -> None:
-        self._show_plan()
+        self._schedule_plan()
         self._schedule_live()
 
     def on_run_options_changed(self, message: RunOptions.Changed) -> None:
-        self._show_plan()
+        self._schedule_plan()
         if message.what == "live":
             state = "on: parameter changes re-run" if self.setup.options.live else "off"
             self.notify(f"Live mode {state}.", timeout=2)

@@ -122,6 +122,11 @@ class ParamForm(Vertical):
     def _field(self, name: str):
         return self.query_one(f"#p{self._generation}-{name}")
 
+    @property
+    def rebuilding(self) -> bool:
+        """Between removing the old fields and showing the new ones: the form cannot be read."""
+        return self._rebuilding.locked()
+
     def raw_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in self.specs:

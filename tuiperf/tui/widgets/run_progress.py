@@ -109,8 +109,7 @@ class RunProgress(Vertical):
             row += [Text(f"n={counts.get(name, 0)}", style="dim"), state]
             rows.append(row)
         hidden = len(order) - shown
-        key = ([[cell.plain for cell in row] for row in rows], hidden)
-        self._put("estimates", estimate_lines(rows, hidden), key=key, extent=len(rows) + (hidden > 0))
+        self._put("estimates", estimate_lines(rows, hidden), extent=len(rows) + (hidden > 0))
 
     def show_result(
         self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
@@ -164,5 +163,4 @@ class RunProgress(Vertical):
                 ]
             )
         hidden = len(variants) - shown
-        key = ([[cell.plain for cell in row] for row in rows], hidden)
-        self._put("estimates", estimate_lines(rows, hidden), key=key, extent=len(rows) + (hidden > 0))
+        self._put("estimates", estimate_lines(rows, hidden), extent=len(rows) + (hidden > 0))

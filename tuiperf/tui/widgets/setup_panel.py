@@ -147,6 +147,8 @@ class SetupPanel(Vertical):
         """Why the form cannot run now (empty when it can); the swept parameter's field is ignored."""
         if self.scenario is None:
             return ["choose a scenario first"]
+        if self.form.rebuilding:
+            return [f"the form for {self.scenario['id']} is still being built"]
         problems = [f"{n}: {m}" for n, m in self.form.errors.items() if not (sweep and n == sweep[0])]
         return problems + self.options.errors()
 

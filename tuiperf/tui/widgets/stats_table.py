@@ -75,7 +75,6 @@ class StatsTable(Vertical):
 
     def show(self, result: RunResult | None) -> None:
         self.result = result
-        names = [v.name for v in result.variants] if result else []
         ok = [v.name for v in result.measured] if result else []
         self.choose_baseline(result)
         select = self.query_one("#baseline", Select)
@@ -87,7 +86,7 @@ class StatsTable(Vertical):
                 self._options = ok
             if self.baseline in ok and select.value != self.baseline:
                 select.value = self.baseline
-        self._fill(names)
+        self._fill()
 
     def set_baseline(self, baseline: str) -> None:
         self.baseline = baseline
@@ -96,16 +95,16 @@ class StatsTable(Vertical):
         if select.value != baseline:
             with select.prevent(Select.Changed):
                 select.value = baseline
-        self._fill([v.name for v in self.result.variants] if self.result else [])
+        self._fill()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if isinstance(event.value, str):
             self.baseline = event.value
-            self._fill([v.name for v in self.result.variants] if self.result else [])
+            self._fill()
             self.post_message(self.BaselineChanged(event.value))
 
-    def _fill(self, names: list[str]) -> None:
+    def _fill(self) -> None:
         table = self.query_one(TextGrid)
         result = self.result
         note = self.query_one("#stats-note", Label)

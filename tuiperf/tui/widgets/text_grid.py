@@ -49,10 +49,10 @@ class TextGrid(ScrollView, can_focus=True):
         self._cells = {key: list(cells) for key, cells in rows}
         header = [Text(name) for name in self.headers]
         console = self.app.console
-        lines = columns([header, *self._cells.values()], self.justify)
+        # A column of margin each side, as DataTable's cell padding had.
+        lines = [Text(" ") + line for line in columns([header, *self._cells.values()], self.justify)]
         self._lines = [Strip(list(line.render(console)), line.cell_len) for line in lines]
-        # One column of margin each side, as DataTable's cell padding had.
-        width = max(strip.cell_length for strip in self._lines) + 2
+        width = max(strip.cell_length for strip in self._lines) + 1
         self.virtual_size = Size(width, len(self._lines))  # lays the screen out only if it changed
         self.refresh()
 
@@ -77,7 +77,7 @@ class TextGrid(ScrollView, can_focus=True):
         index = 0 if y == 0 else y + scroll_y  # the header stays put while the rows scroll under it
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
-        line = Strip.join([Strip.blank(1), self._lines[index]]).crop(scroll_x, scroll_x + width)
+        line = self._lines[index].crop(scroll_x, scroll_x + width)
         if index == 0:
             style = self.get_component_rich_style("text-grid--header")
         elif index % 2 == 0:
