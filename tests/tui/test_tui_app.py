@@ -662,6 +662,7 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         await wait_until(pilot, lambda: not str(estimates.content), what="the plan cleared")
         variants_list.select_all()
         await wait_until(pilot, lambda: str(estimates.content).count("waiting") == 3, what="the plan back")
+        await wait_until(pilot, lambda: estimates.size.height == 3, what="the plan laid out")
         with layouts_of_the_screen() as layouts:
             assert main.start_run()
             await wait_until(pilot, lambda: str(estimates.content).count("done") == 2, what="the live rows")
