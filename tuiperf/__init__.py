@@ -4,26 +4,56 @@ Scenario files import what they need from here::
 
     from tuiperf import Scenario, Int, Float, Choice, Bool, Bench, Step, Skip
     from tuiperf import eqx_filter_jit_level, nnx_jit_level, preflatten  # jit levels for Bench
+
+The names are imported on first use (PEP 562): every ``tuiperf.*`` import runs this module first,
+and the explorer's UI process, which defines no scenario, would otherwise wait for all of them
+before its first frame (benchmarks/ui_startup.py).
 """
 
-from tuiperf.core.errors import Skip
-from tuiperf.core.jit_level import eqx_filter_jit_level, nnx_jit_level, preflatten
-from tuiperf.core.params import Bool, Choice, Float, Int
-from tuiperf.core.scenario import Bench, Scenario
-from tuiperf.core.step import Step
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see: the same names, explicitly re-exported
+    from tuiperf.core.errors import Skip as Skip
+    from tuiperf.core.jit_level import eqx_filter_jit_level as eqx_filter_jit_level
+    from tuiperf.core.jit_level import nnx_jit_level as nnx_jit_level
+    from tuiperf.core.jit_level import preflatten as preflatten
+    from tuiperf.core.params import Bool as Bool
+    from tuiperf.core.params import Choice as Choice
+    from tuiperf.core.params import Float as Float
+    from tuiperf.core.params import Int as Int
+    from tuiperf.core.scenario import Bench as Bench
+    from tuiperf.core.scenario import Scenario as Scenario
+    from tuiperf.core.step import Step as Step
 
 __version__ = "0.1.0"
-__all__ = [
-    "Bench",
-    "Bool",
-    "Choice",
-    "Float",
-    "Int",
-    "Scenario",
-    "Skip",
-    "Step",
-    "__version__",
-    "eqx_filter_jit_level",
-    "nnx_jit_level",
-    "preflatten",
-]
+
+_HOMES = {
+    "Skip": "tuiperf.core.errors",
+    "eqx_filter_jit_level": "tuiperf.core.jit_level",
+    "nnx_jit_level": "tuiperf.core.jit_level",
+    "preflatten": "tuiperf.core.jit_level",
+    "Bool": "tuiperf.core.params",
+    "Choice": "tuiperf.core.params",
+    "Float": "tuiperf.core.params",
+    "Int": "tuiperf.core.params",
+    "Bench": "tuiperf.core.scenario",
+    "Scenario": "tuiperf.core.scenario",
+    "Step": "tuiperf.core.step",
+}
+__all__ = [*sorted(_HOMES), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tuiperf' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 
 from tuiperf.core.errors import TuiperfError
 from tuiperf.core.files import write_atomic
-from tuiperf.core.history import History, record
 
-# The screens (and plotext, which the trend plot draws with) are imported when first opened: the
-# explorer's first frame waits for every module imported at start-up (see benchmarks/ui_startup.py).
+# The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
+# used: the explorer's first frame waits for every module imported at start-up (benchmarks/ui_startup.py).
 if TYPE_CHECKING:
     from tuiperf.core.model import RunResult
     from tuiperf.tui.screens.main import MainScreen
@@ -35,6 +34,8 @@ class RunHistory:
             return
 
         def work() -> None:
+            from tuiperf.core.history import record
+
             try:
                 run_id = record(result, path)
             except TuiperfError as exc:
@@ -65,6 +66,8 @@ class RunHistory:
         path = self.path
 
         def work() -> None:
+            from tuiperf.core.history import History
+
             try:
                 with History(path) as history:
                     stored = history.get(run_id)

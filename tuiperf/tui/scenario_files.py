@@ -12,17 +12,17 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuiperf.core.catalog import user_scenarios_dir
 from tuiperf.core.errors import TuiperfError
 from tuiperf.core.files import user_cache_dir
-from tuiperf.core.last_good import Remembered, keep_last_good, remember
 from tuiperf.tui.messages import ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
-# The editor (TextArea and its document model) and the templates are imported when first opened:
-# the explorer's first frame waits for every module imported at start-up.
+# The editor (TextArea and its document model), the templates, the catalog and the last-good copies
+# are imported when first used (the catalog's by the worker thread): the explorer's first frame waits
+# for every module imported at start-up.
 
 if TYPE_CHECKING:
+    from tuiperf.core.last_good import Remembered
     from tuiperf.tui.screens.main import MainScreen
 
 WATCH_DEBOUNCE_MS = 300
@@ -40,6 +40,8 @@ class ScenarioFiles:
     def merge_last_good(self, catalog: dict[str, Any]) -> dict[str, Any]:
         """The catalog with broken files that loaded before listed in their last good version
         (called by the catalog worker thread: it reads the sources and writes the copies)."""
+        from tuiperf.core.last_good import keep_last_good, remember
+
         with self._remembering:  # two reloads may overlap
             try:
                 merged = keep_last_good(catalog, self._remembered, user_cache_dir() / "last-good")
@@ -114,6 +116,8 @@ class ScenarioFiles:
 
     def new_scenarios_folder(self) -> Path:
         """The first --scenarios folder if one was given, else the user's own folder."""
+        from tuiperf.core.catalog import user_scenarios_dir
+
         extra = list(self.screen.shell.scenario_dirs)
         return Path(extra[0]) if extra else user_scenarios_dir()
 

@@ -43,17 +43,17 @@ from tuiperf.tui.messages import (
 from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.confirm import ConfirmScreen
-from tuiperf.tui.screens.help import HelpScreen
-from tuiperf.tui.screens.sweep import SweepScreen
 from tuiperf.tui.tracing import start_trace
 from tuiperf.tui.view import ResultView, view_of
-from tuiperf.tui.widgets.param_form import ParamForm
-from tuiperf.tui.widgets.run_options import RunOptions
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 
+# What only the panels and dialogs need is imported with them: the first frame waits for every module
+# imported at start-up (benchmarks/ui_startup.py).
 if TYPE_CHECKING:
     from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.widgets.param_form import ParamForm
     from tuiperf.tui.widgets.results_panel import ResultsPanel
+    from tuiperf.tui.widgets.run_options import RunOptions
 
 REDRAW_S = 0.1  # live progress and histogram redraw at most ten times a second
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
@@ -122,7 +122,6 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="■")
-        yield Tabs(Tab("Setup", id="view-setup"), Tab("Results", id="view-results"), id="view-tabs")
         with Horizontal(id="main"):
             yield SetupPanel(id="sidebar")  # the list only; _build_panels mounts the rest after the first frames
         yield Footer(show_command_palette=False)  # our own "ctrl+p Palette" reads better than "^ppalette"
@@ -189,6 +188,10 @@ class MainScreen(Screen[None]):
             return  # the app is closing already (quit within the first frames)
         results = ResultsPanel(id="results", error=self.shell.last_error)
         results.display = not self.has_class("-narrow") or self.view == "results"
+        # A narrow screen's Setup/Results switch comes with the half it switches to (shown only when
+        # narrow, it was a quarter of the first frame's widgets on every screen).
+        tabs = [Tab("Setup", id="view-setup"), Tab("Results", id="view-results")]
+        await self.mount(Tabs(*tabs, active=f"view-{self.view}", id="view-tabs"), before=row)
         await row.mount(results)
         if not self.setup.is_attached:
             return
@@ -509,7 +512,8 @@ class MainScreen(Screen[None]):
         self.action_cancel()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
-        if event.tabs.id == "view-tabs":
+        # A stale activation (the mounted switch's first, say) is not the active tab any more.
+        if event.tabs.id == "view-tabs" and event.tab.id == event.tabs.active:
             self._show_view("setup" if event.tab.id == "view-setup" else "results")
 
     def on_resize(self, event: events.Resize) -> None:
@@ -523,17 +527,19 @@ class MainScreen(Screen[None]):
     def _keep_focus_visible(self) -> None:
         if self.app.screen is not self or not self.has_class("-narrow"):
             return
-        self._show_view("setup" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "results")
+        self._show_view(self.view)
 
     def _show_view(self, view: str) -> None:
         """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
         setup = view == "setup"
         self.view = view
         self._apply_view()
+        if not self.panels_ready:
+            return  # the switch and the results half come with the panels; they start at self.view
         tabs = self.query_one("#view-tabs", Tabs)
         if tabs.active != f"view-{view}":
             tabs.active = f"view-{view}"
-        if self.has_class("-narrow") and self.panels_ready:
+        if self.has_class("-narrow"):
             focused = self.focused
             half = self.setup if setup else self.results
             if focused is None or half not in focused.ancestors_with_self:
@@ -581,6 +587,8 @@ class MainScreen(Screen[None]):
         def chosen(value: tuple[str, list[Any]] | None) -> None:
             if value is not None:
                 self.start_run(sweep=value)
+
+        from tuiperf.tui.screens.sweep import SweepScreen
 
         self.app.push_screen(SweepScreen(specs), chosen)
 
@@ -631,13 +639,15 @@ class MainScreen(Screen[None]):
         self._show_view("results")
 
     def action_toggle_view(self) -> None:
-        self._show_view("results" if self.query_one("#view-tabs", Tabs).active == "view-setup" else "setup")
+        self._show_view("results" if self.view == "setup" else "setup")
 
     def action_focus_filter(self) -> None:
         self._show_view("setup")
         self.query_one("#scenario-filter", Input).focus()
 
     def action_help(self) -> None:
+        from tuiperf.tui.screens.help import HelpScreen
+
         self.app.push_screen(HelpScreen())
 
     def action_screenshot(self) -> None:

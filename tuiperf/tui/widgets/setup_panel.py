@@ -7,7 +7,7 @@ mounts the rest right after (a choice or devices that arrive before are kept and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -17,10 +17,12 @@ from textual.widgets import Input, Label, Select, SelectionList
 from tuiperf.core.errors import ParamError
 from tuiperf.core.runner import RunRequest
 from tuiperf.tui.launch import LaunchOptions
-from tuiperf.tui.widgets.param_form import ParamForm
-from tuiperf.tui.widgets.run_options import RunOptions
-from tuiperf.tui.widgets.scenario_info import ScenarioInfo
 from tuiperf.tui.widgets.scenario_list import ScenarioList
+
+if TYPE_CHECKING:  # imported by add_details: the first frame waits for every module imported before it
+    from tuiperf.tui.widgets.param_form import ParamForm
+    from tuiperf.tui.widgets.run_options import RunOptions
+    from tuiperf.tui.widgets.scenario_info import ScenarioInfo
 
 
 class SetupPanel(Vertical):
@@ -46,6 +48,10 @@ class SetupPanel(Vertical):
 
     async def add_details(self, launch: LaunchOptions) -> None:
         """Mount the description, form and run options; then apply what arrived before them."""
+        from tuiperf.tui.widgets.param_form import ParamForm
+        from tuiperf.tui.widgets.run_options import RunOptions
+        from tuiperf.tui.widgets.scenario_info import ScenarioInfo
+
         info = ScenarioInfo(id="info")
         await self.query_one("#setup", VerticalScroll).mount_all(
             [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptions(id="options")]
@@ -61,11 +67,11 @@ class SetupPanel(Vertical):
 
     @property
     def form(self) -> ParamForm:
-        return self.query_one(ParamForm)
+        return cast("ParamForm", self.query_one("#params"))
 
     @property
     def options(self) -> RunOptions:
-        return self.query_one(RunOptions)
+        return cast("RunOptions", self.query_one("#options"))
 
     # -- catalog and launch options --------------------------------------------------------------
     def set_catalog(
@@ -101,7 +107,7 @@ class SetupPanel(Vertical):
             return
         if self.form.owner is not None and self.form.specs:
             self._typed[self.form.owner] = self.form.typed_values()
-        self.query_one(ScenarioInfo).show(message.scenario, message.broken)
+        cast("ScenarioInfo", self.query_one("#info")).show(message.scenario, message.broken)
         self.scenario, self.broken = message.scenario, message.broken
         if message.scenario is None:
             await self.form.set_params([])
