@@ -296,13 +296,26 @@ def big_result_report() -> None:
     )
 
 
+def slope(values: list[float]) -> float:
+    """Least-squares growth per step."""
+    n = len(values)
+    mean_x, mean_y = (n - 1) / 2, statistics.fmean(values)
+    return sum((i - mean_x) * (v - mean_y) for i, v in enumerate(values)) / sum((i - mean_x) ** 2 for i in range(n))
+
+
 def memory_report() -> None:
+    from tuiperf.core.worker import RETIRE_AFTER_GROWTH_MB
+
     sizes = measuring_memory()
     growth = sizes[-1] - sizes[1]
+    per_run = slope(sizes[10:])  # a warm-up that levels off reads ~0 here; a leak keeps its slope
     print(
         f"{'measuring process RSS, runs 2..20':58s} {sizes[1]:.0f} -> {sizes[-1]:.0f} MB (growth {growth:+.0f} MB)   "
-        f"target: no growth   {'ok' if growth < 0.05 * sizes[1] else 'MISSED'}"
+        f"target: no growth (< 5 %)   {'ok' if growth < 0.05 * sizes[1] else 'MISSED'}"
     )
+    print(f"    (runs 11..20: {per_run:+.2f} MB a run; each MB: {' '.join(f'{s:.0f}' for s in sizes)})")
+    runs = f"~{RETIRE_AFTER_GROWTH_MB / per_run:.0f} runs like these" if per_run > 0.01 else "never at this rate"
+    print(f"    (bounded: a process {RETIRE_AFTER_GROWTH_MB:g} MB past its first run is replaced: {runs})")
 
 
 if __name__ == "__main__":

@@ -78,6 +78,39 @@ def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
         runner.close()
 
 
+def _three_runs(runner: WorkerRunner) -> tuple[list[int], list[list[str]]]:
+    """The measuring process's pid before each of three runs of one file, and each run's warnings."""
+    pids, warnings = [], []
+    for _ in range(3):
+        doc = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=5, dispatch="sync", profile=False))
+        assert doc.variants[0].ok
+        assert runner._measuring is not None
+        pids.append(runner._measuring.process.pid)
+        warnings.append(doc.warnings)
+    return pids, warnings
+
+
+def test_a_measuring_process_is_kept_until_it_outgrows_the_limit_and_the_run_after_says_so(fixture_dir):
+    """The first reuse takes the process's size as its baseline; past the limit it is replaced, and
+    the run measured in the new one says why (times differ more between processes than runs)."""
+    kept = WorkerRunner("sync", [fixture_dir])  # the default limit: one process for all three
+    try:
+        pids, warnings = _three_runs(kept)
+        assert len(set(pids)) == 1 and not any("fresh process" in w for ws in warnings for w in ws)
+        assert kept._measuring is not None and kept._measuring.runs == 3 and kept._measuring.idle_mb is not None
+    finally:
+        kept.close()
+    retired = WorkerRunner("sync", [fixture_dir], retire_growth_mb=-1e9)  # any size is too much growth
+    try:
+        pids, warnings = _three_runs(retired)
+        assert pids[0] == pids[1] != pids[2]  # run 2 set the baseline; run 3 found it grown
+        assert not any("fresh process" in w for w in warnings[0] + warnings[1])
+        note = next(w for w in warnings[2] if "fresh process" in w)
+        assert "over 2 runs" in note and "limit -1e+09 MB" in note
+    finally:
+        retired.close()
+
+
 STARTS_UNDER_CAPTURED_STDERR = r"""
 import io, sys
 class CapturedStream(io.StringIO):  # what Textual installs while an app runs: no real file descriptor

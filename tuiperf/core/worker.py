@@ -9,7 +9,9 @@ another scenario's numbers. So (see :class:`WorkerRunner`):
   process that measures;
 - a run imports only its own scenario file, in a measuring process no other scenario file touched;
   the process is kept for the next run of the same file content in the same dispatch mode;
-- a pre-warmed spare process (JAX and the frameworks imported) hides the start-up of the next one.
+- a pre-warmed spare process (JAX and the frameworks imported) hides the start-up of the next one;
+- a measuring process that has grown by more than :data:`RETIRE_AFTER_GROWTH_MB` since its first run
+  is retired for a fresh one, and the run measured there says so.
 
 Faults: a cancel that the process does not answer within :data:`CANCEL_GRACE_S` kills it; a process
 silent for longer than the request's ``timeout_s`` is killed and reported as "did not return within
@@ -50,6 +52,13 @@ READY_TIMEOUT_S = 120.0  # importing JAX and the frameworks on a cold machine
 LOG_CAP_BYTES = 5 << 20  # per log file; beyond it the output is dropped (and still drained)
 LOG_FILES_KEPT = 20
 TAIL_LINES = 20
+# A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
+# busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
+# return: JAX registers every module class a run's setup defines as a pytree node for good, and XLA
+# keeps some native memory per compile (~0.4 MB a run for mlp-closure-vs-argument; see the README's
+# "Measuring tuiperf itself"). Past this growth the process is replaced, so a long session is bounded.
+RETIRE_AFTER_GROWTH_MB = 128.0
+MEMORY_ANSWER_S = 30.0  # the size is answered after the last run's clean-up
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
@@ -159,6 +168,8 @@ class Child:
         self.ready = False
         self.dispatch: str | None = None  # fixed by its first run
         self.scenario_key: tuple[str, str] | None = None  # (path, sha256) of the one file it imported
+        self.runs = 0  # runs answered
+        self.idle_mb: float | None = None  # its size when first reused: after one run and its clean-up
 
     @property
     def alive(self) -> bool:
@@ -257,6 +268,7 @@ class WorkerRunner:
         *,
         spare: bool = False,
         load_timeout_s: float | None = None,
+        retire_growth_mb: float = RETIRE_AFTER_GROWTH_MB,
     ) -> None:
         if dispatch not in DISPATCH_MODES:
             raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {dispatch!r}")
@@ -264,6 +276,7 @@ class WorkerRunner:
         self.scenario_dirs = list(scenario_dirs)
         self.keep_spare = spare
         self.load_timeout_s = load_timeout_s
+        self.retire_growth_mb = retire_growth_mb
         self._measuring: Child | None = None
         self._spare: Child | None = None
         self._loader: Child | None = None
@@ -287,8 +300,9 @@ class WorkerRunner:
         self._spare = Child() if self.keep_spare else None
         return child
 
-    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> Child:
-        current = self._measuring
+    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> tuple[Child, str | None]:
+        """The process to measure in, and why it is a new one when the user should know."""
+        current, why_new = self._measuring, None
         if (
             not fresh
             and current is not None
@@ -296,12 +310,33 @@ class WorkerRunner:
             and current.scenario_key == key
             and current.dispatch == dispatch
         ):
-            return current
+            why_new = self._outgrown(current)
+            if why_new is None:
+                return current, None
         if current is not None:
             current.close()
         self._measuring = child = self._fresh()
         child.scenario_key, child.dispatch = key, dispatch
-        return child
+        return child, why_new
+
+    def _outgrown(self, child: Child) -> str | None:
+        """Why ``child`` is retired before another run (grown too much since its first run), or None."""
+        try:
+            size: float | None = child.request("memory", None, timeout_s=MEMORY_ANSWER_S)
+        except ChildStopped as exc:
+            return f"measured in a fresh process: the last one {exc.how} while cleaning up after its run"
+        if size is None:
+            return None  # the system does not tell a process's size
+        if child.idle_mb is None:
+            child.idle_mb = size
+            return None
+        grown = size - child.idle_mb
+        if grown <= self.retire_growth_mb:
+            return None
+        return (
+            f"measured in a fresh process: the last one had grown by {grown:.0f} MB over {child.runs} runs "
+            f"(limit {self.retire_growth_mb:g} MB); times can differ more between processes than between runs"
+        )
 
     def _loader_child(self) -> Child:
         if self._loader is None or not self._loader.alive:
@@ -422,9 +457,12 @@ class WorkerRunner:
                 on_event(event)
 
         with self._lock:
-            child = self._measuring_for(key, request.dispatch, fresh)
+            child, why_new = self._measuring_for(key, request.dispatch, fresh)
             try:
                 result: RunResult = child.request("run", asdict(request), track, cancel, request.timeout_s)
+                child.runs += 1
+                if why_new is not None:
+                    result.warnings.append(why_new)
                 return result
             except ChildStopped as exc:
                 stop = exc  # kept beyond the except block
