@@ -22,7 +22,6 @@ import contextlib
 import multiprocessing
 import statistics
 import time
-from pathlib import Path
 
 TICK_S = 0.01
 
@@ -37,10 +36,10 @@ def report(label: str, value_ms: float, target_ms: float) -> None:
 
 
 def rss_mb(pid: int | str = "self") -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    from tuiperf.core.measuring import resident_mb
+
+    size = resident_mb(pid)
+    return float("nan") if size is None else size
 
 
 def big_result(variants: int = 10, samples: int = 100_000) -> bytes:
@@ -296,19 +295,15 @@ def big_result_report() -> None:
     )
 
 
-def slope(values: list[float]) -> float:
-    """Least-squares growth per step."""
-    n = len(values)
-    mean_x, mean_y = (n - 1) / 2, statistics.fmean(values)
-    return sum((i - mean_x) * (v - mean_y) for i, v in enumerate(values)) / sum((i - mean_x) ** 2 for i in range(n))
-
-
 def memory_report() -> None:
+    import numpy as np
+
     from tuiperf.core.worker import RETIRE_AFTER_GROWTH_MB
 
     sizes = measuring_memory()
     growth = sizes[-1] - sizes[1]
-    per_run = slope(sizes[10:])  # a warm-up that levels off reads ~0 here; a leak keeps its slope
+    # least-squares growth per run: a warm-up that levels off reads ~0 here; a leak keeps its slope
+    per_run = float(np.polyfit(range(10), sizes[10:], 1)[0])
     print(
         f"{'measuring process RSS, runs 2..20':58s} {sizes[1]:.0f} -> {sizes[-1]:.0f} MB (growth {growth:+.0f} MB)   "
         f"target: no growth (< 5 %)   {'ok' if growth < 0.05 * sizes[1] else 'MISSED'}"

@@ -78,10 +78,11 @@ def safe_send(conn: Connection, message: tuple[str, Any]) -> None:
         conn.send(("error", ("Internal error", one_line(f"the result could not be sent: {exc}", 300), None)))
 
 
-def resident_mb() -> float | None:
-    """This process's resident memory in MB, or None where the system does not say (no /proc)."""
+def resident_mb(pid: int | str = "self") -> float | None:
+    """A process's resident memory in MB (this one's by default), or None where the system does not
+    say (no /proc)."""
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
             for line in status:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024

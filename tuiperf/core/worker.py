@@ -54,9 +54,10 @@ LOG_FILES_KEPT = 20
 TAIL_LINES = 20
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
-# return: JAX registers every module class a run's setup defines as a pytree node for good, and XLA
-# keeps some native memory per compile (~0.4 MB a run for mlp-closure-vs-argument; see the README's
-# "Measuring tuiperf itself"). Past this growth the process is replaced, so a long session is bounded.
+# return: JAX registers every module class a run's setup defines as a pytree node for good, and
+# anonymous native memory grows that malloc_trim does not return either (0.1-0.4 MB a run for
+# mlp-closure-vs-argument; see the README's "Measuring tuiperf itself"). Past this growth the process
+# is replaced, so a long session is bounded.
 RETIRE_AFTER_GROWTH_MB = 128.0
 MEMORY_ANSWER_S = 30.0  # the size is answered after the last run's clean-up
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)

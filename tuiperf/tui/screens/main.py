@@ -531,11 +531,11 @@ class MainScreen(Screen[None]):
 
     def _show_view(self, view: str) -> None:
         """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
-        setup = view == "setup"
         self.view = view
         self._apply_view()
         if not self.panels_ready:
             return  # the switch and the results half come with the panels; they start at self.view
+        setup = view == "setup"
         tabs = self.query_one("#view-tabs", Tabs)
         if tabs.active != f"view-{view}":
             tabs.active = f"view-{view}"
