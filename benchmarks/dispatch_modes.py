@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.worker import WorkerRunner
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.runner import WorkerRunner
 
 CASES = [
     ("dispatch-floor", {}, ["jax.jit"]),

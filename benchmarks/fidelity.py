@@ -33,8 +33,8 @@ import json, sys, time, threading
 from types import SimpleNamespace
 import jax
 jax.config.update("jax_cpu_enable_async_dispatch", sys.argv[1] == "async")
-from tuiperf.core.catalog import load_catalog
-from tuiperf.core.params import validate
+from tuiperf.measuring.loading import load_catalog
+from tuiperf.api.params import validate
 scenario = load_catalog().get(sys.argv[2])
 p = SimpleNamespace(**validate(scenario.params, json.loads(sys.argv[3])))
 bench = scenario.variants[sys.argv[4]].build(p, scenario.setup_fn(p) if scenario.setup_fn else None)
@@ -64,8 +64,8 @@ print(json.dumps({"median_ns": plain_loop(seconds)}))
 SAME_PROCESS = (
     BUILD
     + r"""
-from tuiperf.core.sampler import Target, block_size, sample_interleaved
-from tuiperf.core.timing import blocker_for
+from tuiperf.measuring.sampler import Target, block_size, sample_interleaved
+from tuiperf.measuring.timing import blocker_for
 block = blocker_for(fn(*args))
 ours, theirs = [], []
 for turn in range(10):
@@ -89,8 +89,8 @@ def in_fresh_process(script: str, scenario: str, params: dict, variant: str, dis
 
 
 def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, budget: float) -> float:
-    from tuiperf.core.runner import RunRequest
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.processes.runner import WorkerRunner
 
     runner = WorkerRunner(dispatch)  # a fresh worker process per measurement, like the plain loop
     try:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from factories import result, steady
 
-from tuiperf.core.history import History
+from tuiperf.results.history import History
 
 
 def main() -> None:

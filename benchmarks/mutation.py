@@ -21,12 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 TARGETS = {
-    "stats": ("tuiperf/core/stats.py", ["tests/test_stats.py", "tests/test_modes.py"]),
-    "guard": ("tuiperf/core/guard.py", ["tests/test_guard.py"]),
-    "sampler": ("tuiperf/core/sampler.py", ["tests/test_sampler.py"]),
-    "timing": ("tuiperf/core/timing.py", ["tests/test_timing.py", "tests/test_sampler.py"]),
-    "step": ("tuiperf/core/step.py", ["tests/test_steps.py"]),
-    "reconcile": ("tuiperf/core/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
+    "stats": ("tuiperf/results/stats.py", ["tests/test_stats.py", "tests/test_modes.py"]),
+    "guard": ("tuiperf/measuring/guard.py", ["tests/test_guard.py"]),
+    "sampler": ("tuiperf/measuring/sampler.py", ["tests/test_sampler.py"]),
+    "timing": ("tuiperf/measuring/timing.py", ["tests/test_timing.py", "tests/test_sampler.py"]),
+    "step": ("tuiperf/api/step.py", ["tests/test_steps.py"]),
+    "reconcile": ("tuiperf/results/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
 }
 # Mutants judged equivalent, each with its reason: (module, the mutated source line, the change).
 # They are counted apart, not as survivors; the rate is killed / (tried - equivalent). A new entry

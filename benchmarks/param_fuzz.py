@@ -14,8 +14,8 @@ import random
 import sys
 import time
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Bool, Choice, Float, Int, parse_assignments, parse_name_list, parse_sweep
+from tuiperf.api.params import Bool, Choice, Float, Int, parse_assignments, parse_name_list, parse_sweep
+from tuiperf.common.errors import ParamError
 
 SPECS = {
     "i": (Int(8, min=-(10**6), max=10**6), int),

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tuiperf.core.model import RunResult
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.stats import format_ns
-from tuiperf.core.worker import WorkerRunner
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.runner import WorkerRunner
+from tuiperf.results.model import RunResult
+from tuiperf.results.stats import format_ns
 
 RUNS = [
     ("dispatch-floor", {}),

@@ -36,7 +36,7 @@ def report(label: str, value_ms: float, target_ms: float) -> None:
 
 
 def rss_mb(pid: int | str = "self") -> float:
-    from tuiperf.core.measuring import resident_mb
+    from tuiperf.measuring.serve import resident_mb
 
     size = resident_mb(pid)
     return float("nan") if size is None else size
@@ -46,9 +46,9 @@ def big_result(variants: int = 10, samples: int = 100_000) -> bytes:
     """The result encoded as the measuring process sends it (its statistics computed here)."""
     import numpy as np
 
-    from tuiperf.core import document, resultfile
-    from tuiperf.core.document import RunHeader
-    from tuiperf.core.model import DeviceInfo, Environment, RunOptions, ScenarioRef
+    from tuiperf.results import document, resultfile
+    from tuiperf.results.document import RunHeader
+    from tuiperf.results.model import DeviceInfo, Environment, RunOptions, ScenarioRef
 
     rng = np.random.default_rng(0)
     header = RunHeader(
@@ -132,7 +132,7 @@ async def textual_floor() -> float:
 
 
 async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.processes.runner import WorkerRunner
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.launch import LaunchOptions
 
@@ -167,7 +167,7 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
 
 
 async def measure_big_result(encoded: bytes) -> dict[str, float]:
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.widgets.histogram import LatencyHistogram
     from tuiperf.tui.widgets.plot_base import CachedPlot
@@ -239,8 +239,8 @@ def big_result_figures(encoded: bytes) -> dict[str, float]:
 
 
 def measuring_memory(runs: int = 20) -> list[float]:
-    from tuiperf.core.runner import RunRequest
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.processes.runner import WorkerRunner
 
     runner = WorkerRunner("sync")
     sizes = []
@@ -298,7 +298,7 @@ def big_result_report() -> None:
 def memory_report() -> None:
     import numpy as np
 
-    from tuiperf.core.worker import RETIRE_AFTER_GROWTH_MB
+    from tuiperf.processes.runner import RETIRE_AFTER_GROWTH_MB
 
     sizes = measuring_memory()
     growth = sizes[-1] - sizes[1]

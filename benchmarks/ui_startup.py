@@ -70,7 +70,7 @@ print(json.dumps(report))
 TUIPERF = (
     FRAME_HOOK
     + r"""
-from tuiperf.core.worker import WorkerRunner
+from tuiperf.processes.runner import WorkerRunner
 from tuiperf.tui.app import TuiperfApp
 
 

@@ -1,6 +1,6 @@
 """Write the JSON Schema of result documents, generated from the typed model.
 
-python scripts/gen_schema.py          # rewrite tuiperf/core/result.schema.json
+python scripts/gen_schema.py          # rewrite tuiperf/results/result.schema.json
 python scripts/gen_schema.py --check  # exit 1 if the committed schema differs (tests do this too)
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import msgspec
 
-from tuiperf.core.model import SCHEMA_VERSION, RunResult
+from tuiperf.results.model import SCHEMA_VERSION, RunResult
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "tuiperf" / "core" / "result.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "tuiperf" / "results" / "result.schema.json"
 
 
 def schema_text() -> str:

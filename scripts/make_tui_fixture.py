@@ -22,8 +22,8 @@ OUT = ROOT / "tests" / "tui" / "fixtures" / "tiny_sin.json"
 
 def main() -> None:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    from tuiperf.core.inprocess import InProcessRunner, set_dispatch
-    from tuiperf.core.runner import RunRequest
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.measuring.inprocess import InProcessRunner, set_dispatch
 
     set_dispatch("sync")
     runner = InProcessRunner([str(SCENARIOS)])

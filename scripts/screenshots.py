@@ -16,8 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tuiperf.core.runner import DEFAULT_DISPATCH  # noqa: E402
-from tuiperf.core.worker import WorkerRunner  # noqa: E402
+from tuiperf.contract.request import DEFAULT_DISPATCH  # noqa: E402
+from tuiperf.processes.runner import WorkerRunner  # noqa: E402
 from tuiperf.tui.screenshot import take_screenshot  # noqa: E402
 
 # name, scenario, params, tab, size, extra options
@@ -68,7 +68,7 @@ def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 
     import os
     import tempfile
 
-    from tuiperf.core.templates import new_scenario
+    from tuiperf.catalog.templates import new_scenario
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.png import write_png
     from tuiperf.tui.screens.editor import EditorScreen

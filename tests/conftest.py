@@ -24,13 +24,13 @@ def fixture_dir() -> str:
 @pytest.fixture(scope="session", autouse=True)
 def sync_dispatch():
     """JAX's dispatch mode is fixed by a process's first computation: make it sync before any test."""
-    from tuiperf.core.inprocess import set_dispatch
+    from tuiperf.measuring.inprocess import set_dispatch
 
     set_dispatch("sync")
 
 
 @pytest.fixture(scope="session")
 def runner(fixture_dir):
-    from tuiperf.core.inprocess import InProcessRunner
+    from tuiperf.measuring.inprocess import InProcessRunner
 
     return InProcessRunner([fixture_dir])

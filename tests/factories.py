@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tuiperf.core import document
-from tuiperf.core.document import RunHeader
-from tuiperf.core.model import Breakdown, DeviceInfo, Environment, RunOptions, RunResult, ScenarioRef, Stage
-from tuiperf.core.reconcile import stage_values
+from tuiperf.results import document
+from tuiperf.results.document import RunHeader
+from tuiperf.results.model import Breakdown, DeviceInfo, Environment, RunOptions, RunResult, ScenarioRef, Stage
+from tuiperf.results.reconcile import stage_values
 
 
 def header(

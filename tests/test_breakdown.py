@@ -8,9 +8,9 @@ import threading
 import pytest
 from fakes import FakeClock
 
-from tuiperf.core import document
-from tuiperf.core.breakdown import BreakdownInput, Paths, TimedPath, measure_breakdowns
-from tuiperf.core.reconcile import reconcile
+from tuiperf.measuring.breakdown import BreakdownInput, Paths, TimedPath, measure_breakdowns
+from tuiperf.results import document
+from tuiperf.results.reconcile import reconcile
 
 # ns per call of each path: framework 40k, jit dispatch 10k + 2k, launch 10k, compute 33k, outputs 5k
 COSTS = {

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tuiperf.core.catalog import builtin_dir, load_catalog
-from tuiperf.core.errors import ScenarioError, UnknownScenario
+from tuiperf.catalog.folders import builtin_dir
+from tuiperf.common.errors import ScenarioError, UnknownScenario
+from tuiperf.measuring.loading import load_catalog
 
 GOOD = """
 from tuiperf import Scenario, Bench, Int

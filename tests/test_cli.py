@@ -47,7 +47,7 @@ def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
         ]
     )
     assert code == 0
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     doc = resultfile.load(out)  # validated against the typed model
     assert [v.name for v in doc.variants] == ["jax.jit", "eqx.filter_jit"]
@@ -130,7 +130,7 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
         env=env,
     )
     assert done.returncode == 0, done.stderr
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     doc = resultfile.load(out)
     assert doc.device.id == "cpu:1" and doc.device.index == 1
@@ -138,7 +138,7 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
 
 
 def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     old, same, slower = tmp_path / "old.json", tmp_path / "same.json", tmp_path / "slower.json"
     resultfile.save(factories.result({"v": factories.steady(1000)}), old)
@@ -151,7 +151,7 @@ def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
 
 
 def test_compare_names_what_else_differs_and_refuses_other_scenarios(tmp_path, capsys):
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     old, new, other = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "other.json"
     resultfile.save(factories.result({"v": factories.steady(1000)}, params={"batch": 1}), old)
@@ -171,7 +171,7 @@ def test_compare_names_what_else_differs_and_refuses_other_scenarios(tmp_path, c
 
 
 def test_any_variant_can_be_the_baseline_with_a_confidence_interval():
-    from tuiperf.core.ratios import against
+    from tuiperf.results.ratios import against
 
     doc = factories.result({"a": factories.steady(1000), "b": factories.steady(2000), "c": factories.steady(4000)})
     base, rows = against(doc)
@@ -223,8 +223,8 @@ def test_a_piped_report_keeps_every_median_with_its_unit(fixture_dir, tmp_path):
         env={**os.environ, "COLUMNS": "80"},
     )
     assert done.returncode == 0, done.stderr
-    from tuiperf.core import resultfile
-    from tuiperf.core.units import format_ns
+    from tuiperf.common.units import format_ns
+    from tuiperf.results import resultfile
 
     result = resultfile.load(tmp_path / "r.json")
     for v in result.measured:
@@ -254,7 +254,7 @@ def test_show_prints_hostile_text_from_a_result_file_inert(tmp_path, capsys):
     from factories import result, steady
 
     from tuiperf.cli import main
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     osc = "\x1b]52;c;ZWNobyBoYWNrZWQ=\x07"
     doc = result({f"jit{osc}": steady(1000.0), "[bold red]fake[/]": steady(2000.0)}, scenario="tiny")

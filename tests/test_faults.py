@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tuiperf.core.events import SamplesAdded
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.worker import LOG_CAP_BYTES, WorkerRunner
+from tuiperf.contract.events import SamplesAdded
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.process import LOG_CAP_BYTES
+from tuiperf.processes.runner import WorkerRunner
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 
@@ -243,6 +244,6 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     assert cli.returncode == 130, stderr
     assert time.monotonic() - started < 15
     assert "PARTIAL RESULT" in stdout and "ok" in stdout
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     assert resultfile.load(out).partial

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf.core.guard import Subject, check_equivalence
+from tuiperf.measuring.guard import Subject, check_equivalence
 
 
 def subject(name, output, *, compare=None, tolerance=None, flops=None, params=None):
@@ -92,7 +92,7 @@ def test_scenarios_mark_one_reference():
     import pytest
 
     from tuiperf import Scenario
-    from tuiperf.core.errors import ScenarioError
+    from tuiperf.common.errors import ScenarioError
 
     s = Scenario(title="t", question="q")
     s.variant("a")(lambda p, ctx: None)
@@ -213,7 +213,7 @@ def test_a_complex_output_is_not_a_real_one_and_all_nan_outputs_are_equal():
 
 
 def test_the_sentence_names_both_variants_and_every_difference():
-    from tuiperf.core.guard import describe
+    from tuiperf.measuring.guard import describe
 
     found = check_equivalence([subject("a", B, flops=1000.0, params=4), subject("b", B, flops=2000.0, params=5)], 1e-6)
     assert describe(found) == [

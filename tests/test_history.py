@@ -13,9 +13,9 @@ import msgspec
 import pytest
 from factories import result, steady
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.history import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, History, HistoryError
-from tuiperf.core.resultfile import encode
+from tuiperf.common.errors import TuiperfError
+from tuiperf.results.history import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, History, HistoryError
+from tuiperf.results.resultfile import encode
 
 
 def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
@@ -103,7 +103,7 @@ WRITER = textwrap.dedent(
     import sys, time
     sys.path.insert(0, {tests!r})
     from factories import result, steady
-    from tuiperf.core.history import History
+    from tuiperf.results.history import History
 
     run = result({{"v": steady(10.0, n=2000)}}, scenario=sys.argv[2])
     with History(sys.argv[1]) as history:
@@ -200,15 +200,20 @@ def test_no_history_stores_nothing_and_says_so_for_run_ids(tmp_path, capsys):
     assert "history is turned off" in capsys.readouterr().err
 
 
+TUIPERF_PACKAGES = [f"tuiperf.{p}" for p in ("common", "api", "results", "catalog", "contract", "measuring")]
+TUIPERF_PACKAGES.append("tuiperf.processes")
+
+
 def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_path):
-    from tuiperf.core.export import export
-    from tuiperf.core.runner import RunRequest
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.results.export import export
 
     for scenario, params in (("tiny", {"size": "4"}), ("steps", {})):
         run = runner.run(RunRequest(scenario=scenario, params=params, samples=10, profile=False, dispatch="sync"))
         script = tmp_path / f"{scenario}.py"
         script.write_text(export(run, "script"))
-        block = "import sys; sys.modules['tuiperf.core'] = None; sys.argv = ['repro', '0.05']; "
+        block = "import sys; sys.modules.update(dict.fromkeys(" + repr(TUIPERF_PACKAGES) + "));"
+        block += "sys.argv = ['repro', '0.05']; "
         block += f"exec(compile(open({str(script)!r}).read(), 'repro', 'exec'), {{'__name__': '__main__'}})"
         done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
@@ -221,9 +226,9 @@ def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_p
 def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner, tmp_path):
     import shutil
 
-    from tuiperf.core.inprocess import InProcessRunner
-    from tuiperf.core.repro import script
-    from tuiperf.core.runner import RunRequest
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.measuring.inprocess import InProcessRunner
+    from tuiperf.results.repro import script
 
     folder = tmp_path / "mine"
     shutil.copytree(__import__("pathlib").Path(__file__).parent / "fixtures" / "scenarios", folder)
@@ -234,7 +239,7 @@ def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner
 
 
 def test_a_trend_lines_up_each_variant_across_runs_oldest_first(tmp_path):
-    from tuiperf.core.history import trend
+    from tuiperf.results.history import trend
 
     runs = []
     for day, (jit, eager, jax_version) in enumerate(((1000.0, 5000.0, "0.9.0"), (800.0, None, "0.10.2")), start=1):

@@ -8,7 +8,7 @@ import optax
 import pytest
 
 from tuiperf import Bench, eqx_filter_jit_level, nnx_jit_level
-from tuiperf.core.prepare import prepare
+from tuiperf.measuring.prepare import prepare
 
 
 def nnx_training_step():

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tuiperf.core.last_good import keep_last_good, remember
+from tuiperf.catalog.last_good import keep_last_good, remember
 
 
 def catalog_of(scenarios=(), broken=()):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tuiperf.core.stats import _real_dip, detect_modes, stability_warnings, summarize
+from tuiperf.results.stats import _real_dip, detect_modes, stability_warnings, summarize
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "samples" / "recorded.json").read_text())
 

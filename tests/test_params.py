@@ -1,8 +1,8 @@
 import pytest
 
-from tuiperf.core.errors import ParamError, ScenarioError
-from tuiperf.core.params import Bool, Choice, Float, Int, parse_assignment, validate
-from tuiperf.core.scenario import Scenario
+from tuiperf.api.params import Bool, Choice, Float, Int, parse_assignment, validate
+from tuiperf.api.scenario import Scenario
+from tuiperf.common.errors import ParamError, ScenarioError
 
 SPECS = {
     "width": Int(64, min=1, max=4096),
@@ -66,7 +66,7 @@ def test_invalid_declarations_are_rejected():
 
 
 def test_assignments_sweeps_and_name_lists():
-    from tuiperf.core.params import parse_assignments, parse_name_list, parse_sweep
+    from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
 
     assert parse_assignment("width = 8") == ("width", "8")
     with pytest.raises(ParamError, match="expected NAME=VALUE"):
@@ -95,14 +95,14 @@ def test_declarations_take_only_the_default_positionally():
 
 
 def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):
-    from tuiperf.core.runner import RunRequest
+    from tuiperf.contract.request import RunRequest
 
     with pytest.raises(ParamError, match="padding: 3 must be at most kernel-1 = 2"):
         runner.run(RunRequest(scenario="conv-transpose-3d", params={"kernel": 3, "padding": 3}, dispatch="sync"))
 
 
 def test_every_kind_survives_the_round_trip_through_plain_data():
-    from tuiperf.core.params import param_from_dict
+    from tuiperf.api.params import param_from_dict
 
     for spec in SPECS.values():
         again = param_from_dict(spec.to_dict())

@@ -7,8 +7,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Bool, Choice, Float, Int, parse_assignments, parse_name_list, parse_sweep
+from tuiperf.api.params import Bool, Choice, Float, Int, parse_assignments, parse_name_list, parse_sweep
+from tuiperf.common.errors import ParamError
 
 SPECS = {
     "i": Int(8, min=-(10**6), max=10**6),

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from tuiperf.core.profiling import exposed, profile_call
+from tuiperf.measuring.profiling import exposed, profile_call
 
 X = jnp.arange(8.0)
 

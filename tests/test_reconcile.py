@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from factories import breakdown
 
-from tuiperf.core import document
-from tuiperf.core.model import STAGE_PATHS
-from tuiperf.core.reconcile import RESAMPLES, Reconciliation, StageDelta, reconcile, stage_values
+from tuiperf.results import document
+from tuiperf.results.model import STAGE_PATHS
+from tuiperf.results.reconcile import RESAMPLES, Reconciliation, StageDelta, reconcile, stage_values
 
 PATHS = sorted({p for combo in STAGE_PATHS.values() for p in combo})
 

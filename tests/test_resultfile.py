@@ -13,9 +13,9 @@ import factories
 import msgspec
 import pytest
 
-from tuiperf.core import resultfile
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.model import SCHEMA_VERSION, RunResult
+from tuiperf.common.errors import TuiperfError
+from tuiperf.results import resultfile
+from tuiperf.results.model import SCHEMA_VERSION, RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 V1 = Path(__file__).parent / "fixtures" / "results"
@@ -101,7 +101,7 @@ KILL_DURING_SAVE = r"""
 import os, signal, sys, threading
 sys.path.insert(0, {tests!r})
 import factories
-from tuiperf.core import resultfile
+from tuiperf.results import resultfile
 big = factories.result({{f"v{{i}}": list(range(200_000)) for i in range(10)}})
 threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGKILL)).start()
 resultfile.save(big, {path!r}, force=True)

@@ -7,7 +7,7 @@ import threading
 
 from fakes import FakeClock
 
-from tuiperf.core.sampler import Target, sample_interleaved
+from tuiperf.measuring.sampler import Target, sample_interleaved
 
 
 def targets_of(clock: FakeClock, costs: dict[str, int], per_turn: dict[str, int] | None = None) -> list[Target]:
@@ -188,8 +188,8 @@ def test_an_outcome_is_complete_unless_cancelled():
 
 
 def test_the_relative_ci_half_width_is_measured_against_the_median():
-    from tuiperf.core.sampler import relative_ci_halfwidth
-    from tuiperf.core.stats import median_ci
+    from tuiperf.measuring.sampler import relative_ci_halfwidth
+    from tuiperf.results.stats import median_ci
 
     samples = [float(v) for v in range(100, 200)]
     lo, hi = median_ci(samples)
@@ -198,7 +198,7 @@ def test_the_relative_ci_half_width_is_measured_against_the_median():
 
 
 def test_auto_sampling_goes_on_until_the_median_is_known_within_one_percent():
-    from tuiperf.core.sampler import TARGET_REL_CI, relative_ci_halfwidth
+    from tuiperf.measuring.sampler import TARGET_REL_CI, relative_ci_halfwidth
 
     clock = FakeClock()
     spread = iter([50_000 + (i * 7919 % 100_000) for i in range(1_000_000)])  # 50-150 µs, uniform-ish
@@ -230,14 +230,14 @@ def test_progress_is_reported_every_tenth_of_a_second():
 
 
 def test_block_turns_last_about_5_ms_and_only_sub_millisecond_calls_warm_up():
-    from tuiperf.core.sampler import block_size, needs_warm_up
+    from tuiperf.measuring.sampler import block_size, needs_warm_up
 
     assert [block_size(ns) for ns in (0, 1_000, 10_000, 2_500_000, 5_000_001, 1e8)] == [500, 500, 500, 2, 1, 1]
     assert needs_warm_up(999_999) and not needs_warm_up(1_000_000) and not needs_warm_up(1_500_000)
 
 
 def test_a_median_of_one_nanosecond_still_has_a_relative_ci():
-    from tuiperf.core.sampler import relative_ci_halfwidth
+    from tuiperf.measuring.sampler import relative_ci_halfwidth
 
     assert relative_ci_halfwidth([1.0] * 40) == 0.0
 

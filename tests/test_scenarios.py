@@ -2,8 +2,8 @@
 
 import pytest
 
-from tuiperf.core.catalog import load_catalog
-from tuiperf.core.runner import RunRequest
+from tuiperf.contract.request import RunRequest
+from tuiperf.measuring.loading import load_catalog
 
 TINY = {
     "dispatch-floor": {"n_args": "3"},

@@ -5,9 +5,9 @@ import threading
 import numpy as np
 import pytest
 
-from tuiperf.core.errors import DeviceError, ParamError
-from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.core.runner import RunRequest
+from tuiperf.common.errors import DeviceError, ParamError
+from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.request import RunRequest
 
 
 def run(runner, scenario="tiny", **kwargs):

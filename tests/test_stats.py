@@ -1,11 +1,11 @@
-"""Tests for tuiperf.core.stats, checked against numpy on seeded data."""
+"""Tests for tuiperf.results.stats, checked against numpy on seeded data."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tuiperf.core.stats import (
+from tuiperf.results.stats import (
     detect_modes,
     format_ns,
     loglog_slope,

@@ -7,9 +7,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from tuiperf.core.errors import ScenarioError
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.step import GUARD_STEPS, Carrier, Step
+from tuiperf.api.step import GUARD_STEPS, Carrier, Step
+from tuiperf.common.errors import ScenarioError
+from tuiperf.contract.request import RunRequest
 
 
 def counting_step(count, x):

@@ -4,12 +4,13 @@ import shutil
 
 import pytest
 
+from tuiperf.catalog.folders import builtin_dir
+from tuiperf.catalog.templates import TEMPLATES, new_scenario
 from tuiperf.cli import main
-from tuiperf.core.catalog import builtin_dir, load_catalog
-from tuiperf.core.errors import ParamError, TuiperfError
-from tuiperf.core.inprocess import InProcessRunner
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.templates import TEMPLATES, new_scenario
+from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.contract.request import RunRequest
+from tuiperf.measuring.inprocess import InProcessRunner
+from tuiperf.measuring.loading import load_catalog
 
 TINY = {"plain-jax": {"size": "8"}, "eqx-vs-flax": {"width": "4", "batch": "2"}, "training-step": {"width": "4"}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tuiperf.core.text import inert, one_line
+from tuiperf.common.text import inert, one_line
 
 PAYLOADS = {
     "osc52 clipboard": "pwn\x1b]52;c;ZWNobyBoYWNrZWQ=\x07",

@@ -1,6 +1,6 @@
 """Timing primitives with a fake clock: deterministic, no real time involved."""
 
-from tuiperf.core.timing import choose_loops, take_sample, timer_resolution_ns
+from tuiperf.measuring.timing import choose_loops, take_sample, timer_resolution_ns
 
 
 class FakeClock:
@@ -58,7 +58,7 @@ def test_one_call_and_many_calls_per_sample_agree():
 
 
 def test_time_once_is_in_milliseconds():
-    from tuiperf.core.timing import time_once
+    from tuiperf.measuring.timing import time_once
 
     clock = FakeClock(cost=2_500_000)
     clock.now = 7_000_000  # a clock that does not start at zero: the start is subtracted

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.trace import trace
+from tuiperf.common.errors import ParamError
+from tuiperf.contract.request import RunRequest
+from tuiperf.measuring.trace import trace
 
 
 def test_a_trace_of_steady_state_calls_is_written(fixture_dir, tmp_path):

@@ -5,10 +5,10 @@ import threading
 
 import pytest
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.events import RunFailed, SamplesAdded
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.worker import WorkerRunner
+from tuiperf.common.errors import ParamError
+from tuiperf.contract.events import RunFailed, SamplesAdded
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.runner import WorkerRunner
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ class CapturedStream(io.StringIO):  # what Textual installs while an app runs: n
         return -1
 def main():
     sys.stdout, sys.stderr = CapturedStream(), CapturedStream()
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.processes.runner import WorkerRunner
     runner = WorkerRunner("sync")
     try:
         count = len(runner.catalog()["scenarios"])
@@ -144,7 +144,7 @@ def test_worker_starts_while_stdio_is_captured(tmp_path):
 
 def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_path, capsys):
     from tuiperf.cli import main
-    from tuiperf.core import resultfile
+    from tuiperf.results import resultfile
 
     out = tmp_path / "p.json"
     code = main(
@@ -173,7 +173,7 @@ def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_
 
 
 def test_a_log_removed_by_another_tuiperf_meanwhile_does_not_stop_a_start(tmp_path, monkeypatch):
-    from tuiperf.core import worker
+    from tuiperf.processes import process as worker
 
     monkeypatch.setattr(worker, "user_log_dir", lambda: tmp_path)
     for i in range(worker.LOG_FILES_KEPT + 2):

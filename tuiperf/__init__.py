@@ -16,32 +16,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and editors see: the same names, explicitly re-exported
-    from tuiperf.core.errors import Skip as Skip
-    from tuiperf.core.jit_level import eqx_filter_jit_level as eqx_filter_jit_level
-    from tuiperf.core.jit_level import nnx_jit_level as nnx_jit_level
-    from tuiperf.core.jit_level import preflatten as preflatten
-    from tuiperf.core.params import Bool as Bool
-    from tuiperf.core.params import Choice as Choice
-    from tuiperf.core.params import Float as Float
-    from tuiperf.core.params import Int as Int
-    from tuiperf.core.scenario import Bench as Bench
-    from tuiperf.core.scenario import Scenario as Scenario
-    from tuiperf.core.step import Step as Step
+    from tuiperf.api.jit_level import eqx_filter_jit_level as eqx_filter_jit_level
+    from tuiperf.api.jit_level import nnx_jit_level as nnx_jit_level
+    from tuiperf.api.jit_level import preflatten as preflatten
+    from tuiperf.api.params import Bool as Bool
+    from tuiperf.api.params import Choice as Choice
+    from tuiperf.api.params import Float as Float
+    from tuiperf.api.params import Int as Int
+    from tuiperf.api.scenario import Bench as Bench
+    from tuiperf.api.scenario import Scenario as Scenario
+    from tuiperf.api.step import Step as Step
+    from tuiperf.common.errors import Skip as Skip
 
-__version__ = "0.1.0"
+from tuiperf.common.version import __version__
 
 _HOMES = {
-    "Skip": "tuiperf.core.errors",
-    "eqx_filter_jit_level": "tuiperf.core.jit_level",
-    "nnx_jit_level": "tuiperf.core.jit_level",
-    "preflatten": "tuiperf.core.jit_level",
-    "Bool": "tuiperf.core.params",
-    "Choice": "tuiperf.core.params",
-    "Float": "tuiperf.core.params",
-    "Int": "tuiperf.core.params",
-    "Bench": "tuiperf.core.scenario",
-    "Scenario": "tuiperf.core.scenario",
-    "Step": "tuiperf.core.step",
+    "Skip": "tuiperf.common.errors",
+    "eqx_filter_jit_level": "tuiperf.api.jit_level",
+    "nnx_jit_level": "tuiperf.api.jit_level",
+    "preflatten": "tuiperf.api.jit_level",
+    "Bool": "tuiperf.api.params",
+    "Choice": "tuiperf.api.params",
+    "Float": "tuiperf.api.params",
+    "Int": "tuiperf.api.params",
+    "Bench": "tuiperf.api.scenario",
+    "Scenario": "tuiperf.api.scenario",
+    "Step": "tuiperf.api.step",
 }
 __all__ = [*sorted(_HOMES), "__version__"]
 

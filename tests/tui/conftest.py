@@ -14,7 +14,7 @@ def saved() -> dict[str, Any]:
     """The fixture written by scripts/make_tui_fixture.py, results typed."""
     import msgspec
 
-    from tuiperf.core.model import RunResult
+    from tuiperf.results.model import RunResult
 
     raw = json.loads(FIXTURE.read_text())
     return {

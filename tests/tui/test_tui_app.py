@@ -12,7 +12,7 @@ import threading
 
 from tui_helpers import HAS_CAIRO, FakeRunner, ready, run_to_end, sync, wait_until
 
-from tuiperf.core.errors import WorkerCrashed
+from tuiperf.common.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.formatting import format_ns
 
@@ -23,10 +23,10 @@ def notifications(app) -> list[str]:
 
 # Modules only the panels, the dialogs or a scenario need: the first frame must not wait for them.
 NOT_BEFORE_THE_FIRST_FRAME = (
-    "tuiperf.core.params",
-    "tuiperf.core.scenario",
-    "tuiperf.core.catalog",
-    "tuiperf.core.history",
+    "tuiperf.api.params",
+    "tuiperf.api.scenario",
+    "tuiperf.catalog.folders",
+    "tuiperf.results.history",
     "sqlite3",
     "tuiperf.tui.widgets.param_form",
     "tuiperf.tui.widgets.run_options",
@@ -496,7 +496,7 @@ async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_
     import factories
     from rich.console import Console
 
-    from tuiperf.core import document
+    from tuiperf.results import document
 
     base_paths = {"call": 10_000.0, "jit": 8_000.0, "flat_jit": 7_000.0, "flat_leaves": 6_500.0}
     base_paths |= {"noop_jit": 3_000.0, "noop_execute": 2_500.0}

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from tui_helpers import FakeRunner, ready, sync, wait_until
 
-from tuiperf.core import catalog as catalog_module
-from tuiperf.core.catalog import assemble, describe_file, discover, scenario_dirs
+from tuiperf.catalog import folders as catalog_module
+from tuiperf.catalog.folders import assemble, discover, scenario_dirs
+from tuiperf.measuring.loading import describe_file
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.screens.editor import EditorScreen
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import factories
 import pytest
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Choice, Int, param_from_dict
+from tuiperf.api.params import Choice, Int, param_from_dict
+from tuiperf.common.errors import ParamError
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, split_values, suggest_sweep
 from tuiperf.tui.view import collect_warnings
 from tuiperf.tui.widgets.breakdown import stacked_bar
@@ -62,7 +62,7 @@ def test_downsample_and_format():
 def test_ratio_uses_comparisons_or_inverts_them():
     import msgspec
 
-    from tuiperf.core.model import Comparison
+    from tuiperf.results.model import Comparison
 
     result = factories.result({"a": [2.0] * 30, "b": [1.0] * 30})
     result = msgspec.structs.replace(
@@ -74,7 +74,7 @@ def test_ratio_uses_comparisons_or_inverts_them():
 
 
 def test_stacked_bar_shows_every_part():
-    from tuiperf.core.model import Breakdown, Stage
+    from tuiperf.results.model import Breakdown, Stage
 
     parts = {"framework": 1.0, "jit_dispatch": 100.0, "launch": 5000.0, "compute": 1000.0}
     breakdown = Breakdown(
@@ -87,8 +87,8 @@ def test_stacked_bar_shows_every_part():
 def test_warnings_show_the_results_own_list_once_then_notes():
     from factories import header
 
-    from tuiperf.core import document
-    from tuiperf.core.model import Equivalence, Mismatch
+    from tuiperf.results import document
+    from tuiperf.results.model import Equivalence, Mismatch
 
     failed = document.variant_result("a", status="failed", error="tiny.py:3: ValueError: boom")
     skipped = document.variant_result("c", status="skipped", notes=["inox is not installed"])
@@ -117,7 +117,7 @@ def test_warnings_show_the_results_own_list_once_then_notes():
 
 
 def test_guard_findings_come_from_the_structured_mismatches():
-    from tuiperf.core.model import Equivalence, Mismatch
+    from tuiperf.results.model import Equivalence, Mismatch
 
     equivalence = Equivalence(mismatches=[Mismatch(a="linen", b="eqx-vmap", quantity="XLA FLOPs", detail="")])
     assert equivalence.differs("linen")
@@ -126,8 +126,8 @@ def test_guard_findings_come_from_the_structured_mismatches():
 
 
 def test_live_state_folds_events_and_says_which_are_urgent():
-    from tuiperf.core import document
-    from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+    from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+    from tuiperf.results import document
     from tuiperf.tui.live import LiveState
 
     live = LiveState(run_id=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
 
-from tuiperf.core.history import History
+from tuiperf.results.history import History
 from tuiperf.tui.app import TuiperfApp
 
 

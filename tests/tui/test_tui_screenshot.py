@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tui_helpers import HAS_CAIRO, FakeRunner
 
-from tuiperf.core.errors import TuiperfError
+from tuiperf.common.errors import TuiperfError
 from tuiperf.tui.screenshot import parse_size, take_screenshot
 
 

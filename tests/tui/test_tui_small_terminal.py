@@ -68,7 +68,7 @@ async def test_the_histogram_draws_at_most_six_and_v_chooses(saved, scenario_dir
 
 @sync
 async def test_statistics_show_whole_p_values_at_80_columns(saved, scenario_dirs, tmp_path):
-    from tuiperf.core.units import format_p
+    from tuiperf.common.units import format_p
 
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

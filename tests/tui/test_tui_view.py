@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import factories
 
-from tuiperf.core import document
-from tuiperf.core.model import Mode
+from tuiperf.results import document
+from tuiperf.results.model import Mode
 from tuiperf.tui.view import view_of
 
 

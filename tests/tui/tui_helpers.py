@@ -31,7 +31,7 @@ class CachedCatalogRunner:
     equinox and flax, which is slow the first time)."""
 
     def __init__(self) -> None:
-        from tuiperf.core.inprocess import InProcessRunner
+        from tuiperf.measuring.inprocess import InProcessRunner
 
         self.inner = InProcessRunner()
         self._catalog: dict[str, Any] | None = None
@@ -80,7 +80,7 @@ class FakeRunner:
         return copy.deepcopy(self.saved["devices"])
 
     def run(self, request, on_event=None, cancel=None):
-        from tuiperf.core.events import Progress, RunStarted, SamplesAdded, VariantFinished
+        from tuiperf.contract.events import Progress, RunStarted, SamplesAdded, VariantFinished
 
         self.requests.append(request)
         gate = self.gates.pop(0) if self.gates else None

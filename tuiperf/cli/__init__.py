@@ -11,9 +11,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.runner import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
-from tuiperf.core.templates import DEFAULT_TEMPLATE, TEMPLATES
+from tuiperf.catalog.templates import DEFAULT_TEMPLATE, TEMPLATES
+from tuiperf.common.errors import TuiperfError
+from tuiperf.contract.request import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
 
 USAGE_ERROR = 2
 COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except TuiperfError as exc:
-        from tuiperf.core.text import one_line
+        from tuiperf.common.text import one_line
 
         print(f"tuiperf: {one_line(exc)}", file=sys.stderr)
         return USAGE_ERROR

@@ -8,13 +8,13 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Scenario files are described by a loader process: one that exits, crashes or hangs at import is
     reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.processes.runner import WorkerRunner
 
     runner = WorkerRunner(args.dispatch, args.scenarios)
     try:
@@ -42,7 +42,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    from tuiperf.core.env import list_devices
+    from tuiperf.measuring.env import list_devices
 
     devices = list_devices()
     if args.json:
@@ -57,8 +57,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     """Write NAME.py from a template into --dir, the first --scenarios folder or the user's folder."""
     from pathlib import Path
 
-    from tuiperf.core.catalog import user_scenarios_dir
-    from tuiperf.core.templates import new_scenario
+    from tuiperf.catalog.folders import user_scenarios_dir
+    from tuiperf.catalog.templates import new_scenario
 
     folder = Path(args.dir) if args.dir else Path(args.scenarios[0]) if args.scenarios else user_scenarios_dir()
     print(new_scenario(args.name, folder, args.template))

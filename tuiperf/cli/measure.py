@@ -11,14 +11,14 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.params import parse_assignments, parse_name_list, parse_sweep
-from tuiperf.core.runner import RunRequest
+from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
+from tuiperf.common.errors import TuiperfError
+from tuiperf.contract.request import RunRequest
 
 
 def request_from(args: argparse.Namespace, *, budget: float | None = None) -> RunRequest:
     """The run the options ask for, checked before anything starts."""
-    from tuiperf.core.resolve import check_options
+    from tuiperf.contract.request import check_options
 
     request = RunRequest(
         scenario=args.scenario,
@@ -41,19 +41,19 @@ def request_from(args: argparse.Namespace, *, budget: float | None = None) -> Ru
 
 def make_runner(args: argparse.Namespace) -> Any:
     if getattr(args, "in_process", False):
-        from tuiperf.core.inprocess import InProcessRunner
+        from tuiperf.measuring.inprocess import InProcessRunner
 
         return InProcessRunner(args.scenarios)
-    from tuiperf.core.worker import WorkerRunner
+    from tuiperf.processes.runner import WorkerRunner
 
     return WorkerRunner(args.dispatch, args.scenarios)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tuiperf import report
+    from tuiperf.cli import report
     from tuiperf.cli.results import store
-    from tuiperf.core import resultfile
-    from tuiperf.core.files import check_writable
+    from tuiperf.common.files import check_writable
+    from tuiperf.results import resultfile
 
     request = request_from(args)
     if args.json is not None:
@@ -141,10 +141,10 @@ class Progress:
     def on_event(self, event: Any) -> None:
         if self.status is None:
             return
-        from tuiperf.core.events import PhaseChanged
-        from tuiperf.core.events import Progress as ProgressEvent
-        from tuiperf.core.text import one_line
-        from tuiperf.core.units import format_ns
+        from tuiperf.common.text import one_line
+        from tuiperf.common.units import format_ns
+        from tuiperf.contract.events import PhaseChanged
+        from tuiperf.contract.events import Progress as ProgressEvent
 
         elapsed = time.monotonic() - self.started
         if isinstance(event, PhaseChanged):
@@ -157,7 +157,7 @@ class Progress:
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
-    from tuiperf.core.files import check_writable
+    from tuiperf.common.files import check_writable
     from tuiperf.tui.screenshot import parse_size, take_screenshot
 
     size = parse_size(args.size)
@@ -208,7 +208,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     """Trace steady-state calls of one variant in this process and say where the files are."""
     from pathlib import Path
 
-    from tuiperf.core.trace import OPEN_HINT, trace
+    from tuiperf.measuring.trace import OPEN_HINT, trace
 
     request = request_from(args, budget=1.0)
     files = trace(request, args.variant, Path(args.out), calls=args.calls)

@@ -8,12 +8,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.model import RunResult
+from tuiperf.common.errors import TuiperfError
+from tuiperf.results.model import RunResult
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from tuiperf import report
+    from tuiperf.cli import report
 
     report.print_result(load_run(args.path, args)[0], profiles=args.profiles, width=args.width)
     return 0
@@ -22,10 +22,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     import math
 
-    from tuiperf.core.compare import compare_runs
-    from tuiperf.core.text import one_line
-    from tuiperf.core.units import format_ns, format_p
-    from tuiperf.report import grid
+    from tuiperf.cli.report import grid
+    from tuiperf.common.text import one_line
+    from tuiperf.common.units import format_ns, format_p
+    from tuiperf.results.compare import compare_runs
 
     if args.fail_above is not None and not (math.isfinite(args.fail_above) and args.fail_above >= 0):
         raise TuiperfError(f"--fail-above must be a percentage of 0 or more, got {args.fail_above}")
@@ -62,7 +62,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def history_path(args: argparse.Namespace) -> Path | None:
     """--no-history, else --history PATH, else $TUIPERF_HISTORY / the user's data folder."""
-    from tuiperf.core.history import default_path
+    from tuiperf.results.history import default_path
 
     if getattr(args, "no_history", False):
         return None
@@ -71,8 +71,8 @@ def history_path(args: argparse.Namespace) -> Path | None:
 
 def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
     """A result file, or a run id of the history (a file of that name wins); and a label for it."""
-    from tuiperf.core import resultfile
-    from tuiperf.core.history import History
+    from tuiperf.results import resultfile
+    from tuiperf.results.history import History
 
     if ref.isdigit() and not Path(ref).exists():
         path = history_path(args)
@@ -85,7 +85,7 @@ def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
 
 def store(result: RunResult, args: argparse.Namespace, err: Console) -> None:
     """Keep ``result`` in the history; a history that cannot be written is said, never fatal."""
-    from tuiperf.core.history import record
+    from tuiperf.results.history import record
 
     try:
         run_id = record(result, history_path(args))
@@ -100,10 +100,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
-    from tuiperf.core.history import History
-    from tuiperf.core.text import one_line
-    from tuiperf.core.units import format_ns
-    from tuiperf.report import grid
+    from tuiperf.cli.report import grid
+    from tuiperf.common.text import one_line
+    from tuiperf.common.units import format_ns
+    from tuiperf.results.history import History
 
     path = history_path(args)
     if path is None:
@@ -137,8 +137,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tuiperf.core.export import export
-    from tuiperf.core.files import write_atomic
+    from tuiperf.common.files import write_atomic
+    from tuiperf.results.export import export
 
     result, label = load_run(args.run, args)
     text = export(result, args.format, run_label=label)

@@ -2,7 +2,7 @@
 
 It holds what every screen shares — the runner, the launch options, the screenshots folder — and
 the one place errors are reported. It never imports JAX: the runner (a
-:class:`~tuiperf.core.worker.WorkerRunner` by default) owns JAX in separate processes and is only
+:class:`~tuiperf.processes.runner.WorkerRunner` by default) owns JAX in separate processes and is only
 called from thread workers.
 """
 
@@ -18,9 +18,9 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.runner import DEFAULT_DISPATCH
-from tuiperf.core.text import one_line
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.text import one_line
+from tuiperf.contract.request import DEFAULT_DISPATCH
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.messages import TabFailed
@@ -30,7 +30,7 @@ from tuiperf.tui.screens.main import MainScreen
 
 
 class TuiperfApp(App[None]):
-    """See the module docstring. ``runner`` implements :class:`tuiperf.core.runner.Runner`."""
+    """See the module docstring. ``runner`` implements :class:`tuiperf.contract.request.Runner`."""
 
     CSS_PATH = "app.tcss"
     TITLE = "tuiperf"
@@ -149,7 +149,7 @@ def main(
     own = runner is None
     options = LaunchOptions(**launch)
     if own:
-        from tuiperf.core.worker import WorkerRunner
+        from tuiperf.processes.runner import WorkerRunner
 
         runner = WorkerRunner(options.dispatch or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
         # The spare measuring process starts once the loader has read the scenario files (MainScreen):

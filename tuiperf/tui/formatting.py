@@ -10,8 +10,8 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from tuiperf.core.params import Bool, Choice, Int, Param
-from tuiperf.core.units import format_ns as _format_ns
+from tuiperf.api.params import Bool, Choice, Int, Param
+from tuiperf.common.units import format_ns as _format_ns
 
 
 def format_ns(ns: float | None) -> str:

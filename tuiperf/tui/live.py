@@ -10,8 +10,8 @@ import threading
 import time
 from typing import Any
 
-from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.core.model import VariantResult
+from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.results.model import VariantResult
 
 
 class LiveState:

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
-from tuiperf.core.model import RunResult
+from tuiperf.results.model import RunResult
 from tuiperf.tui.live import LiveState
 
 

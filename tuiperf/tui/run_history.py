@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.files import write_atomic
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import write_atomic
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
 # used: the explorer's first frame waits for every module imported at start-up (benchmarks/ui_startup.py).
 if TYPE_CHECKING:
-    from tuiperf.core.model import RunResult
+    from tuiperf.results.model import RunResult
     from tuiperf.tui.screens.main import MainScreen
 
 
@@ -34,7 +34,7 @@ class RunHistory:
             return
 
         def work() -> None:
-            from tuiperf.core.history import record
+            from tuiperf.results.history import record
 
             try:
                 run_id = record(result, path)
@@ -66,7 +66,7 @@ class RunHistory:
         path = self.path
 
         def work() -> None:
-            from tuiperf.core.history import History
+            from tuiperf.results.history import History
 
             try:
                 with History(path) as history:
@@ -79,7 +79,7 @@ class RunHistory:
         self.screen.run_worker(work, thread=True, group="history-load", exit_on_error=False)
 
     def _use(self, purpose: str, run_id: int, stored: RunResult) -> None:
-        from tuiperf.core.compare import compare_runs
+        from tuiperf.results.compare import compare_runs
         from tuiperf.tui.screens.comparison import ComparisonScreen
 
         shell = self.screen.shell
@@ -104,7 +104,7 @@ class RunHistory:
         shell.push_screen(ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})"))
 
     def export(self) -> None:
-        from tuiperf.core.export import export
+        from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
 
         shell = self.screen.shell

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.files import user_cache_dir
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import user_cache_dir
 from tuiperf.tui.messages import ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
@@ -22,7 +22,7 @@ from tuiperf.tui.screens.confirm import ConfirmScreen
 # for every module imported at start-up.
 
 if TYPE_CHECKING:
-    from tuiperf.core.last_good import Remembered
+    from tuiperf.catalog.last_good import Remembered
     from tuiperf.tui.screens.main import MainScreen
 
 WATCH_DEBOUNCE_MS = 300
@@ -40,7 +40,7 @@ class ScenarioFiles:
     def merge_last_good(self, catalog: dict[str, Any]) -> dict[str, Any]:
         """The catalog with broken files that loaded before listed in their last good version
         (called by the catalog worker thread: it reads the sources and writes the copies)."""
-        from tuiperf.core.last_good import keep_last_good, remember
+        from tuiperf.catalog.last_good import keep_last_good, remember
 
         with self._remembering:  # two reloads may overlap
             try:
@@ -116,13 +116,13 @@ class ScenarioFiles:
 
     def new_scenarios_folder(self) -> Path:
         """The first --scenarios folder if one was given, else the user's own folder."""
-        from tuiperf.core.catalog import user_scenarios_dir
+        from tuiperf.catalog.folders import user_scenarios_dir
 
         extra = list(self.screen.shell.scenario_dirs)
         return Path(extra[0]) if extra else user_scenarios_dir()
 
     def new(self) -> None:
-        from tuiperf.core.templates import new_scenario
+        from tuiperf.catalog.templates import new_scenario
         from tuiperf.tui.screens.templates import TemplateScreen
 
         folder = self.new_scenarios_folder()

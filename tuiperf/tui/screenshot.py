@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tuiperf.core.errors import TuiperfError
+from tuiperf.common.errors import TuiperfError
 from tuiperf.tui.png import write_png
 
 

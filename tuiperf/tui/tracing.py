@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.text import one_line
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.text import one_line
 
 if TYPE_CHECKING:
     from tuiperf.tui.screens.main import MainScreen

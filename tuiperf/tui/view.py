@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from tuiperf.core.model import RunResult, Sweep
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
+from tuiperf.results.model import RunResult, Sweep
 
 CLUSTER_SHARE = 0.02  # cluster centres drawn on the histogram: those holding at least this share
 

@@ -9,9 +9,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tuiperf.core.compare import RunComparison
-from tuiperf.core.text import inert, one_line
-from tuiperf.core.units import format_ns, format_p
+from tuiperf.common.text import inert, one_line
+from tuiperf.common.units import format_ns, format_p
+from tuiperf.results.compare import RunComparison
 
 THRESHOLD = 0.05  # a change counts when the whole 95 % CI of now/then is beyond ±5 %
 

@@ -2,7 +2,7 @@
 
 A built-in scenario is never changed: saving one offers a copy in the user's scenario folder, which
 then shadows the built-in (the palette's "Revert to built-in" moves the copy aside). While the saved
-file is broken, its last good version stays listed and runnable (:mod:`tuiperf.core.last_good`).
+file is broken, its last good version stays listed and runnable (:mod:`tuiperf.catalog.last_good`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
-from tuiperf.core.catalog import is_builtin, user_scenarios_dir
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.files import write_atomic
-from tuiperf.core.text import inert, one_line
+from tuiperf.catalog.folders import is_builtin, user_scenarios_dir
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import write_atomic
+from tuiperf.common.text import inert, one_line
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from tuiperf.core.errors import TuiperfError
-from tuiperf.core.history import History, StoredRun, trend
-from tuiperf.core.model import Sweep
-from tuiperf.core.text import one_line
-from tuiperf.core.units import format_ns
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.text import one_line
+from tuiperf.common.units import format_ns
+from tuiperf.results.history import History, StoredRun, trend
+from tuiperf.results.model import Sweep
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
 LISTED = 500  # the newest runs shown; the filter narrows by scenario

@@ -24,11 +24,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Input, Tab, Tabs
 
-from tuiperf.core.errors import ParamError, TuiperfError
-from tuiperf.core.events import RunFailed
-from tuiperf.core.model import RunResult
-from tuiperf.core.runner import RunRequest
-from tuiperf.core.text import one_line
+from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.common.text import one_line
+from tuiperf.contract.events import RunFailed
+from tuiperf.contract.request import RunRequest
+from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import bindings
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import (

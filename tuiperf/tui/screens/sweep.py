@@ -10,8 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Param
+from tuiperf.api.params import Param
+from tuiperf.common.errors import ParamError
 from tuiperf.tui.formatting import split_values, suggest_sweep
 
 

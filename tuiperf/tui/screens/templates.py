@@ -9,8 +9,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.templates import TEMPLATES, check_name
+from tuiperf.catalog.templates import TEMPLATES, check_name
+from tuiperf.common.errors import ParamError
 
 
 class TemplateScreen(ModalScreen[tuple[str, str] | None]):

@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.histogram import MAX_DRAWN
 

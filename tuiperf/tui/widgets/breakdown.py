@@ -17,10 +17,10 @@ from textual import work
 from textual.containers import VerticalScroll
 from textual.message import Message
 
-from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
-from tuiperf.core.ratios import against
-from tuiperf.core.reconcile import Reconciliation, reconcile
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
+from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
+from tuiperf.results.ratios import against
+from tuiperf.results.reconcile import Reconciliation, reconcile
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.plot_base import no_color

@@ -1,7 +1,7 @@
 """The parameter form: typed inputs, selects for choices, switches for booleans, live validation.
 
 Validation is the core's own: every value goes through ``Param.parse`` (see
-:mod:`tuiperf.core.params`), so the form accepts exactly what a run would accept and shows the
+:mod:`tuiperf.api.params`), so the form accepts exactly what a run would accept and shows the
 core's message when it does not.
 """
 
@@ -18,8 +18,8 @@ from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Bool, Choice, Float, Int, Param, param_from_dict
+from tuiperf.api.params import Bool, Choice, Float, Int, Param, param_from_dict
+from tuiperf.common.errors import ParamError
 from tuiperf.tui.widgets.toggle import Toggle
 
 

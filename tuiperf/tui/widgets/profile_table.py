@@ -1,7 +1,7 @@
 """Python profile of each variant's call: the top functions by cumulative time, timings first.
 
 JAX's C++ dispatch and the XLA executable appear as their own row (see
-:mod:`tuiperf.core.profiling`); the note says how to read the figures (cProfile inflates Python time).
+:mod:`tuiperf.measuring.profiling`); the note says how to read the figures (cProfile inflates Python time).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from tuiperf.core.model import RunResult
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
+from tuiperf.results.model import RunResult
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 
 TOP = 15

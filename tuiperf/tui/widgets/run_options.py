@@ -10,9 +10,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Switch
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.params import Float, Int
-from tuiperf.core.runner import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.api.params import Float, Int
+from tuiperf.common.errors import ParamError
+from tuiperf.contract.request import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.param_form import ParamValidator
 from tuiperf.tui.widgets.toggle import Toggle

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar
 
-from tuiperf.core.model import RunResult, VariantResult
+from tuiperf.results.model import RunResult, VariantResult
 from tuiperf.tui.formatting import format_ns, format_seconds
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.text_table import columns

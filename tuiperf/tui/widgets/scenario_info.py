@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from tuiperf.core.text import inert, one_line
+from tuiperf.common.text import inert, one_line
 
 
 class ScenarioInfo(Static):

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from tuiperf.core.text import one_line
+from tuiperf.common.text import one_line
 
 
 class ScenarioList(Vertical):

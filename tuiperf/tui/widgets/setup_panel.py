@@ -1,5 +1,5 @@
 """The setup side: the scenario list, the selected scenario's description, its parameter form and the
-run options. It turns what the user chose into a :class:`~tuiperf.core.runner.RunRequest`.
+run options. It turns what the user chose into a :class:`~tuiperf.contract.request.RunRequest`.
 
 Only the list is composed: the first frame shows it as soon as possible, and :meth:`SetupPanel.add_details`
 mounts the rest right after (a choice or devices that arrive before are kept and applied then)."""
@@ -14,8 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, SelectionList
 
-from tuiperf.core.errors import ParamError
-from tuiperf.core.runner import RunRequest
+from tuiperf.common.errors import ParamError
+from tuiperf.contract.request import RunRequest
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
 
@@ -177,6 +177,6 @@ class SetupPanel(Vertical):
             budget_s=self.options.budget_s(),
             sweep=sweep,
             scenario_dirs=list(scenario_dirs),
-            # A broken file's last good version runs from its copy (see tuiperf.core.last_good).
+            # A broken file's last good version runs from its copy (see tuiperf.catalog.last_good).
             scenario_path=self.scenario["path"] if self.scenario.get("last_good") else None,
         )

@@ -11,10 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Label, Select, Static
 
-from tuiperf.core.model import RunResult
-from tuiperf.core.ratios import against
-from tuiperf.core.text import one_line
-from tuiperf.core.units import format_p
+from tuiperf.common.text import one_line
+from tuiperf.common.units import format_p
+from tuiperf.results.model import RunResult
+from tuiperf.results.ratios import against
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_grid import TextGrid

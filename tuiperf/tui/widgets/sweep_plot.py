@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from tuiperf.core.model import Sweep
+from tuiperf.results.model import Sweep
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.histogram import _log_ticks, _unit

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.containers import VerticalScroll
 
-from tuiperf.core.text import inert
+from tuiperf.common.text import inert
 from tuiperf.tui.widgets.text_block import TextBlock
 
 

@@ -1,0 +1,45 @@
+"""Keep a scenario runnable while its file is broken: the last version that loaded stays listed.
+
+Whoever lists scenarios (the app) remembers the source of every file that described cleanly. When a
+later listing reports that file broken (a save with a syntax error, an outside edit), the remembered
+source is written to a copy under ``folder`` and the last good description stays in the list,
+pointing at the copy and carrying the file's error, until the file loads again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tuiperf.common.files import write_atomic
+
+Remembered = dict[str, tuple[dict[str, Any], str]]  # path -> (its last good description, its source)
+
+
+def remember(catalog: dict[str, Any], remembered: Remembered) -> None:
+    """Note the source of every scenario that loaded in ``catalog`` (not of last-good copies)."""
+    for entry in catalog.get("scenarios", []):
+        if entry.get("last_good"):
+            continue
+        try:
+            remembered[entry["path"]] = (entry, Path(entry["path"]).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            remembered.pop(entry["path"], None)
+
+
+def keep_last_good(catalog: dict[str, Any], remembered: Remembered, folder: Path) -> dict[str, Any]:
+    """``catalog`` with each broken file that loaded before listed as its last good version."""
+    scenarios = list(catalog.get("scenarios", []))
+    broken = []
+    listed = {entry["id"] for entry in scenarios}
+    for bad in catalog.get("broken", []):
+        previous = remembered.get(bad.get("path", ""))
+        if previous is None or previous[0]["id"] in listed:
+            broken.append(bad)
+            continue
+        entry, source = previous
+        copy = write_atomic(folder / Path(bad["path"]).name, source.encode("utf-8"), force=True)
+        error = {"file": bad["path"], "line": bad.get("line"), "error": bad.get("error", "")}
+        scenarios.append({**entry, "path": str(copy), "last_good": error})
+        listed.add(entry["id"])
+    return {**catalog, "scenarios": scenarios, "broken": broken}

@@ -1,0 +1,319 @@
+"""The text report of a result, for terminals, pipes and files (the CLI's output; no Textual).
+
+Numbers are never cut: a table that does not fit the width is printed as stacked ``label value``
+pairs that wrap between pairs, never inside one. Everything that comes from a result file (names,
+titles, errors, warnings) is shown as inert text (:func:`tuiperf.common.text.inert`), never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console, Group
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from tuiperf.common.text import inert, one_line
+from tuiperf.common.units import format_ns, format_p
+from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
+from tuiperf.results.ratios import against
+from tuiperf.results.reconcile import reconcile
+
+INDENT = 4
+
+
+def _ns(value: float | None) -> str:
+    return "–" if value is None else format_ns(value)
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} ms"
+
+
+def grid(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, console: Console) -> Any:
+    """A table if it fits ``width``; otherwise each row as its name and then wrapped ``header value`` pairs."""
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="left" if i == 0 else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*[Text(cell) for cell in row])
+    natural = Measurement.get(console, console.options.update_width(100_000), table).maximum
+    if natural <= width:
+        return table
+    lines = [Text(title, style="bold")]
+    for row in rows:
+        lines.append(Text(row[0], style="bold"))
+        pairs = [f"{header} {cell}" for header, cell in zip(headers[1:], row[1:]) if cell not in ("", "–")]
+        lines.extend(_wrap_pairs(pairs, width))
+    return Group(*lines)
+
+
+def _wrap_pairs(pairs: Sequence[str], width: int) -> list[Text]:
+    lines: list[Text] = []
+    current = ""
+    for pair in pairs:
+        candidate = f"{current}   {pair}" if current else pair
+        if current and INDENT + cell_len(candidate) > width:
+            lines.append(Text(" " * INDENT + current))
+            current = pair
+        else:
+            current = candidate
+    if current:
+        lines.append(Text(" " * INDENT + current))
+    return lines
+
+
+def header(result: RunResult) -> Text:
+    env = result.env
+    packages = env.packages if env else {}
+    text = Text()
+    text.append(one_line(result.scenario.title or result.scenario.id) + "\n", style="bold")
+    params = dict(result.params)
+    if result.sweep is not None:
+        params[result.sweep.parameter] = ", ".join(one_line(v) for v in result.sweep.values) + " (swept)"
+    text.append("params: " + (", ".join(f"{one_line(k)}={one_line(v)}" for k, v in params.items()) or "none") + "\n")
+    facts = [
+        f"device {one_line(result.device.id)} ({one_line(env.device_kind if env else result.device.kind or '?')})",
+        f"{result.options.dispatch} dispatch",
+        f"{result.options.interleave} interleave",
+        *[f"{name} {one_line(packages.get(name))}" for name in ("jax", "equinox", "flax") if packages.get(name)],
+        f"python {one_line(env.python)}" if env else "",
+    ]
+    if result.options.processes > 1:
+        facts.append(f"{result.options.processes} processes")
+    text.append(" · ".join(f for f in facts if f) + "\n", style="dim")
+    if result.partial:
+        text.append(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}\n", style="bold yellow")
+    return text
+
+
+def latency(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
+    """Medians with their CIs and ratios to the baseline; then the spread; failures and skips below."""
+    baseline, ratios = against(result)
+    main, spread = [], []
+    for v in result.measured:
+        s = v.stats
+        assert s is not None
+        lo, hi = s.ci95_median_ns
+        row = ratios.get(v.name)
+        ratio = (
+            f"{row.ratio:.3g}× [{row.ci95[0]:.3g}–{row.ci95[1]:.3g}]"
+            if row
+            else ("baseline" if v.name == baseline else "–")
+        )
+        main.append(
+            [
+                one_line(v.name),
+                format_ns(s.median_ns),
+                f"±{100 * (hi - lo) / 2 / s.median_ns:.1f}%" if s.median_ns else "–",
+                f"{s.n:,}",
+                ratio,
+                format_p(row.p_value) if row else "–",
+            ]
+        )
+        clusters = str(max(len(v.modes), 1))  # where they are is in the warnings
+        spread.append(
+            [
+                one_line(v.name),
+                format_ns(s.p10_ns),
+                format_ns(s.p90_ns),
+                format_ns(s.iqr_ns),
+                f"{s.outliers:,}",
+                clusters,
+            ]
+        )
+    parts: list[Any] = []
+    if main:
+        headers = ["variant", "median", "±CI95", "n", f"× {one_line(baseline, 24)} [95% CI]", "p"]
+        parts.append(grid(f"per-call latency{where}", headers, main, width, console))
+        parts.append(Text(""))
+        parts.append(
+            grid(f"spread{where}", ["variant", "p10", "p90", "IQR", "outliers", "clusters"], spread, width, console)
+        )
+    for v in result.variants:
+        if v.status == "failed":
+            phase = f" while {PHASES.get(v.failed_phase or '', v.failed_phase)}" if v.failed_phase else ""
+            parts.append(Text(f"✗ {one_line(v.name)} failed{phase}: {inert(v.error)}", style="red"))
+        elif v.skipped:
+            parts.append(
+                Text(f"– {one_line(v.name)} skipped: {inert('; '.join(v.notes) or 'no reason given')}", style="yellow")
+            )
+    return parts
+
+
+def stages(result: RunResult, width: int, console: Console, where: str = "") -> Any:
+    rows = [
+        [
+            one_line(v.name),
+            *[_ms(getattr(v.stages_ms, key)) for key, _ in COMPILE_STAGES],
+            "–" if v.flops is None else f"{v.flops:.3g}",
+            "–" if v.param_count is None else f"{v.param_count:,}",
+        ]
+        for v in result.variants
+        if v.ok
+    ]
+    headers = ["variant", *[label for _, label in COMPILE_STAGES], "FLOPs", "params"]
+    return grid(f"one-time stages and size{where}", headers, rows, width, console)
+
+
+def breakdown(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
+    measured = [v for v in result.variants if v.breakdown_ns is not None]
+    if not measured:
+        return []
+    scale, unit = _unit(max(v.breakdown_ns.call_ns for v in measured if v.breakdown_ns))
+    rows: list[list[str]] = []
+    reasons: list[str] = []
+    widest = {key: 0.0 for key, _, _ in BREAKDOWN_STAGES}
+    for v in measured:
+        b = v.breakdown_ns
+        assert b is not None
+        cells = []
+        for key, _, _ in BREAKDOWN_STAGES:
+            stage = b.stages.get(key)
+            cells.append("–" if stage is None else _in_unit(stage.ns, scale))
+            if stage is not None and stage.ci95_ns is not None:
+                widest[key] = max(widest[key], (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2)
+        name = one_line(v.name)
+        if not b.reliable:
+            reasons.append(f"({len(reasons) + 1}) {name}: not a reliable split: {inert(b.reason)}")
+            name += f" ({len(reasons)})"
+        rows.append([name, *cells, _in_unit(b.residual_ns, scale)])
+    rows.append(["± widest 95% CI", *[f"±{_in_unit(widest[key], scale)}" for key, _, _ in BREAKDOWN_STAGES], ""])
+    headers = ["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual"]
+    title = f"where one call's time goes, {unit} per call (differences of measured paths){where}"
+    parts: list[Any] = [Text(""), grid(title, headers, rows, width, console)]
+    parts.extend(Text(reason, style="yellow") for reason in reasons)
+    parts.extend(gaps(result))
+    return parts
+
+
+def gaps(result: RunResult) -> list[Text]:
+    """Each variant's gap to the baseline, split by breakdown stage (the stages beyond noise)."""
+    baseline_name, _ = against(result)
+    baseline = result.variant(baseline_name) if baseline_name else None
+    if baseline is None or baseline.breakdown_ns is None:
+        return []
+    lines = []
+    for v in result.measured:
+        if v.name == baseline.name or v.breakdown_ns is None:
+            continue
+        split = reconcile(v, baseline)
+        if split is None or not split.gap_ns:
+            continue
+        clear = split.clear_stages()
+        named = ", ".join(f"{s.label} {_signed(s.delta_ns)}" for s in clear) or "no stage beyond noise"
+        rest = "; other stages within noise" if clear and len(clear) < len(split.stages) else ""
+        note = " (a breakdown involved is not reliable)" if not split.reliable else ""
+        lines.append(
+            Text(
+                f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {named}{rest}; "
+                f"unexplained {_signed(split.unexplained_ns)}{note}"
+            )
+        )
+    if lines:
+        lines[:0] = [Text(""), Text(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
+    return lines
+
+
+def _in_unit(ns: float, scale: float) -> str:
+    """``ns`` in the table's unit, 3 significant digits, nothing finer than 0.01 of the unit."""
+    value = round(ns / scale, 2)
+    return "0" if value == 0 else f"{value:.3g}"
+
+
+def _signed(ns: float) -> str:
+    return ("+" if ns > 0 else "−" if ns < 0 else "") + format_ns(abs(ns))
+
+
+def _unit(ns: float) -> tuple[float, str]:
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if ns >= scale:
+            return scale, unit
+    return 1.0, "ns"
+
+
+def processes(result: RunResult, width: int) -> list[Text]:
+    rows = [v for v in result.measured if len(v.process_medians_ns) > 1]
+    if not rows:
+        return []
+    lines = [Text(f"between {result.options.processes} measuring processes (median of each)", style="bold")]
+    for v in rows:
+        medians = v.process_medians_ns
+        spread = max(medians) / min(medians) - 1 if min(medians) > 0 else float("inf")
+        pairs = [", ".join(format_ns(m) for m in medians), f"spread {100 * spread:.1f} %"]
+        lines.append(Text(one_line(v.name), style="bold"))
+        lines.extend(_wrap_pairs(pairs, width))
+    return lines
+
+
+def sweep_grid(sweep: Sweep, width: int, console: Console) -> Any:
+    headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values], "log-log slope"]
+    rows = [
+        [
+            one_line(name),
+            *[_ns(m) for m in medians],
+            "–" if sweep.slopes.get(name) is None else f"{sweep.slopes[name]:.2f}",
+        ]
+        for name, medians in sweep.medians_ns.items()
+    ]
+    return grid(f"sweep over {one_line(sweep.parameter)}: median per call", headers, rows, width, console)
+
+
+def profile_table(variant: VariantResult, top: int = 8) -> Table:
+    table = Table(
+        title=f"Python profile of {one_line(variant.name)} (cProfile, per call)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for column in ("function", "calls", "cumulative", "own"):
+        table.add_column(
+            column,
+            justify="left" if column == "function" else "right",
+            overflow="fold" if column == "function" else "ellipsis",
+            no_wrap=column != "function",
+        )
+    for row in variant.profile[:top]:
+        table.add_row(
+            Text(one_line(row.function)), f"{row.ncalls:.3g}", f"{row.cumtime_us:.1f} µs", f"{row.tottime_us:.1f} µs"
+        )
+    return table
+
+
+def render(result: RunResult, width: int, console: Console, profiles: bool = False) -> Group:
+    shown = result.shown
+    where = ""
+    if result.sweep is not None and shown is not result:
+        where = f" at {one_line(result.sweep.parameter)}={one_line(shown.params.get(result.sweep.parameter))}"
+    parts: list[Any] = [header(result)]
+    if result.sweep is not None:
+        parts.extend([sweep_grid(result.sweep, width, console), Text("")])
+    parts.extend(latency(shown, width, console, where))
+    parts.extend(processes(shown, width))
+    parts.extend([Text(""), stages(shown, width, console, where)])
+    parts.extend(breakdown(shown, width, console, where))
+    if profiles:
+        parts.extend(profile_table(v) for v in shown.variants if v.profile)
+    if result.warnings:
+        parts.append(Text(""))
+        parts.extend(Text(f"⚠ {inert(w)}", style="yellow") for w in result.warnings)
+    return Group(*parts)
+
+
+def print_result(
+    result: RunResult, console: Console | None = None, profiles: bool = False, width: int | None = None
+) -> None:
+    """Print ``result``; ``width`` overrides the console's (a pipe counts as 80 columns)."""
+    console = console or Console(width=width, highlight=False)
+    console.print(render(result, width or console.width, console, profiles), highlight=False)

@@ -1,0 +1,85 @@
+"""Files tuiperf writes and the folders they live in.
+
+Every file is written through a temporary file in the target folder and ``os.replace``: a reader sees
+the old file or the new one, never half of one, and a process killed mid-write leaves the old file.
+Existing files are not replaced unless asked (``force``), like pyperf.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from tuiperf.common.errors import TuiperfError
+
+APP_NAME = "tuiperf"
+
+
+def check_writable(target: str | Path, *, force: bool = False) -> Path:
+    """Raise a one-line error now, before a run, if ``target`` cannot be written later."""
+    if isinstance(target, str) and target.strip() == "":
+        raise TuiperfError("the output path is empty")
+    path = Path(target)
+    if path.is_dir():
+        raise TuiperfError("is a folder; give a file name", where=str(path))
+    if path.exists() and not force:
+        raise TuiperfError("exists already; choose another name or pass --force to replace it", where=str(path))
+    folder = path.parent if str(path.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        raise TuiperfError(f"{folder} is not a folder", where=str(path))
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise TuiperfError(f"cannot write into {existing}", where=str(path))
+    return path
+
+
+def write_atomic(target: str | Path, data: bytes, *, force: bool = False) -> Path:
+    """Write ``data`` to ``target`` atomically; refuse to replace an existing file unless ``force``."""
+    path = check_writable(target, force=force)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if not force and path.exists():  # created by someone else while we wrote
+            raise TuiperfError("exists already; pass --force to replace it", where=str(path))
+        os.replace(temporary, path)
+    except BaseException as exc:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise TuiperfError(f"cannot write: {exc.strerror or exc}", where=str(path)) from None
+        raise
+    return path
+
+
+def user_log_dir() -> Path:
+    """Per-user log folder (``platformdirs``), created private to the user."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def user_data_dir() -> Path:
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def user_cache_dir() -> Path:
+    import platformdirs
+
+    folder = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder

@@ -1,0 +1,287 @@
+"""Where one call's time goes: each stage is the difference of two measured paths.
+
+    framework    = call        - jit           the library's Python work before JAX sees arrays
+    jit_dispatch = jit         - flat_jit      flattening the argument pytree ...
+                 + noop_jit    - noop_execute  ... plus jit's argument checks and cache lookup
+    launch       = noop_execute                launching an executable with these arrays (PJRT)
+    compute      = flat_leaves - noop_jit      running the program, output buffers included
+    outputs      = flat_jit    - flat_leaves   rebuilding the output pytree on the host
+
+The paths (:func:`build_paths`) are real executables over the variant's own arrays:
+
+- ``jit``: ``jit_fn(*jit_args)``, what JAX sees after the framework's Python work; for a variant
+  that is itself a ``jax.jit`` function this *is* the call, and framework is zero by construction;
+- ``flat_jit``: the same program jitted over the flat list of arrays (no pytree to flatten);
+- ``flat_leaves``: that program returning its output leaves as a flat list (no pytree to rebuild);
+- ``noop_jit``: a jitted function taking the same arrays that computes and returns nothing;
+- ``noop_execute``: that no-op's executable launched through PJRT directly.
+
+The stages add up exactly to the breakdown's median of the call. All paths of all variants are
+sampled in the same rounds (:func:`measure_breakdowns`), so drift hits every stage of every variant
+alike, and each stage gets a 95 % CI from a bootstrap over rounds (paired: a round's paths are
+resampled together). A breakdown whose paths are not comparable — a stage clearly negative or larger
+than the call, a call that differs from the steady-state median, a jit level that computes other
+FLOPs than the call — is marked unreliable with the reason, never drawn as impossible bars.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import statistics
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tuiperf.measuring.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
+from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
+from tuiperf.measuring.xla_costs import flops_of
+from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, Stage
+
+assert list(STAGE_PATHS) == [key for key, _, _ in BREAKDOWN_STAGES]
+
+MIN_ROUNDS = 8  # paths take ~5 ms turns like the main sampling (shorter turns read Python-heavy
+# calls 12-20 % slower: fewer warm calls per turn), so rounds are long; pair at least this many
+MAX_GROUPS = 40  # rounds are pooled into at most this many groups for the bootstrap
+BOOTSTRAP = 1000
+NEGLIGIBLE = 0.03  # a stage within ±3 % of the call (or ±30 ns) that crosses zero is noise
+RESIDUAL_LIMIT = 0.10  # a call that differs from the steady-state median by more: not comparable
+FLOPS_TOLERANCE = 0.05
+
+
+@dataclass
+class TimedPath:
+    """A callable and its arguments, timed as one path of the breakdown."""
+
+    fn: Callable[..., Any]
+    args: tuple
+
+
+@dataclass
+class Paths:
+    """The lower levels of one variant's call (everything but the call itself)."""
+
+    paths: dict[str, TimedPath]
+    call_is_jit: bool  # the call is a jax.jit function: its own jit level, framework is zero
+    single_output: bool = False  # the program returns one array: no output pytree, outputs is zero
+    flops: float | None = None  # XLA's FLOPs of the jit level's program
+
+
+@dataclass
+class BreakdownInput:
+    """One variant to break down: its call, its paths and its steady-state figures."""
+
+    name: str
+    call: TimedPath
+    paths: Paths
+    total_ns: float  # the steady-state median of the call
+    total_ci_ns: tuple[float, float]
+    call_flops: float | None = None  # XLA's FLOPs of the call, where its wrapper reports them
+    notes: list[str] = field(default_factory=list)
+
+
+def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: bool) -> Paths:
+    """Compile the lower-level paths of ``jit_fn(*jit_args)`` (see the module docstring)."""
+    import jax
+
+    leaves, treedef = jax.tree.flatten(jit_args)
+    dynamic = [i for i, leaf in enumerate(leaves) if isinstance(leaf, jax.Array | np.ndarray)]
+    arrays = tuple(leaves[i] for i in dynamic)
+
+    def flat_program(*flat_arrays):
+        rebuilt = list(leaves)
+        for i, array in zip(dynamic, flat_arrays):
+            rebuilt[i] = array
+        return jit_fn(*jax.tree.unflatten(treedef, rebuilt))
+
+    # keep_unused: every path must receive the same arrays, used or not.
+    flat_jit = jax.jit(flat_program, keep_unused=True)
+    traced = flat_jit.trace(*arrays)
+    program = traced.lower().compile()  # also fills flat_jit's cache
+    noop_jit = jax.jit(lambda *a: (), keep_unused=True)
+    noop_executable = noop_jit.trace(*arrays).lower().compile().runtime_executable()
+    paths = {
+        "flat_jit": TimedPath(flat_jit, arrays),
+        "noop_jit": TimedPath(noop_jit, arrays),
+        # A partial over a prebuilt list: no Python frame or list building in the timed path (a lambda
+        # added ~0.4 µs that the jit path does not pay, and made "jit dispatch" read negative).
+        "noop_execute": TimedPath(functools.partial(noop_executable.execute_sharded, list(arrays)), ()),
+    }
+    # A single array comes back as it is: no output pytree to rebuild, "outputs" is zero by construction.
+    single_output = isinstance(traced.out_info, jax.ShapeDtypeStruct)
+    if not single_output:
+        flat_leaves = jax.jit(lambda *a: tuple(jax.tree.leaves(flat_program(*a))), keep_unused=True)
+        flat_leaves.trace(*arrays).lower().compile()
+        paths["flat_leaves"] = TimedPath(flat_leaves, arrays)
+    if not call_is_jit:
+        paths["jit"] = TimedPath(jit_fn, jit_args)
+    return Paths(paths=paths, call_is_jit=call_is_jit, single_output=single_output, flops=flops_of(program))
+
+
+def measure_breakdowns(
+    inputs: Sequence[BreakdownInput],
+    *,
+    resolution_ns: float,
+    budget_s: float,
+    cancel: threading.Event,
+    interleave: str = "block",
+    dispatch: str = "sync",
+    on_turn: Callable[[Target], None] = lambda target: None,
+    clock: Clock = DEFAULT_CLOCK,
+) -> dict[str, Breakdown]:
+    """Sample every path of every variant in the same rounds; one :class:`Breakdown` per variant.
+
+    A variant whose path raises gets no breakdown (the caller notes it); a cancel returns {}.
+    """
+    targets: list[Target] = []
+    owner: dict[str, tuple[str, str]] = {}  # target name -> (variant, path)
+    for item in inputs:
+        for path_name, path in {"call": item.call, **item.paths.paths}.items():
+            block = blocker_for(path.fn(*path.args))
+            estimate = statistics.median(take_sample(path.fn, path.args, 1, block, clock) for _ in range(3))
+            name = f"{item.name}/{path_name}"
+            owner[name] = (item.name, path_name)
+            targets.append(
+                Target(
+                    name,
+                    path.fn,
+                    path.args,
+                    block,
+                    loops=choose_loops(estimate, resolution_ns),
+                    per_turn=block_size(estimate),
+                    warm_up=needs_warm_up(estimate),
+                )
+            )
+    if not targets:
+        return {}
+    outcome = sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=budget_s,
+        cancel=cancel,
+        interleave=interleave,
+        on_turn=on_turn,
+        clock=clock,
+        min_rounds=MIN_ROUNDS,
+    )
+    if not outcome.completed:
+        return {}
+    by_variant: dict[str, dict[str, Target]] = {}
+    for target in targets:
+        variant, path_name = owner[target.name]
+        by_variant.setdefault(variant, {})[path_name] = target
+    results = {}
+    for item in inputs:
+        mine = by_variant[item.name]
+        if any(t.error is not None or not t.samples for t in mine.values()):
+            continue
+        results[item.name] = _breakdown(item, mine, outcome, dispatch)
+    return results
+
+
+def _breakdown(item: BreakdownInput, targets: dict[str, Target], outcome: Outcome, dispatch: str) -> Breakdown:
+    groups = _group_medians(targets)  # path -> per-group medians, the same groups for every path
+    if item.paths.call_is_jit:
+        groups["jit"] = groups["call"]
+    if item.paths.single_output:
+        groups["flat_leaves"] = groups["flat_jit"]
+    medians = {path: float(np.median(values)) for path, values in groups.items()}
+    point = {stage: sum(sign * medians[p] for p, sign in paths.items()) for stage, paths in STAGE_PATHS.items()}
+    cis = _bootstrap(groups)
+    stages = {key: Stage(ns=point[key], ci95_ns=cis[key]) for key in STAGE_PATHS}
+    if item.paths.call_is_jit:  # two identical paths: zero by construction, not a measured difference
+        stages["framework"] = Stage(ns=0.0, ci95_ns=(0.0, 0.0))
+    if item.paths.single_output:
+        stages["outputs"] = Stage(ns=0.0, ci95_ns=(0.0, 0.0))
+    call = medians["call"]
+    reliable, reason = _verdict(item, stages, call, cis["call"], dispatch)
+    return Breakdown(
+        stages=stages,
+        call_ns=call,
+        total_ns=item.total_ns,
+        residual_ns=item.total_ns - call,
+        reliable=reliable,
+        reason=reason,
+        paths_ns=medians,
+        rounds=outcome.rounds,
+        groups_ns={path: [float(v) for v in values] for path, values in groups.items()},
+    )
+
+
+def _group_medians(targets: dict[str, Target]) -> dict[str, np.ndarray]:
+    """Each path's samples pooled into the same groups of consecutive rounds, one median per group."""
+    turns = {path: target.turns() for path, target in targets.items()}
+    rounds = min(len(t) for t in turns.values())
+    groups = min(MAX_GROUPS, rounds)
+    edges = np.linspace(0, rounds, groups + 1).astype(int)
+    return {
+        path: np.array([np.median(np.concatenate(per_turn[a:b])) for a, b in itertools.pairwise(edges)])
+        for path, per_turn in turns.items()
+    }
+
+
+def _bootstrap(groups: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
+    """95 % percentile intervals of each stage (and of the call) over resampled groups."""
+    rng = np.random.default_rng(0)
+    n = len(next(iter(groups.values())))
+    picks = rng.integers(0, n, size=(BOOTSTRAP, n))
+    medians = {path: np.median(values[picks], axis=1) for path, values in groups.items()}
+    cis: dict[str, tuple[float, float]] = {}
+    for stage, paths in STAGE_PATHS.items():
+        draws = sum(sign * medians[p] for p, sign in paths.items())
+        lo, hi = np.percentile(draws, [2.5, 97.5])
+        cis[stage] = (float(lo), float(hi))
+    lo, hi = np.percentile(medians["call"], [2.5, 97.5])
+    cis["call"] = (float(lo), float(hi))
+    return cis
+
+
+def _verdict(
+    item: BreakdownInput, stages: dict[str, Stage], call: float, call_ci: tuple[float, float], dispatch: str
+) -> tuple[bool, str | None]:
+    """Whether the stages can be read as a split of the call; if not, why and what to do."""
+    problems = []
+    floor = max(NEGLIGIBLE * call, 30.0)
+    for key, label, _ in BREAKDOWN_STAGES:
+        stage = stages[key]
+        lo, hi = stage.ci95_ns or (stage.ns, stage.ns)
+        if hi < -floor:
+            problems.append(
+                f"{label} is negative ({stage.ns:.0f} ns, 95 % CI {lo:.0f} to {hi:.0f} ns): "
+                "a lower-level path took longer than the path it is part of"
+            )
+        elif lo > call * (1 + NEGLIGIBLE) + 30.0:
+            problems.append(f"{label} ({stage.ns:.0f} ns) is larger than the whole call ({call:.0f} ns)")
+    residual = item.total_ns - call
+    main_half = (item.total_ci_ns[1] - item.total_ci_ns[0]) / 2
+    call_half = (call_ci[1] - call_ci[0]) / 2
+    if abs(residual) > RESIDUAL_LIMIT * item.total_ns and abs(residual) > 2 * (main_half**2 + call_half**2) ** 0.5:
+        problems.append(
+            f"the call measured {100 * -residual / item.total_ns:+.0f} % against its steady-state "
+            "median while the paths were timed: the two phases saw different conditions"
+        )
+    if item.call_flops and item.paths.flops is not None:
+        ratio = item.paths.flops / item.call_flops
+        if abs(ratio - 1) > FLOPS_TOLERANCE:
+            problems.append(
+                f"the jit level computes {ratio:.3g}× the call's XLA FLOPs: it is not the same "
+                "program (give Bench the jit_fn/jit_args that compute everything the call does)"
+            )
+    if not problems:
+        return True, None
+    if dispatch == "async":
+        remedy = (
+            "under asynchronous CPU dispatch the paths queue work differently; measure the breakdown "
+            "with --dispatch sync"
+        )
+    else:
+        remedy = "run again on a quieter machine; if it persists, check the variant's jit level"
+    return False, "; ".join(problems) + f". {remedy}."
+
+
+def shown_ns(stage: Stage) -> float:
+    """A stage's value for bars and totals: noise around zero reads as zero, never negative."""
+    return max(stage.ns, 0.0)

@@ -1,0 +1,108 @@
+"""Environment metadata recorded with every result, and JAX device discovery."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata
+import os
+import platform
+import sys
+from typing import TYPE_CHECKING, Any
+
+from tuiperf.common.errors import DeviceError
+
+if TYPE_CHECKING:
+    from tuiperf.results.model import Environment
+
+_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy", "tuiperf")
+
+
+def package_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def dispatch_mode() -> str:
+    """The CPU dispatch mode JAX is actually using in this process."""
+    import jax
+
+    return "async" if jax.config.read("jax_cpu_enable_async_dispatch") else "sync"
+
+
+def environment(device: Any, timer_resolution_ns: float | None) -> Environment:
+    import jax
+
+    from tuiperf.results.model import Environment
+
+    return Environment(
+        python=sys.version.split()[0],
+        packages={name: package_version(name) for name in _PACKAGES},
+        platform=platform.platform(),
+        cpu=cpu_model(),
+        cpu_count=os.cpu_count(),
+        device_kind=device.device_kind,
+        backend=jax.default_backend(),
+        dispatch=dispatch_mode(),
+        xla_flags=os.environ.get("XLA_FLAGS", ""),
+        jax_platforms=os.environ.get("JAX_PLATFORMS", ""),
+        timer="time.perf_counter_ns",
+        timer_resolution_ns=timer_resolution_ns,
+        date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def device_id(device: Any) -> str:
+    return f"{device.platform}:{device.id}"
+
+
+def all_devices() -> list[Any]:
+    """Every device of every backend JAX can open, accelerators first, CPU last."""
+    import jax
+
+    found: list[Any] = []
+    for backend in ("gpu", "tpu", "cpu"):
+        try:
+            found.extend(d for d in jax.devices(backend) if d not in found)
+        except RuntimeError:  # that backend is not available here
+            continue
+    return found
+
+
+def describe_device(device: Any, index: int) -> dict[str, Any]:
+    return {"id": device_id(device), "platform": device.platform, "kind": device.device_kind, "index": index}
+
+
+def list_devices() -> list[dict[str, Any]]:
+    return [describe_device(d, i) for i, d in enumerate(all_devices())]
+
+
+def pick_device(choice: str | None) -> Any:
+    """Resolve ``--device``: None (the first), an index, a platform (``gpu``) or an id (``cpu:1``)."""
+    devices = all_devices()
+    if choice is None or choice == "":
+        return devices[0]
+    text = choice.strip().lower()
+    for device in devices:
+        if device_id(device) == text:
+            return device
+    if text.isdigit() and int(text) < len(devices):
+        return devices[int(text)]
+    aliases = {"cuda": "gpu", "rocm": "gpu"}
+    for device in devices:
+        if device.platform == aliases.get(text, text) or (text == "gpu" and device.platform in ("cuda", "rocm")):
+            return device
+    available = ", ".join(device_id(d) for d in devices)
+    raise DeviceError(f"no device {choice!r} (available: {available})")

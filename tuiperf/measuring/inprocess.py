@@ -1,0 +1,70 @@
+"""Measure in the calling process: for tests, notebooks and the REPL.
+
+The worker process (:mod:`tuiperf.processes.runner`) is the safer default: here a crash inside XLA takes
+the caller down, and JAX's CPU dispatch mode can only be chosen before the first computation.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tuiperf.contract.events import Event
+from tuiperf.contract.request import RunRequest
+from tuiperf.results.model import RunResult
+
+_PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
+
+
+def set_dispatch(mode: str) -> str:
+    """Choose JAX's CPU dispatch mode once per process: it only takes effect before the first
+    computation, so later calls change nothing. Returns the mode the process actually uses."""
+    global _PROCESS_DISPATCH
+    if _PROCESS_DISPATCH is None:
+        import jax
+
+        jax.config.update("jax_cpu_enable_async_dispatch", mode == "async")
+        _PROCESS_DISPATCH = mode
+    return _PROCESS_DISPATCH
+
+
+class InProcessRunner:
+    def __init__(self, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
+        self.scenario_dirs = list(scenario_dirs)
+
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+        return None  # importing in this process is what the cache would save: nothing to gain
+
+    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+        from tuiperf.measuring.loading import load_catalog
+
+        return load_catalog(scenario_dirs if scenario_dirs is not None else self.scenario_dirs).describe()
+
+    def devices(self) -> list[dict[str, Any]]:
+        from tuiperf.measuring.env import list_devices
+
+        return list_devices()
+
+    def run(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+        on_turn: Callable[[str], None] | None = None,
+    ) -> RunResult:
+        from tuiperf.measuring.run import execute
+
+        if not request.scenario_dirs:
+            request.scenario_dirs = self.scenario_dirs
+        actual = set_dispatch(request.dispatch)
+        result = execute(request, on_event or (lambda event: None), cancel or threading.Event(), on_turn)
+        if actual != request.dispatch:
+            result.warnings.append(
+                f"asked for {request.dispatch} dispatch, but this process was already "
+                f"running in {actual} mode (use the worker runner to switch)"
+            )
+        return result
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,232 @@
+"""Everything done to a variant before steady-state sampling: place inputs, compile stages, first
+call, warm-up and estimate, and the lower-level paths the breakdown will time (compiled here, so no
+compilation happens while anything is being timed)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tuiperf.api.scenario import Bench
+from tuiperf.api.step import Carrier, Step
+from tuiperf.common.errors import ScenarioError
+from tuiperf.measuring.breakdown import Paths, build_paths
+from tuiperf.measuring.sentinel import sentinel
+from tuiperf.measuring.timing import blocker_for, take_sample, time_once
+from tuiperf.measuring.xla_costs import count_params, flops_of
+from tuiperf.results.model import CompileStagesMs
+
+WARMUP_CALLS = 3
+ESTIMATE_CALLS = 5
+SLOW_SHARE = 0.1  # a call longer than this share of the sampling budget gets a minimal warm-up
+
+
+@dataclass
+class Prepared:
+    name: str
+    bench: Bench
+    block: Callable[[Any], Any]
+    output: Any
+    estimate_ns: float
+    stages_ms: CompileStagesMs
+    flops: float | None = None  # the call's XLA FLOPs (or its jit level's, when the call has no AOT API)
+    call_flops: float | None = None  # the call's own, through its ahead-of-time API
+    param_count: int | None = None
+    paths: Paths | None = None  # the breakdown's lower-level paths, when there is a jit level
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def is_jax_jit(fn: Any) -> bool:
+    """A function made by ``jax.jit`` (its C++ ``PjitFunction``), not a framework wrapper."""
+    return type(fn).__name__ == "PjitFunction" and hasattr(fn, "trace")
+
+
+def is_compiled_executable(fn: Any) -> bool:
+    """An ahead-of-time compiled ``jax.stages.Compiled``: it has no jit level above it."""
+    return type(fn).__name__ == "Compiled" and hasattr(fn, "runtime_executable")
+
+
+def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]:
+    """Time trace, lower and compile through JAX's ahead-of-time API where ``fn`` offers it."""
+    stages: dict[str, float | None] = {"trace": None, "lower": None, "compile": None}
+    try:
+        if hasattr(fn, "trace"):
+            stages["trace"], traced = time_once(lambda: fn.trace(*args))
+            stages["lower"], lowered = time_once(traced.lower)
+        elif hasattr(fn, "lower"):
+            stages["lower"], lowered = time_once(lambda: fn.lower(*args))
+        else:
+            return stages, None, "no ahead-of-time API: compile time is part of the first call"
+        stages["compile"], compiled = time_once(lowered.compile)
+    except Exception as exc:  # noqa: BLE001 - a wrapper's AOT path may not support these arguments
+        return stages, None, f"ahead-of-time stages unavailable ({type(exc).__name__}: {exc})"
+    note = "" if stages["trace"] is not None else "tracing is included in 'lower' for this wrapper"
+    return stages, compiled, note
+
+
+def place_inputs(bench: Bench, device: Any) -> list[str]:
+    """Commit top-level array arguments to ``device``; report any array leaf living elsewhere.
+
+    Setup and variant builders run under ``jax.default_device(device)``, so their arrays are there
+    already; committing makes it explicit, and a leaf found elsewhere (say, built with an explicit
+    ``device=``) is named in a warning instead of silently timing a cross-device copy.
+    """
+    import jax
+
+    bench.args = tuple(jax.device_put(a, device) if isinstance(a, jax.Array) else a for a in bench.args)
+    elsewhere = {
+        str(d)
+        for leaf in jax.tree.leaves(bench.args)
+        if isinstance(leaf, jax.Array)
+        for d in leaf.devices()
+        if d != device
+    }
+    if elsewhere:
+        return [f"some inputs live on {', '.join(sorted(elsewhere))}, not on {device}: calls may copy them"]
+    return []
+
+
+def output_warnings(output: Any) -> list[str]:
+    """A call whose output holds no JAX array gives tuiperf nothing to wait for."""
+    import jax
+
+    leaves = jax.tree.leaves(output)
+    if any(isinstance(leaf, jax.Array) for leaf in leaves):
+        return []
+    what = "None" if output is None else f"no JAX array (a {type(output).__name__})"
+    return [
+        f"the call returns {what}: there is nothing to wait for, so device work it starts but does not return "
+        "may end after the timer stops; return the arrays it computes"
+    ]
+
+
+def as_bench(built: Any) -> Bench:
+    """What a variant builder returned, as a Bench: a :class:`Step` becomes a :class:`Carrier` call."""
+    if isinstance(built, Bench):
+        return built
+    if isinstance(built, Step):
+        carrier = Carrier(built)
+        return Bench(carrier, jit_fn=built.jit_fn, jit_args=built.jit_args, tolerance=built.tolerance, note=built.note)
+    got = type(built).__name__
+    raise ScenarioError(f"a variant must return Bench(fn, *args) or Step(fn, state, *inputs), not {got}")
+
+
+class PlainCall:
+    """A Bench's ``fn(*args)`` seen through the interface prepare() uses (a :class:`Carrier` is the other)."""
+
+    def __init__(self, bench: Bench) -> None:
+        self.bench = bench
+
+    def place(self, device: Any) -> list[str]:
+        return place_inputs(self.bench, device)
+
+    def aot_target(self) -> tuple[Any, tuple[Any, ...]]:
+        return self.bench.fn, self.bench.args
+
+    def first_call(self) -> Any:
+        return self.bench.fn(*self.bench.args)
+
+    def guard_output(self, first_output: Any) -> Any:
+        return first_output
+
+    def param_tree(self) -> Any:
+        return self.bench.params
+
+
+def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0) -> Prepared:
+    """Compile, call once, warm up and estimate one variant; build its breakdown paths.
+
+    Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
+    extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
+    A stateful step's first calls (:data:`~tuiperf.api.step.GUARD_STEPS`) are what the guard compares.
+    """
+    watch = sentinel()
+    watch.current = name
+    call = bench.fn if isinstance(bench.fn, Carrier) else PlainCall(bench)
+    placement_warnings = call.place(device) if device is not None else []
+    stages, compiled, note = aot_stages(*call.aot_target())
+    _, compiles_before = watch.snapshot(name)
+    stages["first_call"], output = time_once(lambda: _call_and_block(call.first_call, ()))
+    fn, args = bench.fn, bench.args  # after placement
+    prepared = Prepared(
+        name=name,
+        bench=bench,
+        block=blocker_for(output),
+        output=call.guard_output(output),
+        estimate_ns=0.0,
+        stages_ms=CompileStagesMs(**stages),
+        param_count=count_params(call.param_tree()),
+    )
+    prepared.warnings.extend(placement_warnings)
+    prepared.warnings.extend(output_warnings(output))
+    if note and not bench.eager:
+        prepared.notes.append(note)
+    if bench.note:
+        prepared.notes.append(bench.note)
+    if compiled is not None and watch.snapshot(name)[1] > compiles_before:
+        prepared.notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
+
+    warm = take_sample(fn, args, 1, prepared.block)
+    if warm > SLOW_SHARE * budget_s * 1e9:
+        prepared.estimate_ns = warm  # a slow call: no more calls than needed before sampling
+    else:
+        for _ in range(WARMUP_CALLS - 1):
+            prepared.block(fn(*args))
+        prepared.estimate_ns = statistics.median(
+            take_sample(fn, args, 1, prepared.block) for _ in range(ESTIMATE_CALLS)
+        )
+
+    prepared.call_flops = flops_of(compiled) if compiled is not None else None
+    if cancel is not None and cancel.is_set():
+        prepared.flops = prepared.call_flops
+        return prepared
+    build_breakdown_paths(prepared)
+    prepared.flops = (
+        prepared.call_flops
+        if prepared.call_flops is not None
+        else (prepared.paths.flops if prepared.paths is not None else None)
+    )
+    return prepared
+
+
+def build_breakdown_paths(prepared: Prepared) -> None:
+    """Find the variant's jit level and compile its breakdown paths, or say why there are none."""
+    bench = prepared.bench
+    if bench.jit_fn is not None and bench.jit_args is not None:
+        level, call_is_jit = (bench.jit_fn, bench.jit_args), False
+    elif is_jax_jit(bench.fn):
+        level, call_is_jit = (bench.fn, bench.args), True
+    elif isinstance(bench.fn, Carrier) and bench.fn.donates:
+        prepared.notes.append(
+            "no overhead breakdown: the step donates its state, and the breakdown's paths would call it "
+            "again with deleted buffers; run it with donation off for a breakdown"
+        )
+        return
+    elif isinstance(bench.fn, Carrier) and not bench.fn.step.inplace and is_jax_jit(bench.fn.step.fn):
+        level, call_is_jit = (bench.fn.step.fn, bench.fn.call_args()), False  # framework = carrying the state
+    elif bench.eager:
+        return  # eager by design: nothing to break down, nothing to advise
+    elif is_compiled_executable(bench.fn):
+        prepared.notes.append("no overhead breakdown: an ahead-of-time compiled executable has no jit level")
+        return
+    else:
+        prepared.notes.append(
+            "no overhead breakdown: this call is not a jax.jit function; give Bench(jit_fn=..., jit_args=...) "
+            "(tuiperf.eqx_filter_jit_level and tuiperf.nnx_jit_level build them), or eager=True if it is eager"
+        )
+        return
+    try:
+        prepared.paths = build_paths(*level, call_is_jit=call_is_jit)
+    except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
+        prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
+
+
+def _call_and_block(fn: Callable[..., Any], args: tuple) -> Any:
+    import jax
+
+    output = fn(*args)
+    jax.block_until_ready(output)
+    return output

@@ -1,0 +1,496 @@
+"""One measurement run, start to end: set up, prepare, sample, break down, profile, guard.
+
+This is the only module that drives a whole run; runners call :func:`execute` (in this process or in
+the measuring process) and pass ``emit`` to receive :mod:`tuiperf.contract.events`. Requests are checked
+first (:mod:`tuiperf.measuring.resolve`); documents are assembled by :mod:`tuiperf.results.document`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from tuiperf.api.step import DONATED_HINT, Carrier
+from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
+from tuiperf.common.units import format_ns
+from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.request import RunRequest
+from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, measure_breakdowns
+from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment
+from tuiperf.measuring.guard import Subject, check_equivalence, describe
+from tuiperf.measuring.prepare import Prepared, as_bench, prepare
+from tuiperf.measuring.profiling import PROFILE_SECONDS, profile_call
+from tuiperf.measuring.resolve import Resolved, resolve
+from tuiperf.measuring.sampler import Target, block_size, needs_warm_up, sample_interleaved
+from tuiperf.measuring.sentinel import sentinel
+from tuiperf.measuring.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
+from tuiperf.results import document
+from tuiperf.results.document import RunHeader
+from tuiperf.results.model import (
+    Calibration,
+    DeviceInfo,
+    Equivalence,
+    Mismatch,
+    RunOptions,
+    RunResult,
+    ScenarioRef,
+    VariantResult,
+)
+from tuiperf.results.stats import median_ci
+
+Emit = Callable[[Any], None]
+
+# Share of a run's progress bar spent in each phase.
+PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
+
+
+LONG_RUN_S = 60.0  # a plan longer than this is announced as soon as the calls' cost is known
+
+
+# The breakdown phase: about a third of the sampling budget, at least 1 s, at most 20 s.
+def breakdown_budget(budget_s: float, variants: int) -> float:
+    return min(20.0, max(1.0, budget_s / 3, 0.3 * variants))
+
+
+# The live estimate (shown as "≈") is the median of the latest samples: ten times a second, a
+# median over every sample of every variant would cost the measuring process tens of milliseconds.
+ESTIMATE_WINDOW = 5000
+
+
+def describe_exception(exc: BaseException, path: str) -> str:
+    """``file.py:LINE: Type: message`` at the deepest frame inside the scenario file."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == Path(path).resolve():
+            line = frame.lineno
+    try:
+        message = f"{type(exc).__name__}: {exc}".strip()
+    except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
+        message = f"{type(exc).__name__} (its message could not be shown)"
+    first_line = message.splitlines()[0] if message else type(exc).__name__
+    if "deleted or donated" in message:
+        first_line += f" ({DONATED_HINT})"
+    return f"{Path(path).name}:{line}: {first_line}" if line else first_line
+
+
+def execute(
+    request: RunRequest, emit: Emit, cancel: threading.Event, on_turn: Callable[[str], None] | None = None
+) -> RunResult:
+    """Measure ``request``. ``on_turn(variant)`` is called as each variant's turn begins during
+    sampling (the measuring process records it, so a crash can name the variant that was running)."""
+    resolved = resolve(request)
+    if resolved.sweep_values is None:
+        return Run(resolved, resolved.params, request, emit, cancel, on_turn=on_turn).measure()
+    assert request.sweep is not None
+    parameter = request.sweep[0]
+    values = resolved.sweep_values
+    points: list[RunResult] = []
+    stopped: list[str] = []
+    started = time.monotonic()
+    for index, value in enumerate(values):
+        span = (index / len(values), (index + 1) / len(values))
+        run = Run(
+            resolved,
+            {**resolved.params, parameter: value},
+            request,
+            emit,
+            cancel,
+            span,
+            value,
+            started,
+            on_turn=on_turn,
+        )
+        try:
+            points.append(run.measure())
+        except TuiperfError as exc:
+            if not points:
+                raise
+            stopped.append(f"sweep stopped at {parameter}={value}: {exc}")  # keep the values measured so far
+            break
+        if points[-1].partial:
+            break
+    base = Run(resolved, resolved.params, request, emit, cancel).header(with_env=False)
+    return document.sweep_result(
+        parameter, values, points, base, duration_s=time.monotonic() - started, warnings=stopped
+    )
+
+
+class Run:
+    """State of one pass over the variants at one set of parameter values."""
+
+    def __init__(
+        self,
+        resolved: Resolved,
+        params: dict[str, Any],
+        request: RunRequest,
+        emit: Emit,
+        cancel: threading.Event,
+        span: tuple[float, float] = (0.0, 1.0),
+        sweep_value: Any = None,
+        sweep_started: float | None = None,
+        on_turn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
+        self.params = params
+        self.request, self.emit, self.cancel = request, emit, cancel
+        self.span, self.sweep_value = span, sweep_value
+        self.on_turn = on_turn
+        self.sampling_started_ns = time.perf_counter_ns()
+        self.plan_s: dict[str, float] = {}
+        self.started = time.monotonic()
+        self.sweep_started = sweep_started if sweep_started is not None else self.started  # for the ETA
+        self.results: dict[str, VariantResult] = {}
+        self.warnings: list[str] = []
+        self.compile_counts: dict[str, tuple[int, int]] = {}  # (traces, compiles) during sampling
+        self.equivalence = Equivalence()
+
+    def header(self, *, with_env: bool = True, resolution: float | None = None) -> RunHeader:
+        request = self.request
+        env = environment(self.device, resolution) if with_env and resolution is not None else None
+        calibration = (
+            Calibration(timer_resolution_ns=resolution, harness_overhead_ns=harness_overhead_ns())
+            if with_env and resolution is not None
+            else None
+        )
+        return RunHeader(
+            scenario=ScenarioRef(
+                id=self.scenario.id,
+                title=self.scenario.title,
+                path=self.scenario.path,
+                source_sha256=self.scenario.source_sha256 or None,
+            ),
+            params=self.params,
+            device=DeviceInfo(**describe_device(self.device, all_devices().index(self.device))),
+            options=RunOptions(
+                dispatch=dispatch_mode(),
+                samples=request.samples,
+                budget_s=request.budget_s,
+                seed=request.seed,
+                variants=self.names,
+                interleave=request.interleave,
+                processes=request.processes,
+                timeout_s=request.timeout_s,
+                profile=request.profile,
+            ),
+            env=env,
+            calibration=calibration,
+            started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        )
+
+    # -- progress ---------------------------------------------------------------------------------
+    def remaining_s(self, fraction: float) -> float | None:
+        """Seconds left in this pass from its plan (compile so far, then the sampling budget or planned
+        samples, the breakdown budget, the profiles), plus as long again for each sweep value to come."""
+        elapsed = time.monotonic() - self.started
+        if fraction < PREPARE_SHARE:
+            done = max(fraction / PREPARE_SHARE, 1e-9)
+            prepare_left = elapsed / done * (1 - done) if fraction > 0 else None
+            if prepare_left is None:
+                return None
+            left = prepare_left + self.plan_s.get("sample", self.request.budget_s) + self.plan_s.get("after", 0.0)
+        elif fraction < PREPARE_SHARE + SAMPLE_SHARE:
+            done = (fraction - PREPARE_SHARE) / SAMPLE_SHARE
+            left = self.plan_s.get("sample", 0.0) * (1 - done) + self.plan_s.get("after", 0.0)
+        else:
+            done = (fraction - PREPARE_SHARE - SAMPLE_SHARE) / (1 - PREPARE_SHARE - SAMPLE_SHARE)
+            left = self.plan_s.get("after", 0.0) * (1 - done)
+        lo, hi = self.span
+        points_after = round((1 - hi) / (hi - lo)) if hi > lo else 0
+        return left + points_after * (elapsed + left)
+
+    def plan(self, prepared: list[Prepared]) -> None:
+        """How long sampling, breakdown and profiles should take, now that each call's cost is known;
+        say so at once if that is long (a size or sample count the user may not have meant)."""
+        calls_s = sum(p.estimate_ns for p in prepared) / 1e9
+        samples = self.request.samples
+        self.plan_s["sample"] = self.request.budget_s if samples is None else samples * calls_s * 1.1
+        with_paths = [p for p in prepared if p.paths is not None]
+        breakdown = breakdown_budget(self.request.budget_s, len(with_paths)) if with_paths else 0.0
+        profile = min(PROFILE_SECONDS + 5 * max((p.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
+        self.plan_s["after"] = breakdown + (profile * len(prepared) if self.request.profile else 0.0)
+        total = self.plan_s["sample"] + self.plan_s["after"]
+        if total > LONG_RUN_S:
+            why = (
+                f"{samples:,} samples × {format_ns(calls_s * 1e9)} of calls per round"
+                if samples is not None
+                else f"breakdown of calls of {format_ns(max(p.estimate_ns for p in prepared))}"
+            )
+            self.emit(PhaseChanged("sample", None, f"about {total / 60:.0f} min still to go ({why})"))
+
+    def progress(self, fraction: float, targets: list[Target] | tuple[()] = ()) -> None:
+        lo, hi = self.span
+        overall = lo + (hi - lo) * min(max(fraction, 0.0), 1.0)
+        elapsed = time.monotonic() - self.sweep_started
+        eta = self.remaining_s(min(max(fraction, 0.0), 1.0))
+        self.emit(
+            Progress(
+                fraction=overall,
+                elapsed_s=elapsed,
+                eta_s=eta,
+                estimates_ns={t.name: float(np.median(t.samples[-ESTIMATE_WINDOW:])) for t in targets if t.samples},
+                counts={t.name: len(t.samples) for t in targets},
+            )
+        )
+
+    def finish(self, result: VariantResult) -> None:
+        self.results[result.name] = result
+        self.emit(VariantFinished(result))
+
+    # -- the run ----------------------------------------------------------------------------------
+    def measure(self) -> RunResult:
+        import jax
+
+        resolution = timer_resolution_ns()
+        header = self.header(resolution=resolution)
+        self.emit(
+            RunStarted(self.scenario.id, self.names, device_id(self.device), dispatch_mode(), self.sweep_value, header)
+        )
+        with jax.default_device(self.device):
+            ctx = self.setup()
+            prepared = self.prepare_all(ctx)
+            self.plan(prepared)
+            targets = self.sample(prepared, resolution)
+            self.analyse(prepared, targets, resolution)
+        return self.document(header)
+
+    def setup(self) -> Any:
+        self.emit(PhaseChanged("setup", None, "building inputs and weights"))
+        if self.scenario.setup_fn is None:
+            return None
+        try:
+            return self.scenario.setup_fn(SimpleNamespace(**self.params))
+        except Exception as exc:  # noqa: BLE001 - reported with the scenario file's line
+            raise ScenarioError(
+                f"setup failed: {describe_exception(exc, self.scenario.path)}", where=self.scenario.id
+            ) from None
+
+    def prepare_all(self, ctx: Any) -> list[Prepared]:
+        prepared = []
+        for index, name in enumerate(self.names):
+            if self.cancel.is_set():
+                break
+            self.emit(PhaseChanged("compile", name, "building, compiling and warming up"))
+            variant = self.scenario.variants[name]
+            try:
+                bench = as_bench(variant.build(SimpleNamespace(**self.params), ctx))
+                prepared.append(prepare(name, bench, self.cancel, self.device, self.request.budget_s))
+            except Skip as why:
+                self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
+            except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
+                self.finish(
+                    document.variant_result(
+                        name, status="failed", failed_phase="compile", error=describe_exception(exc, self.scenario.path)
+                    )
+                )
+            self.progress(PREPARE_SHARE * (index + 1) / len(self.names))
+        return prepared
+
+    def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
+        targets = [
+            Target(
+                p.name,
+                p.bench.fn,
+                p.bench.args,
+                p.block,
+                loops=choose_loops(p.estimate_ns, resolution),
+                per_turn=block_size(p.estimate_ns),
+                warm_up=needs_warm_up(p.estimate_ns),
+            )
+            for p in prepared
+        ]
+        if not targets or self.cancel.is_set():
+            return targets
+        self.emit(PhaseChanged("sample", None, "steady-state sampling"))
+        watch = sentinel()
+        before = {t.name: watch.snapshot(t.name) for t in targets}
+        sent = {t.name: 0 for t in targets}
+
+        def on_tick(elapsed: float, fraction: float) -> None:
+            for target in targets:
+                new = target.samples[sent[target.name] :]
+                if new:
+                    sent[target.name] += len(new)
+                    self.emit(SamplesAdded(target.name, list(new)))
+            self.progress(PREPARE_SHARE + SAMPLE_SHARE * fraction, targets)
+
+        def on_turn(target: Target) -> None:
+            watch.current = target.name
+            if self.on_turn is not None:
+                self.on_turn(target.name)
+
+        self.sampling_started_ns = time.perf_counter_ns()
+        sample_interleaved(
+            targets,
+            samples=self.request.samples,
+            budget_s=self.request.budget_s,
+            cancel=self.cancel,
+            interleave=self.request.interleave,
+            on_tick=on_tick,
+            on_turn=on_turn,
+        )
+        watch.current = None
+        on_tick(0.0, 1.0)
+        for target in targets:
+            traces, compiles = watch.snapshot(target.name)
+            self.compile_counts[target.name] = (traces - before[target.name][0], compiles - before[target.name][1])
+        return targets
+
+    def sample_span(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
+        """When (seconds after sampling began) and in which rounds a target was sampled."""
+
+        def seconds(ns: int | None) -> float | None:
+            return None if ns is None else (ns - self.sampling_started_ns) / 1e9
+
+        return seconds(target.first_ns), seconds(target.last_ns), target.first_round, target.last_round
+
+    def analyse(self, prepared: list[Prepared], targets: list[Target], resolution: float) -> None:
+        by_name = {t.name: t for t in targets}
+        measured = [p for p in prepared if by_name[p.name].error is None and by_name[p.name].samples]
+        breakdowns = self.breakdowns(measured, by_name, resolution)
+        for index, item in enumerate(prepared):
+            target = by_name[item.name]
+            traces, compiles = self.compile_counts.get(item.name, (0, 0))
+            common: dict[str, Any] = dict(
+                notes=item.notes,
+                warnings=item.warnings,
+                samples_ns=target.samples,
+                loops_per_sample=target.loops,
+                span=self.sample_span(target),
+                stages_ms=item.stages_ms,
+                flops=item.flops,
+                param_count=item.param_count,
+                retraces=traces,
+                recompiles=compiles,
+                eager=item.bench.eager,
+            )
+            if target.error is not None:
+                error = describe_exception(target.error, self.scenario.path)
+                self.finish(
+                    document.variant_result(item.name, status="failed", failed_phase="sample", error=error, **common)
+                )
+                continue
+            if isinstance(item.bench.fn, Carrier):
+                item.notes.append(item.bench.fn.progress_note())
+            profile, profile_note = self.profile(item, target)
+            breakdown = breakdowns.get(item.name)
+            if item.paths is not None and breakdown is None and target.samples and not self.cancel.is_set():
+                item.notes.append("no overhead breakdown: one of its lower-level paths failed while being timed")
+            self.finish(
+                document.variant_result(
+                    item.name, breakdown_ns=breakdown, profile=profile, profile_note=profile_note, **common
+                )
+            )
+            share = 1 - PREPARE_SHARE - SAMPLE_SHARE
+            self.progress(PREPARE_SHARE + SAMPLE_SHARE + share * (index + 1) / len(prepared), targets)
+        self.guard(prepared)
+
+    def profile(self, item: Prepared, target: Target) -> tuple[list, str | None]:
+        """The Python profile of one call, or why there is none."""
+        if not self.request.profile:
+            return [], "not profiled (profiling was turned off for this run)"
+        if self.cancel.is_set() or not target.samples:
+            return [], "not profiled (the run stopped first)"
+        self.emit(PhaseChanged("profile", item.name, "Python profile of one call"))
+        try:
+            rows, note = profile_call(
+                item.bench.fn, item.bench.args, item.block, item.estimate_ns, median_ns=float(np.median(target.samples))
+            )
+        except Exception as exc:  # noqa: BLE001 - the profile is optional; the timing is not
+            return [], f"no profile: {describe_exception(exc, self.scenario.path)}"
+        return rows, note
+
+    def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
+        """Every measured variant's breakdown paths, sampled together in the same rounds."""
+        inputs = []
+        for item in measured:
+            if item.paths is None:
+                continue
+            samples = targets[item.name].samples
+            inputs.append(
+                BreakdownInput(
+                    name=item.name,
+                    call=TimedPath(item.bench.fn, item.bench.args),
+                    paths=item.paths,
+                    total_ns=float(np.median(samples)),
+                    total_ci_ns=median_ci(samples),
+                    call_flops=item.call_flops,
+                )
+            )
+        if not inputs or self.cancel.is_set():
+            return {}
+        self.emit(PhaseChanged("breakdown", None, "timing the lower-level paths of every variant together"))
+        watch = sentinel()
+
+        def on_turn(target: Target) -> None:
+            variant = target.name.split("/", 1)[0]
+            watch.current = variant
+            if self.on_turn is not None:
+                self.on_turn(variant)
+
+        try:
+            return measure_breakdowns(
+                inputs,
+                resolution_ns=resolution,
+                budget_s=breakdown_budget(self.request.budget_s, len(inputs)),
+                cancel=self.cancel,
+                interleave=self.request.interleave,
+                dispatch=dispatch_mode(),
+                on_turn=on_turn,
+            )
+        finally:
+            watch.current = None
+
+    def guard(self, prepared: list[Prepared]) -> None:
+        self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
+        subjects = [
+            Subject(p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance)
+            for p in prepared
+            if self.scenario.variants[p.name].same_as_default and self.results[p.name].ok
+        ]
+        reference = self.scenario.reference_name()
+        reference = reference if any(s.name == reference for s in subjects) else None
+        tolerance = self.scenario.tolerance_for(SimpleNamespace(**self.params))
+        found = check_equivalence(subjects, tolerance, reference)
+        self.warnings.extend(describe(found))
+        for m in found:
+            self.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
+        self.equivalence = Equivalence(
+            reference=reference or (subjects[0].name if subjects else None),
+            checked=[s.name for s in subjects],
+            mismatches=[Mismatch(**m) for m in found],
+        )
+
+    def document(self, header: RunHeader) -> RunResult:
+        partial = self.cancel.is_set()
+        variants = [
+            self.results.get(n)
+            or document.variant_result(n, status="failed", error="not measured: the run was cancelled")
+            for n in self.names
+        ]
+        warnings = []
+        if partial:
+            measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
+            warnings.append(f"partial result: the run was cancelled (variants with samples: {measured})")
+        warnings.extend(self.warnings)  # unfair comparisons
+        clustered = [v.name for v in variants if len(v.modes) > 1]
+        if clustered and dispatch_mode() == "async" and self.device.platform == "cpu":
+            warnings.append(
+                f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
+                "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures"
+            )
+        return document.run_result(
+            header,
+            variants,
+            duration_s=time.monotonic() - self.started,
+            partial=partial,
+            equivalence=self.equivalence,
+            warnings=warnings,
+        )

@@ -1,0 +1,199 @@
+"""Steady-state sampling: variants interleaved in rounds, over the same span of time.
+
+Each round gives every variant a turn, in a rotating order, so slow drift (thermal, frequency
+scaling, other processes) hits all variants alike. Every variant stays in the rotation until the run
+stops for all of them at once: a variant that finished early and left would be measured over a
+different span than the rest, and on a drifting machine that produced a confident false ratio
+(1.55×, p = 1e-8, where fixed-count runs and a plain script read 0.97–1.02×).
+
+Two ways to take a turn (``interleave``):
+
+- ``"block"`` (default): about 5 ms of calls in a row, after one untimed warm-up call. The warm-up
+  brings the variant's data back into the caches its neighbour evicted (measured: a flat dict's cost
+  rose 5× beside an ``eqx.filter_jit`` that walks 10,000 static leaves, with single-call turns, and
+  not at all with blocks). Medians then match a plain loop that times the call back to back, which is
+  how most people time by hand.
+- ``"call"``: one call per turn, no warm-up: every call follows another variant's call. Cheap calls
+  that walk big pytrees read 18–40 % higher than in block mode; this is what a call costs when it
+  is interleaved with other work, as in a real training loop.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tuiperf.contract.request import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, take_sample
+from tuiperf.results.stats import median_ci
+
+TARGET_REL_CI = 0.01  # auto mode stops once every median's 95 % CI is within ±1 %
+MIN_SAMPLES = 30  # auto mode never judges convergence on fewer samples
+MAX_SAMPLES = MAX_SAMPLES_PER_VARIANT  # a memory guard for very fast calls and long budgets
+CHECK_EVERY_S = 0.25  # how often auto mode recomputes the confidence intervals
+TICK_EVERY_S = 0.1  # how often progress is reported
+BLOCK_NS = 5e6  # in block mode each variant's turn lasts about this long
+MAX_BLOCK = 500
+WARM_UP_BELOW_NS = 1e6  # calls longer than this do not need a warm-up call per turn
+
+
+def block_size(estimate_ns: float) -> int:
+    """Samples per turn in block mode: about 5 ms of calls, at least one."""
+    return int(min(MAX_BLOCK, max(1, BLOCK_NS // max(estimate_ns, 1.0))))
+
+
+def needs_warm_up(estimate_ns: float) -> bool:
+    """Whether a block-mode turn starts with an untimed call: only for calls shorter than 1 ms, whose
+    data a neighbour can evict; a longer call refills the caches itself within its first microseconds."""
+    return estimate_ns < WARM_UP_BELOW_NS
+
+
+@dataclass
+class Target:
+    """One callable being sampled, and where and when its samples were taken."""
+
+    name: str
+    fn: Callable[..., Any]
+    args: tuple
+    block: Callable[[Any], Any]
+    loops: int = 1
+    per_turn: int = 1  # samples taken in a row each turn in block mode (see block_size)
+    warm_up: bool = True  # an untimed call at the start of each block-mode turn
+    samples: list[float] = field(default_factory=list)
+    round_starts: list[int] = field(default_factory=list)  # index of each turn's first sample
+    first_round: int | None = None
+    last_round: int | None = None
+    first_ns: int | None = None  # clock reading when the first sample started
+    last_ns: int | None = None  # ... and when the last one ended
+    converged: bool = False
+    error: BaseException | None = None  # the exception that stopped this target, if any
+
+    def turns(self) -> list[list[float]]:
+        """The samples of each turn, in order."""
+        bounds = [*self.round_starts, len(self.samples)]
+        return [self.samples[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+@dataclass
+class Outcome:
+    """How sampling ended: ``reason`` is "count", "converged", "budget", "cap" or "cancelled"."""
+
+    reason: str
+    rounds: int
+    elapsed_s: float
+
+    @property
+    def completed(self) -> bool:
+        return self.reason != "cancelled"
+
+
+def relative_ci_halfwidth(samples: list[float]) -> float:
+    lo, hi = median_ci(samples)
+    middle = sorted(samples)[len(samples) // 2]
+    return (hi - lo) / 2 / middle if middle > 0 else float("inf")
+
+
+def fixed_rounds(targets: list[Target], samples: int, interleave: str) -> tuple[int, int]:
+    """(rounds, samples per turn) so that every target takes ``samples`` in the same rounds."""
+    if interleave == "call":
+        return samples, 1
+    rounds = max(math.ceil(samples / max(t.per_turn, 1)) for t in targets)
+    return rounds, math.ceil(samples / rounds)
+
+
+def sample_interleaved(
+    targets: list[Target],
+    *,
+    samples: int | None,
+    budget_s: float,
+    cancel: threading.Event,
+    interleave: str = "block",
+    on_tick: Callable[[float, float], None] = lambda elapsed, fraction: None,
+    on_turn: Callable[[Target], None] = lambda target: None,
+    clock: Clock = DEFAULT_CLOCK,
+    max_samples: int = MAX_SAMPLES,
+    min_rounds: int = 1,
+) -> Outcome:
+    """Fill every target's ``samples``.
+
+    ``samples`` set: exactly that many per target, spread over the same rounds for all. ``samples``
+    None (auto): until every median is known within ±1 % (95 % CI), ``budget_s`` of sampling has
+    passed, or a target reaches ``max_samples``; never "converged" before ``min_rounds``. A target
+    whose call raises stops alone.
+    ``on_turn`` runs before each turn (the retrace sentinel uses it to know who is running).
+    Progress (``on_tick``) is reported after each turn of the first round, then every ``TICK_EVERY_S``.
+    """
+    if interleave not in INTERLEAVE_MODES:
+        raise ValueError(f"interleave must be one of {INTERLEAVE_MODES}, got {interleave!r}")
+    start = last_check = clock()
+    last_tick = start
+    planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)
+    round_index = 0
+
+    def outcome(reason: str) -> Outcome:
+        return Outcome(reason, round_index, (clock() - start) / 1e9)
+
+    while True:
+        active = [t for t in targets if t.error is None]
+        if not active:
+            return outcome("count" if samples is not None else "converged")
+        # Block mode rotates who goes first; call mode keeps one order so that no variant ever runs
+        # twice in a row (with two variants a rotation would repeat one at every other round's edge).
+        shift = round_index % len(active) if interleave == "block" else 0
+        for target in active[shift:] + active[:shift]:
+            if cancel.is_set():
+                return outcome("cancelled")
+            if samples is not None:  # never 0 before the planned rounds end (see fixed_rounds)
+                wanted = min(per_turn, samples - len(target.samples))
+            else:
+                wanted = 1 if interleave == "call" else target.per_turn
+            on_turn(target)
+            target.round_starts.append(len(target.samples))
+            if target.first_round is None:
+                target.first_round, target.first_ns = round_index, clock()
+            try:
+                if interleave == "block" and target.warm_up:
+                    target.block(target.fn(*target.args))  # untimed: bring this variant's data back into cache
+                for _ in range(wanted):
+                    target.samples.append(take_sample(target.fn, target.args, target.loops, target.block, clock))
+                    if cancel.is_set():
+                        target.last_round, target.last_ns = round_index, clock()
+                        return outcome("cancelled")
+            except Exception as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
+                target.error = exc
+            target.last_round, target.last_ns = round_index, clock()
+            now = clock()
+            if round_index == 0 or (now - last_tick) / 1e9 >= TICK_EVERY_S:
+                # Stream after every turn of the first round, then at most every TICK_EVERY_S: if the next
+                # variant crashes or hangs, the samples already taken have reached the caller.
+                last_tick = now
+                elapsed = (now - start) / 1e9
+                done = round_index / planned if samples is not None else elapsed / budget_s if budget_s > 0 else 1.0
+                on_tick(elapsed, min(done, 1.0))
+        round_index += 1
+
+        now = clock()
+        elapsed = (now - start) / 1e9
+        if samples is not None:
+            if round_index >= planned:
+                on_tick(elapsed, 1.0)
+                return outcome("count")
+        else:
+            if any(len(t.samples) >= max_samples for t in active):
+                on_tick(elapsed, 1.0)
+                return outcome("cap")
+            if elapsed >= budget_s:
+                on_tick(elapsed, 1.0)
+                return outcome("budget")
+            if (now - last_check) / 1e9 >= CHECK_EVERY_S and round_index >= min_rounds:
+                last_check = now
+                for target in active:
+                    n = len(target.samples)
+                    target.converged = n >= MIN_SAMPLES and relative_ci_halfwidth(target.samples) <= TARGET_REL_CI
+                if all(t.converged for t in active):
+                    on_tick(elapsed, 1.0)
+                    return outcome("converged")

@@ -1,0 +1,60 @@
+"""Describing scenario files in a loader process, one at a time, so that none can harm the caller.
+
+A scenario file may do anything at import: raise, call ``sys.exit`` or ``os._exit``, crash the
+interpreter, loop forever, print megabytes. Each file is described by a separate process (kept for
+the next file while it behaves), with a time limit; a file that kills or hangs it is reported with
+a one-line reason ("exited with status 3 at import", "was killed by SIGSEGV at import", "did not
+finish importing within 10 s"), the process is replaced, and the remaining files still load. What a
+file prints goes to the loader's log, never to the caller's output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from tuiperf.catalog.folders import assemble, discover, scenario_dirs
+from tuiperf.common.errors import TuiperfError
+
+IMPORT_TIMEOUT_S = float(os.environ.get("TUIPERF_IMPORT_TIMEOUT", "10"))  # seconds one file may take to import
+
+
+def load_isolated(
+    extra_dirs: list[str], child: Callable[[], Any], drop: Callable[[], None], timeout_s: float = IMPORT_TIMEOUT_S
+) -> dict[str, Any]:
+    """The catalog of ``extra_dirs`` (plus the built-ins) as plain data, described by ``child()``
+    processes; ``drop()`` discards the current one after a file harmed it."""
+    from tuiperf.processes.process import ChildStopped
+
+    dirs = scenario_dirs(extra_dirs)
+    files, broken = discover(dirs)
+    described: list[dict[str, Any]] = []
+    broken_entries = [b.describe() for b in broken]
+    for path in files:
+        try:
+            answer = child().request("describe_file", str(path), timeout_s=timeout_s)
+        except ChildStopped as stop:
+            how = stop.how.replace(
+                f"did not return within {timeout_s:g} s", f"did not finish importing within {timeout_s:g} s"
+            )
+            broken_entries.append(
+                {
+                    "id": path.stem.replace("_", "-").lower(),
+                    "path": str(path),
+                    "line": None,
+                    "error": f"{how} at import" if "importing" not in how else how,
+                }
+            )
+            drop()
+            continue
+        except TuiperfError as exc:
+            broken_entries.append(
+                {"id": path.stem.replace("_", "-").lower(), "path": str(path), "line": None, "error": exc.message}
+            )
+            continue
+        if "scenario" in answer:
+            described.append(answer["scenario"])
+        else:
+            broken_entries.append(answer["broken"])
+    return assemble([str(d) for d in dirs], described, broken_entries)

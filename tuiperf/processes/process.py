@@ -1,0 +1,228 @@
+"""One measuring or loading process, seen from the parent: start it, ask it, stop it, survive it.
+
+The process runs ``python -m tuiperf.measuring.serve`` (:mod:`tuiperf.measuring.serve`); its stdout and
+stderr go to a capped, rotated log file in the per-user log folder, and its last lines are kept for
+crash reports.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import user_log_dir
+from tuiperf.contract.events import Event
+from tuiperf.contract.protocol import SHARED_SIZE, Shared
+
+POLL_S = 0.05
+CANCEL_GRACE_S = 1.0  # a cancel not answered within this is answered by killing the process
+READY_TIMEOUT_S = 120.0  # importing JAX and the frameworks on a cold machine
+LOG_CAP_BYTES = 5 << 20  # per log file; beyond it the output is dropped (and still drained)
+LOG_FILES_KEPT = 20
+TAIL_LINES = 20
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+
+
+class ChildStopped(TuiperfError):
+    """The process ended or was stopped before it answered; ``how`` says which."""
+
+    title = "Measuring process stopped"
+
+    def __init__(self, how: str, *, stderr_tail: str = "", cancelled: bool = False) -> None:
+        super().__init__(how)
+        self.how, self.stderr_tail, self.cancelled = how, stderr_tail, cancelled
+
+
+class LogPump:
+    """Drains a child's output into a capped log file, keeping its last lines for crash reports."""
+
+    def __init__(self, stream: Any, path: Path) -> None:
+        self.path = path
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self._stream = stream
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        self._fd = os.open(path, flags, 0o600)
+        self._written = 0
+        self._thread = threading.Thread(target=self._pump, name="tuiperf-log", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            for raw in iter(self._stream.readline, b""):
+                self.tail.append(raw[-500:].decode("utf-8", "replace").rstrip("\n"))
+                if self._written < LOG_CAP_BYTES:
+                    chunk = raw[: LOG_CAP_BYTES - self._written]
+                    os.write(self._fd, chunk)
+                    self._written += len(chunk)
+                    if self._written >= LOG_CAP_BYTES:
+                        os.write(self._fd, b"\n[truncated: the log reached its size limit]\n")
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(self._fd)
+
+    def text(self, wait_s: float = 0.5) -> str:
+        self._thread.join(wait_s)
+        return "\n".join(self.tail)
+
+
+def _mtime(path: Path) -> float:
+    """A log's modification time; 0 when another tuiperf process removed it since the listing."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _new_log_path() -> Path:
+    """One log file per process start; old ones beyond the newest LOG_FILES_KEPT are removed."""
+    folder = user_log_dir()
+    logs = sorted((_mtime(p), p) for p in folder.glob("worker-*.log"))
+    for _, old in logs[: max(0, len(logs) - LOG_FILES_KEPT + 1)]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    return folder / f"worker-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**9}.log"
+
+
+def exit_description(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+class Child:
+    """One measuring or loading process (``python -m tuiperf.measuring.serve``)."""
+
+    def __init__(self) -> None:
+        parent_end, child_end = socket.socketpair()
+        self._shared_file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        self._shared_file.truncate(SHARED_SIZE)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")])}
+        self.log_path = _new_log_path()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tuiperf.measuring.serve",
+                "--conn",
+                str(child_end.fileno()),
+                "--shared",
+                str(self._shared_file.fileno()),
+                "--parent",
+                str(os.getpid()),
+            ],
+            pass_fds=(child_end.fileno(), self._shared_file.fileno()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        child_end.close()
+        self.conn = Connection(parent_end.detach())
+        self.shared = Shared(self._shared_file.fileno())
+        self.log = LogPump(self.process.stdout, self.log_path)
+        self.ready = False
+        self.dispatch: str | None = None  # fixed by its first run
+        self.scenario_key: tuple[str, str] | None = None  # (path, sha256) of the one file it imported
+        self.runs = 0  # runs answered
+        self.idle_mb: float | None = None  # its size when first reused: after one run and its clean-up
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def request(
+        self,
+        verb: str,
+        payload: Any,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: Any = None,
+        timeout_s: float | None = None,
+    ) -> Any:
+        """Send one request and wait for its answer; raise :class:`ChildStopped` if there is none."""
+        self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
+        self.shared.set_turn(-1)
+        self._send((verb, payload))
+        last = time.monotonic()
+        cancelled_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if cancel is not None and cancel.is_set() and cancelled_at is None:
+                self.shared.set_cancel(True)
+                cancelled_at = now
+            if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
+                self.kill()
+                raise ChildStopped(
+                    f"did not stop within {CANCEL_GRACE_S:g} s of the cancel and was stopped", cancelled=True
+                )
+            limit = timeout_s if self.ready else READY_TIMEOUT_S
+            if limit is not None and now - last > limit:
+                self.kill()
+                raise ChildStopped(f"did not return within {limit:g} s")
+            try:
+                message = self.conn.recv() if self.conn.poll(POLL_S) else None
+            except (EOFError, OSError):
+                message = None
+                self.process.wait(5)
+            if message is None:
+                if not self.alive:
+                    raise ChildStopped(exit_description(self.process.wait()), stderr_tail=self.log.text())
+                continue
+            last = time.monotonic()
+            kind, value = message
+            if kind == "ready":
+                self.ready = True
+            elif kind == "event":
+                if on_event is not None:
+                    on_event(value)
+            elif kind == "ok":
+                return value
+            else:
+                title, text, where = value
+                error = TuiperfError(text, where=where)
+                error.title = title
+                raise error
+
+    def _send(self, message: tuple[str, Any]) -> None:
+        try:
+            self.conn.send(message)
+        except (OSError, BrokenPipeError):
+            self.process.wait(5)
+            raise ChildStopped(exit_description(self.process.poll()), stderr_tail=self.log.text()) from None
+
+    def turn(self) -> int:
+        return self.shared.turn()
+
+    def kill(self) -> None:
+        if self.alive:
+            self.process.kill()
+        self.process.wait(5)
+
+    def close(self) -> None:
+        """Stop politely, then firmly; never hangs."""
+        if self.alive:
+            try:
+                self.conn.send(("stop", None))
+                self.process.wait(1.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.conn.close()

@@ -1,0 +1,72 @@
+"""One result from the same measurement repeated in several fresh measuring processes.
+
+One process can land ~30 % away from another on the same machine (memory placement, layout), so a
+single process's CI says nothing about the next one. Like pyperf's worker processes: the samples of
+all processes are pooled (the within-process figures), each variant keeps its per-process medians,
+and a warning says when the spread between processes exceeds the pooled median's CI.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from tuiperf.results import document
+from tuiperf.results.model import RunResult, VariantResult
+
+
+def combine(results: list[RunResult], planned: int) -> RunResult:
+    first = results[0]
+    variants: list[VariantResult] = []
+    warnings: list[str] = []
+    for entry in first.variants:
+        runs = [r.variant(entry.name) for r in results]
+        measured = [v for v in runs if v is not None and v.measured]
+        if len(measured) < len(runs) or not measured:
+            variants.append(entry)
+            continue
+        pooled = [s for v in measured for s in v.samples_ns]
+        medians = [v.stats.median_ns for v in measured if v.stats is not None]
+        combined = document.variant_result(
+            entry.name,
+            notes=entry.notes,
+            warnings=[w for w in entry.warnings if not _derived(w)],
+            samples_ns=pooled,
+            loops_per_sample=entry.loops_per_sample,
+            stages_ms=entry.stages_ms,
+            breakdown_ns=entry.breakdown_ns,
+            flops=entry.flops,
+            param_count=entry.param_count,
+            retraces=sum(v.retraces for v in measured),
+            recompiles=sum(v.recompiles for v in measured),
+            eager=entry.eager,
+            profile=entry.profile,
+            profile_note=entry.profile_note,
+        )
+        combined.process_medians_ns = medians
+        if combined.stats is not None and len(medians) > 1:
+            lo, hi = combined.stats.ci95_median_ns
+            half = (hi - lo) / 2
+            spread = max(medians) - min(medians)
+            if spread > 2 * half:
+                warnings.append(
+                    f"{entry.name}: the medians of {len(medians)} processes span {100 * spread / min(medians):.1f} % "
+                    "(more than the pooled median's 95 % CI): process-to-process variation dominates; compare "
+                    "runs with --processes on both sides"
+                )
+        variants.append(combined)
+    if len(results) < planned:
+        warnings.insert(0, f"partial result: {len(results)} of {planned} processes ran")
+    base = msgspec.structs.replace(
+        first,
+        variants=variants,
+        comparisons=document.comparisons(variants),
+        duration_s=sum(r.duration_s for r in results),
+        partial=any(r.partial for r in results) or len(results) < planned,
+    )
+    base.warnings = list(dict.fromkeys([*warnings, *first.warnings]))
+    return base
+
+
+def _derived(warning: str) -> bool:
+    """Warnings recomputed from the pooled samples (stability, clusters) are not copied."""
+    return warning.startswith(("unstable", "imprecise", "multi-modal", "only ")) or "outliers" in warning

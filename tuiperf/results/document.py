@@ -1,0 +1,303 @@
+"""The one writer of result documents (:mod:`tuiperf.results.model`).
+
+A run, a sweep and the partial result after the measuring process died are all assembled here, so
+every document carries the same fields whoever produced it. Statistics, clusters and the warnings
+derived from samples are computed here too, once, in the measuring process (numpy lives there).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from tuiperf.results.model import (
+    PHASES,
+    SCHEMA_VERSION,
+    Breakdown,
+    Calibration,
+    Comparison,
+    CompileStagesMs,
+    Crash,
+    DeviceInfo,
+    Environment,
+    Equivalence,
+    Mode,
+    ProfileRow,
+    RunOptions,
+    RunResult,
+    Scalar,
+    ScenarioRef,
+    Stats,
+    Struct,
+    Sweep,
+    Tool,
+    VariantResult,
+    VariantStatus,
+)
+
+
+class RunHeader(Struct):
+    """What is known about a run before anything is measured; sent ahead with ``RunStarted`` so a
+    result can be assembled even if the measuring process dies mid-run."""
+
+    scenario: ScenarioRef
+    params: dict[str, Scalar]
+    device: DeviceInfo
+    options: RunOptions
+    env: Environment | None = None
+    calibration: Calibration | None = None
+    started_at: str = ""
+
+
+def tool() -> Tool:
+    from tuiperf.common.version import __version__
+
+    return Tool(name="tuiperf", version=__version__)
+
+
+def finite(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: such a figure is recorded as missing."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def variant_result(
+    name: str,
+    *,
+    status: VariantStatus = "ok",
+    error: str | None = None,
+    failed_phase: str | None = None,
+    notes: Sequence[str] = (),
+    warnings: Sequence[str] = (),
+    samples_ns: Sequence[float] = (),
+    loops_per_sample: int = 1,
+    span: tuple[float | None, float | None, int | None, int | None] = (None, None, None, None),
+    stages_ms: CompileStagesMs | None = None,
+    breakdown_ns: Breakdown | None = None,
+    flops: float | None = None,
+    param_count: int | None = None,
+    retraces: int = 0,
+    recompiles: int = 0,
+    eager: bool = False,
+    profile: Sequence[ProfileRow] = (),
+    profile_note: str | None = None,
+) -> VariantResult:
+    """A variant's result; statistics, clusters and stability warnings are derived from the samples.
+
+    ``span`` is (first sample s, last sample s, first round, last round) of steady-state sampling.
+    """
+    from tuiperf.results.stats import detect_modes, stability_warnings, summarize
+
+    samples = [float(s) for s in samples_ns]
+    all_notes, all_warnings = list(notes), list(warnings)
+    stats = modes = None
+    if samples:
+        summary = summarize(samples)
+        stats = Stats(**{**summary, "ci95_median_ns": tuple(summary["ci95_median_ns"])})
+        modes = [Mode(center_ns=m["center_ns"], fraction=m["fraction"]) for m in detect_modes(samples)]
+        all_warnings.extend(
+            stability_warnings(summary, [{"center_ns": m.center_ns, "fraction": m.fraction} for m in modes])
+        )
+    all_warnings.extend(_compile_warnings(retraces, recompiles, eager))
+    if eager and retraces and not recompiles:
+        all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
+    if loops_per_sample > 1:
+        all_notes.append(
+            f"calls shorter than the timer can resolve: each sample times {loops_per_sample} calls and reports the mean"
+        )
+    first_s, last_s, first_round, last_round = span
+    return VariantResult(
+        name=name,
+        status=status,
+        error=error,
+        failed_phase=failed_phase,
+        notes=all_notes,
+        warnings=all_warnings,
+        samples_ns=samples,
+        loops_per_sample=loops_per_sample,
+        first_sample_s=first_s,
+        last_sample_s=last_s,
+        first_round=first_round,
+        last_round=last_round,
+        stats=stats,
+        modes=modes or [],
+        stages_ms=stages_ms or CompileStagesMs(),
+        breakdown_ns=breakdown_ns,
+        flops=finite(flops),
+        param_count=param_count,
+        retraces=retraces,
+        recompiles=recompiles,
+        eager=eager,
+        profile=list(profile),
+        profile_note=profile_note,
+    )
+
+
+def _compile_warnings(retraces: int, recompiles: int, eager: bool) -> list[str]:
+    if recompiles:
+        return [
+            f"{recompiles} XLA compilation(s) and {retraces} trace(s) happened during steady-state sampling: the "
+            "samples include compile time (a retrace: a changing static argument, shape, dtype or weak type)"
+        ]
+    if retraces and not eager:
+        return [
+            f"{retraces} trace(s) but no compilation during steady-state sampling: the calls do tracing work "
+            "(for example jax.eval_shape) each time; that cost is part of every sample"
+        ]
+    return []
+
+
+def comparisons(variants: Sequence[VariantResult]) -> list[Comparison]:
+    """Every pair of measured variants, each later one against each earlier one (``a`` / ``b``).
+
+    Any variant can then be the baseline: the reverse ratio is 1/ratio with the CI bounds inverted
+    (a percentile bootstrap CI follows a monotone transform).
+    """
+    from tuiperf.results.stats import mann_whitney_p, ratio_ci
+
+    measured = [v for v in variants if v.measured]
+    rows = []
+    for i, later in enumerate(measured):
+        for earlier in measured[:i]:
+            ratio, lo, hi = ratio_ci(later.samples_ns, earlier.samples_ns)
+            if not all(map(math.isfinite, (ratio, lo, hi))):
+                continue  # a zero median: no ratio to speak of
+            p_value = mann_whitney_p(later.samples_ns, earlier.samples_ns)
+            rows.append(Comparison(a=later.name, b=earlier.name, ratio=ratio, ci95=(lo, hi), p_value=p_value))
+    return rows
+
+
+def run_result(
+    header: RunHeader,
+    variants: list[VariantResult],
+    *,
+    duration_s: float,
+    partial: bool = False,
+    equivalence: Equivalence | None = None,
+    warnings: Sequence[str] = (),
+    error: str | None = None,
+    crash: Crash | None = None,
+) -> RunResult:
+    """A complete document for one set of parameter values.
+
+    ``warnings`` are the run-level ones (partial run, unfair comparisons); failures and each
+    variant's own warnings are appended here, most important first.
+    """
+    ordered = list(warnings)
+    ordered.extend(f"{v.name} failed: {v.error}" for v in variants if v.status == "failed" and v.error)
+    ordered.extend(f"{v.name}: {w}" for v in variants for w in v.warnings if not w.startswith("differs from"))
+    return RunResult(
+        schema_version=SCHEMA_VERSION,
+        tool=tool(),
+        scenario=header.scenario,
+        params=header.params,
+        device=header.device,
+        options=header.options,
+        env=header.env,
+        calibration=header.calibration,
+        started_at=header.started_at,
+        duration_s=duration_s,
+        partial=partial,
+        error=error,
+        crash=crash,
+        variants=variants,
+        comparisons=comparisons(variants),
+        equivalence=equivalence or Equivalence(),
+        warnings=list(dict.fromkeys(ordered)),
+    )
+
+
+def sweep_result(
+    parameter: str,
+    values: list[Any],
+    points: list[RunResult],
+    base: RunHeader,
+    *,
+    duration_s: float,
+    warnings: Sequence[str] = (),
+) -> RunResult:
+    """A sweep: one complete result per value (``points``), medians and log-log slopes per variant."""
+    from tuiperf.results.stats import loglog_slope
+
+    measured_values = values[: len(points)]
+    names = list(dict.fromkeys(v.name for point in points for v in point.variants))
+    medians: dict[str, list[float | None]] = {}
+    for name in names:
+        series: list[float | None] = []
+        for point in points:
+            entry = point.variant(name)
+            series.append(entry.stats.median_ns if entry is not None and entry.stats is not None else None)
+        medians[name] = series
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
+    slopes: dict[str, float | None] = {}
+    for name, series in medians.items():
+        pairs = [(x, y) for x, y in zip(measured_values, series) if y is not None] if numeric else []
+        slopes[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
+    partial = any(p.partial for p in points) or len(points) < len(values)
+    point_warnings = [f"[{parameter}={p.params.get(parameter)}] {w}" for p in points for w in p.warnings]
+    return RunResult(
+        schema_version=SCHEMA_VERSION,
+        tool=tool(),
+        scenario=base.scenario,
+        params=base.params,
+        device=base.device,
+        options=base.options,
+        env=points[-1].env if points else base.env,
+        calibration=points[-1].calibration if points else base.calibration,
+        started_at=base.started_at,
+        duration_s=duration_s,
+        partial=partial,
+        warnings=list(dict.fromkeys([*warnings, *point_warnings])),
+        sweep=Sweep(parameter=parameter, values=measured_values, medians_ns=medians, slopes=slopes),
+        points=points,
+    )
+
+
+def after_crash(
+    header: RunHeader,
+    finished: list[VariantResult],
+    streamed: dict[str, list[float]],
+    names: list[str],
+    crash: Crash,
+    *,
+    duration_s: float,
+) -> RunResult:
+    """A partial result after the measuring process died: finished variants keep their results,
+    the others keep the samples streamed so far, and the variant that was running is named."""
+    done = {v.name for v in finished}
+    variants = list(finished)
+    for name in names:
+        if name in done:
+            continue
+        samples = streamed.get(name, [])
+        if name == crash.variant:
+            variants.append(
+                variant_result(
+                    name,
+                    status="failed",
+                    error=f"crashed the measuring process: {crash.how}",
+                    failed_phase=crash.phase,
+                    samples_ns=samples,
+                )
+            )
+        elif samples:
+            variants.append(
+                variant_result(
+                    name, samples_ns=samples, notes=["partial: the measuring process stopped while sampling"]
+                )
+            )
+        else:
+            variants.append(variant_result(name, status="failed", error="not measured: the run stopped before it"))
+    doing = PHASES.get(crash.phase or "", crash.phase or "")
+    culprit = ", ".join(part for part in (crash.variant, f"while {doing}" if doing else "") if part)
+    culprit = f" ({culprit})" if culprit else ""
+    why = f"the measuring process {crash.how}{culprit}"
+    return run_result(
+        header,
+        variants,
+        duration_s=duration_s,
+        partial=True,
+        error=why,
+        crash=crash,
+        warnings=[f"partial result: {why}"],
+    )

@@ -1,0 +1,272 @@
+"""Every run, remembered: an SQLite database of result documents with columns to list and filter by.
+
+Where: ``--history PATH``, else ``$TUIPERF_HISTORY``, else ``history.sqlite`` in the platform's
+per-user data folder; ``--no-history`` (or ``TUIPERF_HISTORY=off``) stores nothing.
+
+Why these choices:
+
+- WAL mode and a busy timeout: two tuiperf processes (the app and a CLI run) write at once and both
+  succeed; a reader never blocks a writer. One run is one transaction, so a process killed during a
+  write leaves the database as it was before that run (SQLite's journal guarantees it).
+- The schema's version is ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older database up
+  to date in one transaction. A database from a newer tuiperf, or a file that is not a tuiperf
+  history, is reported and never written to or replaced.
+- The document is stored whole (msgspec JSON, the same bytes ``--json`` writes), so a stored run
+  shows exactly as it was measured; the indexed columns only serve listing and filtering.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tuiperf.common.errors import TuiperfError
+from tuiperf.results.model import RunResult, Sweep
+from tuiperf.results.resultfile import decode, encode
+
+ENV_VAR = "TUIPERF_HISTORY"
+OFF_VALUES = ("off", "none", "no", "0")
+BUSY_TIMEOUT_MS = 10_000
+APPLICATION_ID = 0x74706672  # "tpfr": marks the file as a tuiperf history
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: runs with the columns the history lists and filters by, and the whole document.
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        scenario TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        device TEXT NOT NULL,
+        dispatch TEXT NOT NULL,
+        params TEXT NOT NULL,
+        jax_version TEXT NOT NULL,
+        status TEXT NOT NULL,
+        source_sha256 TEXT NOT NULL,
+        document BLOB NOT NULL
+    );
+    CREATE INDEX runs_by_scenario ON runs (scenario, started_at);
+    CREATE INDEX runs_by_date ON runs (started_at);
+    """,
+    # 2: per-variant medians, so a listing shows them without decoding every document.
+    """
+    CREATE TABLE medians (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        variant TEXT NOT NULL,
+        median_ns REAL,
+        PRIMARY KEY (run_id, variant)
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class HistoryError(TuiperfError):
+    title = "History unavailable"
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One row of the history listing (the document itself is read with :meth:`History.get`)."""
+
+    id: int
+    scenario: str
+    started_at: str
+    device: str
+    dispatch: str
+    params: str
+    jax_version: str
+    status: str
+    medians: dict[str, float | None]
+
+
+def default_path() -> Path | None:
+    """Where the history lives by default; None when it is turned off."""
+    chosen = os.environ.get(ENV_VAR, "").strip()
+    if chosen.lower() in OFF_VALUES:
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    from tuiperf.common.files import user_data_dir
+
+    return user_data_dir() / "history.sqlite"
+
+
+def status_of(result: RunResult) -> str:
+    if result.crash is not None or result.error:
+        return "crashed" if result.crash is not None else "failed"
+    return "partial" if result.partial else "complete"
+
+
+def params_text(result: RunResult) -> str:
+    return " ".join(f"{k}={v}" for k, v in result.params.items())
+
+
+class History:
+    """An open history database. Use as a context manager, or call :meth:`close`."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        try:
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._check(existed)
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(
+                f"not a readable tuiperf history ({exc}); it was left untouched", where=str(path)
+            ) from None
+
+    def _check(self, existed: bool) -> None:
+        """Refuse a file that is not ours or is newer than this tuiperf, before writing anything."""
+        (app_id,) = self._db.execute("PRAGMA application_id").fetchone()
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if existed and app_id != APPLICATION_ID:
+            raise HistoryError("this file is not a tuiperf history; it was left untouched", where=str(self.path))
+        if version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"made by a newer tuiperf (schema {version}, this one reads up to {SCHEMA_VERSION}); "
+                "it was left untouched: upgrade tuiperf or pass --history OTHER_FILE",
+                where=str(self.path),
+            )
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            for step in MIGRATIONS[version:]:
+                for statement in step.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")  # take the write lock now: concurrent writers wait, then go
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def add(self, result: RunResult) -> int:
+        """Store ``result``; returns its run id."""
+        env = result.env
+        jax_version = (env.packages.get("jax") or "") if env is not None else ""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO runs (scenario, started_at, device, dispatch, params, jax_version, status,"
+                " source_sha256, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    result.scenario.id,
+                    result.started_at,
+                    result.device.id,
+                    result.options.dispatch,
+                    params_text(result),
+                    jax_version,
+                    status_of(result),
+                    result.scenario.source_sha256 or "",
+                    encode(result),
+                ),
+            )
+            run_id = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO medians (run_id, variant, median_ns) VALUES (?, ?, ?)",
+                [(run_id, v.name, v.stats.median_ns if v.stats else None) for v in result.variants],
+            )
+        return run_id
+
+    def get(self, run_id: int) -> RunResult:
+        row = self._db.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise HistoryError(f"no run {run_id} in the history", where=str(self.path))
+        return decode(row[0], where=f"{self.path} run {run_id}")
+
+    def list(self, scenario: str | None = None, since: str | None = None, limit: int | None = None) -> list[StoredRun]:
+        """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time."""
+        where, values = [], []
+        if scenario:
+            where.append("scenario = ?")
+            values.append(scenario)
+        if since:
+            where.append("started_at >= ?")
+            values.append(since)
+        sql = "SELECT id, scenario, started_at, device, dispatch, params, jax_version, status FROM runs"
+        sql += (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY started_at DESC, id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = self._db.execute(sql, values).fetchall()
+        medians: dict[int, dict[str, float | None]] = {row[0]: {} for row in rows}
+        if rows:
+            marks = ",".join("?" * len(rows))
+            for run_id, variant, median in self._db.execute(
+                f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks})", [r[0] for r in rows]
+            ):
+                medians[run_id][variant] = median
+        return [
+            StoredRun(
+                id=row[0],
+                scenario=row[1],
+                started_at=row[2],
+                device=row[3],
+                dispatch=row[4],
+                params=row[5],
+                jax_version=row[6],
+                status=row[7],
+                medians=medians[row[0]],
+            )
+            for row in rows
+        ]
+
+    def prune(self, *, before: str | None = None, keep: int | None = None) -> int:
+        """Delete runs started before ``before`` and/or all but the newest ``keep``; how many went."""
+        with self._transaction() as db:
+            deleted = 0
+            if before:
+                deleted += db.execute("DELETE FROM runs WHERE started_at < ?", (before,)).rowcount
+            if keep is not None:
+                deleted += db.execute(
+                    "DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?)",
+                    (keep,),
+                ).rowcount
+        return deleted
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def record(result: RunResult, path: Path | None) -> int | None:
+    """Store ``result`` in the history at ``path`` (None: history off); the run id, or None."""
+    if path is None:
+        return None
+    with History(path) as history:
+        return history.add(result)
+
+
+def trend(runs: list[StoredRun]) -> Sweep:
+    """The same variants across stored runs of one scenario, oldest first, as a sweep to plot
+    (each point labelled with its run id and jax version: where a JAX upgrade moved a median)."""
+    ordered = sorted(runs, key=lambda run: (run.started_at, run.id))
+    names: list[str] = []
+    for run in ordered:
+        names += [name for name in run.medians if name not in names]
+    return Sweep(
+        parameter="stored run",
+        values=[f"#{run.id} jax {run.jax_version or '?'}" for run in ordered],
+        medians_ns={name: [run.medians.get(name) for run in ordered] for name in names},
+        slopes={name: None for name in names},
+    )

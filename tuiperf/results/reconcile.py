@@ -1,0 +1,97 @@
+"""Which stages explain the gap between two variants, with 95 % CIs. No numpy: the TUI uses it.
+
+The breakdown paths of every variant of a run are sampled in the same rounds, so two variants'
+stages can be compared round by round: a paired bootstrap over the shared groups of rounds gives the
+CI of each stage's difference. The stage differences add up to the difference of the two calls as
+the breakdown measured them; ``unexplained_ns`` is what is left of the gap between the steady-state
+medians (the two residuals).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from dataclasses import dataclass
+
+from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, VariantResult
+
+RESAMPLES = 400
+
+
+@dataclass
+class StageDelta:
+    key: str
+    label: str
+    delta_ns: float
+    ci95_ns: tuple[float, float] | None
+    share: float | None  # of the gap between the medians
+
+
+@dataclass
+class Reconciliation:
+    variant: str
+    baseline: str
+    gap_ns: float  # steady-state median of variant - baseline
+    stages: list[StageDelta]
+    unexplained_ns: float  # gap - sum of stage differences (the residuals' difference)
+    reliable: bool
+
+    def clear_stages(self) -> list[StageDelta]:
+        """The stage differences worth naming: the CI excludes zero and it is at least 2 % of the gap."""
+        return [
+            s
+            for s in self.stages
+            if s.delta_ns != 0
+            and abs(s.delta_ns) >= 0.02 * abs(self.gap_ns)
+            and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
+        ]
+
+    @property
+    def explained_share(self) -> float | None:
+        return (self.gap_ns - self.unexplained_ns) / self.gap_ns if self.gap_ns else None
+
+
+def stage_values(paths: dict[str, float]) -> dict[str, float]:
+    return {stage: sum(sign * paths[p] for p, sign in combo.items()) for stage, combo in STAGE_PATHS.items()}
+
+
+def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation | None:
+    """The gap between two measured variants, split by stage; None without both breakdowns."""
+    a, b = variant.breakdown_ns, baseline.breakdown_ns
+    if a is None or b is None or variant.stats is None or baseline.stats is None:
+        return None
+    gap = variant.stats.median_ns - baseline.stats.median_ns
+    point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
+    intervals = _paired_intervals(a, b)
+    stages = []
+    for key, label, _ in BREAKDOWN_STAGES:
+        delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
+        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None))
+    explained = sum(s.delta_ns for s in stages)
+    return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
+
+
+def _paired_intervals(a: Breakdown, b: Breakdown) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of each stage difference, resampling the shared groups of rounds together."""
+    if not a.groups_ns or not b.groups_ns:
+        return {}
+    lengths = {len(v) for v in (*a.groups_ns.values(), *b.groups_ns.values())}
+    if len(lengths) != 1 or lengths == {0}:
+        return {}  # not sampled in the same rounds (e.g. results of two runs)
+    n = lengths.pop()
+    rng = random.Random(0)
+    draws: dict[str, list[float]] = {key: [] for key in STAGE_PATHS}
+    for _ in range(RESAMPLES):
+        picks = [rng.randrange(n) for _ in range(n)]
+        paths_a = {p: statistics.median(values[i] for i in picks) for p, values in a.groups_ns.items()}
+        paths_b = {p: statistics.median(values[i] for i in picks) for p, values in b.groups_ns.items()}
+        if not (set(paths_a) >= {p for c in STAGE_PATHS.values() for p in c} <= set(paths_b)):
+            return {}
+        stages_a, stages_b = stage_values(paths_a), stage_values(paths_b)
+        for key in STAGE_PATHS:
+            draws[key].append(stages_a[key] - stages_b[key])
+    intervals = {}
+    for key, values in draws.items():
+        values.sort()
+        intervals[key] = (values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))])
+    return intervals

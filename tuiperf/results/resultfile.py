@@ -1,0 +1,112 @@
+"""Result files: read (validated, older versions upgraded) and written (atomically, never clobbering).
+
+Reading trusts nothing: a file someone else wrote may be truncated, not UTF-8, nested a million deep,
+of another schema version or of another shape. Every such problem is one :class:`TuiperfError` line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import write_atomic
+from tuiperf.results.model import SCHEMA_VERSION, RunResult
+
+MAX_BYTES = 2 << 30  # a result of 10 variants x 1M samples is ~200 MB; beyond this, refuse
+
+
+def encode(result: RunResult) -> bytes:
+    return msgspec.json.encode(result) + b"\n"
+
+
+def decode(data: bytes | str, where: str = "result") -> RunResult:
+    """Parse and validate a result document of any supported schema version."""
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise TuiperfError(f"not a JSON result document ({exc})", where=where) from None
+    except RecursionError:
+        raise TuiperfError("not a result document (nested too deeply)", where=where) from None
+    if not isinstance(raw, dict):
+        raise TuiperfError(f"not a result document (a JSON {type(raw).__name__}, not an object)", where=where)
+    version = raw.get("schema_version")
+    if version == 1:
+        raw = upgrade_v1(raw)
+    elif version != SCHEMA_VERSION:
+        raise TuiperfError(
+            f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where
+        )
+    try:
+        return msgspec.convert(raw, RunResult)
+    except msgspec.ValidationError as exc:
+        raise TuiperfError(f"not a valid result document: {exc}", where=where) from None
+    except RecursionError:
+        raise TuiperfError("not a result document (nested too deeply)", where=where) from None
+
+
+def load(path: str | Path) -> RunResult:
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise TuiperfError(f"result file larger than {MAX_BYTES >> 30} GB", where=str(path))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TuiperfError(f"cannot read result file: {exc.strerror or exc}", where=str(path)) from None
+    return decode(data, where=str(path))
+
+
+def save(result: RunResult, path: str | Path, *, force: bool = False) -> Path:
+    """Write ``result`` to ``path`` through a temporary file and ``os.replace``; refuse to replace an
+    existing file unless ``force``."""
+    return write_atomic(path, encode(result), force=force)
+
+
+# -- schema version 1 (tuiperf 0.1) -----------------------------------------------------------------
+
+
+def upgrade_v1(doc: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 document in the version-2 layout (the values are kept, the shape changes)."""
+    env = doc.get("env") or None
+    packages = ("jax", "jaxlib", "equinox", "flax", "numpy", "tuiperf")
+    upgraded = {
+        **doc,
+        "schema_version": SCHEMA_VERSION,
+        "env": {**{k: v for k, v in env.items() if k not in packages}, "packages": {k: env.get(k) for k in packages}}
+        if isinstance(env, dict) and env
+        else None,
+        "calibration": doc.get("calibration") or None,
+        "options": {k: v for k, v in (doc.get("options") or {}).items()},
+        "variants": [_upgrade_v1_variant(v) for v in doc.get("variants") or []],
+        "points": [upgrade_v1({**run, "schema_version": 1}) for run in doc.get("runs") or []],
+    }
+    upgraded.pop("runs", None)
+    if upgraded["points"]:
+        upgraded["variants"] = []  # v1 repeated the last point's variants at the top level
+    return upgraded
+
+
+def _upgrade_v1_variant(v: dict[str, Any]) -> dict[str, Any]:
+    status = "ok" if v.get("ok") else ("skipped" if v.get("skipped") else "failed")
+    stages = v.get("stages_ms") or {}
+    breakdown = v.get("breakdown_ns")
+    if isinstance(breakdown, dict):
+        stage_keys = ("framework", "jit_dispatch", "launch", "compute")
+        call = sum(breakdown.get(k) or 0.0 for k in stage_keys)
+        breakdown = {
+            "stages": {k: {"ns": breakdown.get(k) or 0.0} for k in stage_keys},
+            "call_ns": call,
+            "total_ns": breakdown.get("total") or call,
+            "residual_ns": breakdown.get("residual") or 0.0,
+            "paths_ns": breakdown.get("paths_ns") or {},
+            "rounds": breakdown.get("rounds") or 0,
+        }
+    kept = {k: val for k, val in v.items() if k not in ("ok", "skipped", "stages_ms", "breakdown_ns")}
+    return {
+        **kept,
+        "status": status,
+        "stages_ms": {k: stages.get(k) for k in ("trace", "lower", "compile", "first_call")},
+        "breakdown_ns": breakdown,
+    }
