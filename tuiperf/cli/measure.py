@@ -6,6 +6,7 @@ import argparse
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -206,8 +207,6 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     """Trace steady-state calls of one variant in this process and say where the files are."""
-    from pathlib import Path
-
     from tuiperf.measuring.trace import OPEN_HINT, trace
 
     request = request_from(args, budget=1.0)
@@ -216,5 +215,19 @@ def cmd_trace(args: argparse.Namespace) -> int:
         raise TuiperfError(f"the profiler wrote no file under {args.out}")
     for path in files:
         print(path)
+    print(device_activity_line(files[0]))
     print(OPEN_HINT, file=sys.stderr)
     return 0
+
+
+def device_activity_line(trace_file: Path) -> str:
+    """Host-bound or device-bound, from the trace just written (see results.device_activity)."""
+    from tuiperf.results.device_activity import activity, load_trace
+
+    if not trace_file.name.startswith("perfetto"):
+        return "device activity: not computed (no Perfetto trace was written)"
+    try:
+        found, why = activity(load_trace(trace_file))
+    except (OSError, ValueError) as exc:
+        return f"device activity: the trace could not be read ({type(exc).__name__})"
+    return f"device activity: {found.describe() if found is not None else why}"

@@ -168,6 +168,23 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
     return grid(f"one-time stages and size{where}", headers, rows, width, console)
 
 
+def memory(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
+    """XLA's memory figures per variant (and how each differs from the first), then the process's."""
+    from tuiperf.results.memory import memory_rows, process_line
+
+    rows = memory_rows(result)
+    parts: list[Any] = []
+    if rows:
+        headers = ["variant", "arguments", "outputs", "temporaries", "donated", "code", "total", "vs first"]
+        parts.extend(
+            [Text(""), grid(f"memory per call, as XLA sizes the program{where}", headers, rows, width, console)]
+        )
+    line = process_line(result)
+    if line:
+        parts.append(Text(line))
+    return parts
+
+
 def breakdown(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
     measured = [v for v in result.variants if v.breakdown_ns is not None]
     if not measured:
@@ -302,6 +319,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend(latency(shown, width, console, where))
     parts.extend(processes(shown, width))
     parts.extend([Text(""), stages(shown, width, console, where)])
+    parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
     if profiles:
         parts.extend(profile_table(v) for v in shown.variants if v.profile)

@@ -32,3 +32,14 @@ def format_p(p: float | None) -> str:
     if p < 1e-3:
         return f"{p:.1e}".replace("e-0", "e-")
     return f"{p:.2g}" if p < 0.995 else "1"
+
+
+def format_bytes(count: float | None) -> str:
+    """A size in bytes with binary units and 3 significant figures: "12.0 MiB"; "–" when unknown."""
+    if count is None or not math.isfinite(count):
+        return "–"
+    sign, size = ("−" if count < 0 else ""), abs(float(count))
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if size >= scale:
+            return f"{sign}{size / scale:.3g} {unit}"
+    return f"{sign}{size:.0f} B"

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import mmap
 
+# The device allocator settings a measuring process is started with (see processes.environment) and
+# that every result records.
+ALLOCATOR_VARIABLES = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
+
 # Shared file layout: byte 0 the cancel flag, bytes 4..8 the index of the variant sampled (-1: none).
 SHARED_SIZE = 8
 CANCEL, TURN = 0, 4

@@ -38,8 +38,8 @@ import numpy as np
 
 from tuiperf.measuring.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
-from tuiperf.measuring.xla_costs import flops_of
-from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, Stage
+from tuiperf.measuring.xla_costs import flops_of, memory_of
+from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, ProgramMemory, Stage
 
 assert list(STAGE_PATHS) == [key for key, _, _ in BREAKDOWN_STAGES]
 
@@ -68,6 +68,7 @@ class Paths:
     call_is_jit: bool  # the call is a jax.jit function: its own jit level, framework is zero
     single_output: bool = False  # the program returns one array: no output pytree, outputs is zero
     flops: float | None = None  # XLA's FLOPs of the jit level's program
+    memory: ProgramMemory | None = None  # XLA's memory figures of the jit level's program
 
 
 @dataclass
@@ -118,7 +119,13 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
         paths["flat_leaves"] = TimedPath(flat_leaves, arrays)
     if not call_is_jit:
         paths["jit"] = TimedPath(jit_fn, jit_args)
-    return Paths(paths=paths, call_is_jit=call_is_jit, single_output=single_output, flops=flops_of(program))
+    return Paths(
+        paths=paths,
+        call_is_jit=call_is_jit,
+        single_output=single_output,
+        flops=flops_of(program),
+        memory=memory_of(program, of="jit level"),
+    )
 
 
 def measure_breakdowns(

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import DeviceError
+from tuiperf.contract.protocol import ALLOCATOR_VARIABLES
 
 if TYPE_CHECKING:
     from tuiperf.results.model import Environment
@@ -35,11 +36,19 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def dispatch_mode() -> str:
-    """The CPU dispatch mode JAX is actually using in this process."""
+def dispatch_mode(device: Any = None) -> str:
+    """The dispatch mode that applies to calls on ``device``: JAX's CPU setting for the CPU (or when no
+    device is given); always "async" for an accelerator, whatever that setting says."""
     import jax
 
+    if device is not None and device.platform != "cpu":
+        return "async"
     return "async" if jax.config.read("jax_cpu_enable_async_dispatch") else "sync"
+
+
+def allocator_settings() -> dict[str, str]:
+    """The device allocator settings this process was started with (see processes.environment)."""
+    return {name: os.environ[name] for name in ALLOCATOR_VARIABLES if name in os.environ}
 
 
 def environment(device: Any, timer_resolution_ns: float | None) -> Environment:
@@ -55,9 +64,10 @@ def environment(device: Any, timer_resolution_ns: float | None) -> Environment:
         cpu_count=os.cpu_count(),
         device_kind=device.device_kind,
         backend=jax.default_backend(),
-        dispatch=dispatch_mode(),
+        dispatch=dispatch_mode(device),
         xla_flags=os.environ.get("XLA_FLAGS", ""),
         jax_platforms=os.environ.get("JAX_PLATFORMS", ""),
+        allocator=allocator_settings(),
         timer="time.perf_counter_ns",
         timer_resolution_ns=timer_resolution_ns,
         date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),

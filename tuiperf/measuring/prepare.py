@@ -15,8 +15,8 @@ from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import blocker_for, take_sample, time_once
-from tuiperf.measuring.xla_costs import count_params, flops_of
-from tuiperf.results.model import CompileStagesMs
+from tuiperf.measuring.xla_costs import count_params, flops_of, memory_of
+from tuiperf.results.model import CompileStagesMs, ProgramMemory
 
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5
@@ -33,6 +33,7 @@ class Prepared:
     stages_ms: CompileStagesMs
     flops: float | None = None  # the call's XLA FLOPs (or its jit level's, when the call has no AOT API)
     call_flops: float | None = None  # the call's own, through its ahead-of-time API
+    memory: ProgramMemory | None = None  # the call's program (or its jit level's) as XLA sizes it
     param_count: int | None = None
     paths: Paths | None = None  # the breakdown's lower-level paths, when there is a jit level
     notes: list[str] = field(default_factory=list)
@@ -180,10 +181,14 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, bud
         )
 
     prepared.call_flops = flops_of(compiled) if compiled is not None else None
+    program = compiled if compiled is not None else fn if is_compiled_executable(fn) else None
+    prepared.memory = memory_of(program) if program is not None else None
     if cancel is not None and cancel.is_set():
         prepared.flops = prepared.call_flops
         return prepared
     build_breakdown_paths(prepared)
+    if prepared.memory is None and prepared.paths is not None:
+        prepared.memory = prepared.paths.memory
     prepared.flops = (
         prepared.call_flops
         if prepared.call_flops is not None

@@ -32,6 +32,7 @@ from tuiperf.measuring.resolve import Resolved, resolve
 from tuiperf.measuring.sampler import Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
+from tuiperf.measuring.xla_costs import process_memory
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
 from tuiperf.results.model import (
@@ -51,6 +52,12 @@ Emit = Callable[[Any], None]
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
 
+
+# JAX's dispatch-mode switch is a CPU setting: an accelerator's calls are always asynchronous.
+ASYNC_ON_ACCELERATORS = (
+    "calls to an accelerator are always dispatched asynchronously: --dispatch sync applies to the CPU only, "
+    "so this run is recorded as async"
+)
 
 LONG_RUN_S = 60.0  # a plan longer than this is announced as soon as the calls' cost is known
 
@@ -170,7 +177,7 @@ class Run:
             params=self.params,
             device=DeviceInfo(**describe_device(self.device, all_devices().index(self.device))),
             options=RunOptions(
-                dispatch=dispatch_mode(),
+                dispatch=dispatch_mode(self.device),
                 samples=request.samples,
                 budget_s=request.budget_s,
                 seed=request.seed,
@@ -251,7 +258,14 @@ class Run:
         resolution = timer_resolution_ns()
         header = self.header(resolution=resolution)
         self.emit(
-            RunStarted(self.scenario.id, self.names, device_id(self.device), dispatch_mode(), self.sweep_value, header)
+            RunStarted(
+                self.scenario.id,
+                self.names,
+                device_id(self.device),
+                dispatch_mode(self.device),
+                self.sweep_value,
+                header,
+            )
         )
         with jax.default_device(self.device):
             ctx = self.setup()
@@ -366,6 +380,7 @@ class Run:
                 span=self.sample_span(target),
                 stages_ms=item.stages_ms,
                 flops=item.flops,
+                memory=item.memory,
                 param_count=item.param_count,
                 retraces=traces,
                 recompiles=compiles,
@@ -442,7 +457,7 @@ class Run:
                 budget_s=breakdown_budget(self.request.budget_s, len(inputs)),
                 cancel=self.cancel,
                 interleave=self.request.interleave,
-                dispatch=dispatch_mode(),
+                dispatch=dispatch_mode(self.device),
                 on_turn=on_turn,
             )
         finally:
@@ -480,13 +495,15 @@ class Run:
             measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
             warnings.append(f"partial result: the run was cancelled (variants with samples: {measured})")
         warnings.extend(self.warnings)  # unfair comparisons
+        if self.request.dispatch == "sync" and self.device.platform != "cpu":
+            warnings.append(ASYNC_ON_ACCELERATORS)
         clustered = [v.name for v in variants if len(v.modes) > 1]
-        if clustered and dispatch_mode() == "async" and self.device.platform == "cpu":
+        if clustered and dispatch_mode(self.device) == "async" and self.device.platform == "cpu":
             warnings.append(
                 f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
                 "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures"
             )
-        return document.run_result(
+        result = document.run_result(
             header,
             variants,
             duration_s=time.monotonic() - self.started,
@@ -494,3 +511,5 @@ class Run:
             equivalence=self.equivalence,
             warnings=warnings,
         )
+        result.memory = process_memory(self.device)
+        return result

@@ -17,6 +17,7 @@ from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.inprocess import set_dispatch
 from tuiperf.measuring.prepare import as_bench, prepare
 from tuiperf.measuring.resolve import resolve
+from tuiperf.results.device_activity import CALL_MARKER
 
 OPEN_HINT = "open it at https://ui.perfetto.dev (Open trace file), or with TensorBoard's profile plugin"
 
@@ -40,6 +41,7 @@ def trace(request: RunRequest, variant: str, out: Path, calls: int = 100) -> lis
         started = time.time()
         with jax.profiler.trace(str(out), create_perfetto_trace=True):
             for _ in range(calls):
-                prepared.block(bench.fn(*bench.args))
+                with jax.profiler.TraceAnnotation(CALL_MARKER):  # each call's window, for device_activity
+                    prepared.block(bench.fn(*bench.args))
     written = [p for p in out.rglob("*") if p.is_file() and p.stat().st_mtime >= started - 1]
     return sorted(written, key=lambda p: (not p.name.startswith("perfetto"), p.name))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tuiperf.results.model import ProcessMemory, ProgramMemory
 
 
 def flops_of(compiled: Any) -> float | None:
@@ -26,3 +29,59 @@ def count_params(tree: Any) -> int | None:
     if tree is None:
         return None
     return int(sum(getattr(leaf, "size", 0) for leaf in jax.tree.leaves(tree) if hasattr(leaf, "shape")))
+
+
+def memory_of(compiled: Any, of: str = "call") -> ProgramMemory | None:
+    """XLA's memory figures for a compiled program (``memory_analysis()``), or None where the backend
+    or the wrapper gives none."""
+    from tuiperf.results.model import ProgramMemory
+
+    compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
+    try:
+        stats = compiled.memory_analysis()
+    except Exception:  # noqa: BLE001 - some backends and wrappers do not implement it
+        return None
+    if stats is None:
+        return None
+
+    def size(name: str) -> int | None:
+        value = getattr(stats, name, None)
+        return int(value) if isinstance(value, int | float) and math.isfinite(value) and value >= 0 else None
+
+    figures = [size(f"{name}_size_in_bytes") for name in ("argument", "output", "temp", "alias", "generated_code")]
+    if any(value is None for value in figures):
+        return None
+    arguments, outputs, temporaries, aliased, code = (int(v or 0) for v in figures)
+    peak = size("peak_memory_in_bytes")
+    return ProgramMemory(
+        arguments=arguments,
+        outputs=outputs,
+        temporaries=temporaries,
+        aliased=aliased,
+        generated_code=code,
+        peak=peak or None,
+        of=of,
+    )
+
+
+def process_memory(device: Any) -> ProcessMemory:
+    """This process's resident memory and, where the backend keeps them, the device allocator's figures."""
+    from tuiperf.measuring.serve import resident_mb
+    from tuiperf.results.model import ProcessMemory
+
+    rss = resident_mb()
+    try:
+        stats = device.memory_stats() or {}
+    except Exception:  # noqa: BLE001 - not every backend implements it (the CPU returns None)
+        stats = {}
+
+    def stat(key: str) -> int | None:
+        value = stats.get(key)
+        return int(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+    return ProcessMemory(
+        host_rss_bytes=None if rss is None else int(rss * 1024 * 1024),
+        device_bytes_in_use=stat("bytes_in_use"),
+        device_peak_bytes_in_use=stat("peak_bytes_in_use"),
+        device_bytes_limit=stat("bytes_limit"),
+    )

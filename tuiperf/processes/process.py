@@ -25,6 +25,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
 from tuiperf.contract.events import Event
 from tuiperf.contract.protocol import SHARED_SIZE, Shared
+from tuiperf.processes.environment import Role, process_environment
 
 POLL_S = 0.05
 CANCEL_GRACE_S = 1.0  # a cancel not answered within this is answered by killing the process
@@ -32,8 +33,6 @@ READY_TIMEOUT_S = 120.0  # importing JAX and the frameworks on a cold machine
 LOG_CAP_BYTES = 5 << 20  # per log file; beyond it the output is dropped (and still drained)
 LOG_FILES_KEPT = 20
 TAIL_LINES = 20
-
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
 class ChildStopped(TuiperfError):
@@ -111,11 +110,11 @@ def exit_description(code: int | None) -> str:
 class Child:
     """One measuring or loading process (``python -m tuiperf.measuring.serve``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, role: Role = "measuring") -> None:
         parent_end, child_end = socket.socketpair()
         self._shared_file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         self._shared_file.truncate(SHARED_SIZE)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([_PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")])}
+        env = process_environment(role)
         self.log_path = _new_log_path()
         self.process = subprocess.Popen(
             [

@@ -73,6 +73,7 @@ class WorkerRunner:
         self._measuring: Child | None = None
         self._spare: Child | None = None
         self._loader: Child | None = None
+        self._devices: list[dict[str, Any]] | None = None
         self._lock = threading.Lock()
         self._catalogs: dict[tuple[str, ...], dict[str, Any]] = {}
 
@@ -133,7 +134,7 @@ class WorkerRunner:
 
     def _loader_child(self) -> Child:
         if self._loader is None or not self._loader.alive:
-            self._loader = Child()
+            self._loader = Child(role="loader")
         return self._loader
 
     def close(self) -> None:
@@ -168,9 +169,16 @@ class WorkerRunner:
         self._loader = None
 
     def devices(self) -> list[dict[str, Any]]:
+        """Every JAX device, listed once by a short-lived process: the loader sees only the CPU, and a
+        measuring process must not open its backends before its first run fixes the dispatch mode."""
         with self._lock:
-            devices: list[dict[str, Any]] = self._loader_child().request("devices", None, timeout_s=60)
-        return devices
+            if self._devices is None:
+                lister = Child(role="devices")
+                try:
+                    self._devices = lister.request("devices", None, timeout_s=60)
+                finally:
+                    lister.close()
+            return list(self._devices)
 
     def run(
         self,

@@ -56,6 +56,18 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
+def _memory_section(shown: RunResult) -> list[str]:
+    from tuiperf.results.memory import memory_rows, process_line
+
+    rows = memory_rows(shown)
+    if not rows:
+        return []
+    header = ["variant", "arguments", "outputs", "temporaries", "donated", "code", "total", "vs first"]
+    lines = ["", "### Memory per call, as XLA sizes the program", "", *_table(header, rows)]
+    process = process_line(shown)
+    return [*lines, "", process] if process else lines
+
+
 def markdown(result: RunResult) -> str:
     shown = result.shown
     lines = [f"## tuiperf: {_cell(result.scenario.title or result.scenario.id)}", ""]
@@ -113,6 +125,8 @@ def markdown(result: RunResult) -> str:
             verdict = "reliable" if b.reliable else f"unreliable: {b.reason}"
             rows.append([f"`{v.name}`", *cells, format_ns(b.residual_ns), verdict])
         lines += _table(["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual", ""], rows)
+
+    lines += _memory_section(shown)
 
     eq = shown.equivalence
     lines += ["", "### Equivalence guard", ""]

@@ -94,6 +94,35 @@ class CompileStagesMs(Struct):
     first_call: float | None = None
 
 
+class ProgramMemory(Struct):
+    """What XLA says one compiled program needs, in bytes (``Compiled.memory_analysis()``): the same on
+    every platform, known before the first call. ``of`` says whose program it is: the call's own
+    ("call"), or its jit level's when the call's wrapper offers no ahead-of-time API ("jit level")."""
+
+    arguments: int
+    outputs: int
+    temporaries: int
+    aliased: int  # output bytes that reuse a donated argument's buffer
+    generated_code: int
+    peak: int | None = None  # XLA's own estimate of the program's peak, where the backend gives one
+    of: str = "call"
+
+    @property
+    def total(self) -> int:
+        """Arguments, outputs and temporaries, less what donation lets the outputs reuse."""
+        return self.arguments + self.outputs + self.temporaries - self.aliased
+
+
+class ProcessMemory(Struct):
+    """The measuring process's memory after sampling: its resident host memory, and the device's
+    allocator figures where the backend reports them (``device.memory_stats()``: GPUs, not the CPU)."""
+
+    host_rss_bytes: int | None = None
+    device_bytes_in_use: int | None = None
+    device_peak_bytes_in_use: int | None = None
+    device_bytes_limit: int | None = None
+
+
 class Stage(Struct):
     """One breakdown stage: a difference of two measured paths, with its 95 % CI over the rounds."""
 
@@ -148,6 +177,7 @@ class VariantResult(Struct):
     stages_ms: CompileStagesMs = msgspec.field(default_factory=CompileStagesMs)
     breakdown_ns: Breakdown | None = None
     flops: float | None = None
+    memory: ProgramMemory | None = None
     param_count: int | None = None
     retraces: int = 0  # traces during steady-state sampling
     recompiles: int = 0  # XLA compilations during steady-state sampling
@@ -211,6 +241,7 @@ class Environment(Struct):
     dispatch: str = ""
     xla_flags: str = ""
     jax_platforms: str = ""
+    allocator: dict[str, str] = {}  # the XLA_PYTHON_CLIENT_* settings the measuring process ran with
     timer: str = "time.perf_counter_ns"
     timer_resolution_ns: float | None = None
     date: str = ""
@@ -285,6 +316,7 @@ class RunResult(Struct, kw_only=True):
     comparisons: list[Comparison] = []
     equivalence: Equivalence = msgspec.field(default_factory=Equivalence)
     warnings: list[str] = []
+    memory: ProcessMemory | None = None
     sweep: Sweep | None = None
     points: list[RunResult] = []
 

@@ -219,7 +219,23 @@ class OverheadBreakdown(VerticalScroll):
         lines += columns(per_call, "l" + "r" * (len(PARTS) + 1))
         lines += [Text(""), Text("one-time stages", style="bold")]
         lines += columns(stages, "l" + "r" * len(COMPILE_STAGES))
+        if self.result is not None:
+            lines += memory_lines(self.result)
         detail.show(Text("\n").join(lines))
+
+
+def memory_lines(result: RunResult) -> list[Text]:
+    """XLA's memory figures per variant and the measuring process's, under the one-time stages."""
+    from tuiperf.results.memory import memory_rows, process_line
+
+    rows = memory_rows(result)
+    lines: list[Text] = []
+    if rows:
+        header = ["variant", "arguments", "outputs", "temps", "donated", "code", "total", "vs first"]
+        table = [[Text(cell, style="bold" if row is header else "") for cell in row] for row in [header, *rows]]
+        lines += [Text(""), Text("memory per call (XLA)", style="bold"), *columns(table, "l" + "r" * 7)]
+    process = process_line(result)
+    return [*lines, Text(process, style="dim")] if process else lines
 
 
 def _signed(ns: float) -> str:
