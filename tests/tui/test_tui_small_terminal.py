@@ -149,3 +149,26 @@ def test_snapshot_breakdown_80x24(snap_compare, saved, tmp_path):
 
 def test_snapshot_help_80x24(snap_compare, saved, tmp_path):
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_snapshot(saved, None, True))
+
+
+@sync
+async def test_a_sweep_too_flat_for_a_plot_is_a_table_with_distinct_legend_marks(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    from tuiperf.tui.widgets.sweep_plot import MIN_PLOT_ROWS, SweepLines
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["sweep"])
+        main.action_show_tab("sweep")
+        lines = main.query_one(SweepLines)
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        assert lines.size.height < MIN_PLOT_ROWS + 5  # what 80x24 leaves it
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        assert picture[1].split() == ["size", "8", "256", "4096"], picture
+        marks = [row.split()[0] for row in picture[2:5]]
+        assert len(set(marks)) == 3 and [row.split()[1] for row in picture[2:5]] == ["jit", "aot", "broken"]
+        caption = str(main.query_one("#sweep-caption").render())
+        assert all(f"{mark} {name}" in caption for mark, name in zip(marks, ["jit", "aot", "broken"], strict=True))
