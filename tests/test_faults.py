@@ -247,3 +247,35 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     from tuiperf.results import resultfile
 
     assert resultfile.load(out).partial
+
+
+def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fixture_dir, tmp_path, monkeypatch):
+    from tuiperf.results.history import status_of
+
+    marker = tmp_path / "hung"
+    monkeypatch.setenv("TUIPERF_HANG_MARKER", str(marker))
+    cancel = threading.Event()
+
+    def cancel_once_hung() -> None:  # the variant sleeps in a call: the process cannot stop within 1 s
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancel.set()
+
+    runner = WorkerRunner("sync", [fixture_dir])
+    waiter = threading.Thread(target=cancel_once_hung)
+    waiter.start()
+    try:
+        request = RunRequest(
+            scenario="faults", variants=["ok", "hangs"], params={"hang_after": "12"}, samples=200, profile=False
+        )
+        result = runner.run(request, None, cancel)
+    finally:
+        waiter.join()
+        runner.close()
+    assert marker.exists() and result.partial
+    assert result.crash is None and result.error is None and status_of(result) == "partial"
+    assert result.warnings[0].startswith("partial result: the run was cancelled"), result.warnings
+    assert "did not stop within 1 s of the cancel" in result.warnings[0]
+    hung = result.variant("hangs")
+    assert "crash" not in (hung.error or "") and not any("crash" in w for w in result.warnings), result.warnings

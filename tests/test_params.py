@@ -38,7 +38,11 @@ def test_strings_are_parsed_to_types():
         ({"depth": 3}, "unknown parameter 'depth' (parameters: width, lr, dtype, train)"),
         ({"width": "2**8"}, "width: '2**8' is not an integer literal (expressions are not evaluated"),
         ({"width": "2**-1"}, "width: '2**-1' is not an integer literal"),
-        ({"width": "1e19"}, "is larger than 9,223,372,036,854,775,807 in magnitude"),
+        ({"width": "1e19"}, "width: '1e19' is above the maximum 4096 (allowed: integer 1..4096)"),
+        ({"width": "1e99"}, "width: '1e99' is above the maximum 4096"),  # the parameter's bound, not int64's
+        ({"width": "-1e99"}, "width: '-1e99' is below the minimum 1"),
+        ({"width": "9" * 30}, f"width: '{'9' * 30}' is above the maximum 4096"),
+        ({"width": "9.3e18"}, "width: '9.3e18' is above the maximum 4096"),
         ({"width": "1.5e4"}, "width: 15000 is above the maximum 4096"),
         ({"width": "1.25e1"}, "'1.25e1' is not an integer"),
         ({"width": "٣"}, "'٣' is not an integer"),
@@ -117,3 +121,13 @@ def test_edge_values_from_python_code_are_refused_with_param_errors():
         Choice("a", choices=("a",)).named("c").parse(10**5000)
     with pytest.raises(ParamError, match="unknown parameter"):
         validate(SPECS, {1: 2, "z": 3})
+
+
+def test_an_unbounded_integer_names_the_limit_every_integer_has():
+    unbounded, above = Int(8).named("n"), Int(8, min=1).named("n")
+    with pytest.raises(ParamError, match="'1e99' is larger than 9,223,372,036,854,775,807 in magnitude"):
+        unbounded.parse("1e99")
+    with pytest.raises(ParamError, match="'1e99' is larger than 9,223,372,036,854,775,807"):
+        above.parse("1e99")  # a minimum says nothing of how large a value may be
+    with pytest.raises(ParamError, match="'-1e99' is below the minimum 1"):
+        above.parse("-1e99")

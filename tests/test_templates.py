@@ -57,3 +57,14 @@ def test_a_user_copy_of_a_builtin_shadows_it_and_says_so(tmp_path, monkeypatch):
     assert entry["shadows"] == str(builtin_dir() / "dispatch_floor.py") and described["broken"] == []
     others = [s["origin"] for s in described["scenarios"] if s["id"] != "dispatch-floor"]
     assert others and set(others) == {"built-in"}
+
+
+def test_tuiperf_new_writes_into_the_first_folder_of_tuiperf_scenarios(tmp_path, monkeypatch, capsys):
+    import os
+
+    monkeypatch.setenv("TUIPERF_USER_SCENARIOS", str(tmp_path / "mine"))
+    monkeypatch.setenv("TUIPERF_SCENARIOS", os.pathsep.join(["", str(tmp_path / "first"), str(tmp_path / "second")]))
+    assert main(["new", "my-mlp"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "first" / "my_mlp.py")
+    assert main(["--scenarios", str(tmp_path / "flag"), "new", "other"]) == 0  # a --scenarios folder comes first
+    assert capsys.readouterr().out.strip() == str(tmp_path / "flag" / "other.py")

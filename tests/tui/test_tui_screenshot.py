@@ -25,6 +25,8 @@ def test_take_screenshot_runs_and_saves(saved, scenario_dirs, tmp_path):
     )
     assert path == out
     assert out.exists() and "<svg" in out.read_text()[:300]
+    svg = out.read_text()  # every character in its own cell: aligned whatever font the renderer has
+    assert "textLength" not in svg and "font-family: DejaVu Sans Mono, Fira Code, monospace;" in svg
     if HAS_CAIRO:
         assert outcome["png"] is not None and outcome["png"].exists()
     else:
@@ -42,3 +44,14 @@ def test_parse_size():
     assert parse_size("120x40") == (120, 40)
     with pytest.raises(TuiperfError):
         parse_size("big")
+
+
+def test_every_character_of_a_screenshot_stands_in_its_own_cell():
+    from tuiperf.tui.svg_text import BRAILLE_FONT, aligned
+
+    run = '<text class="t-r1" x="12.2" y="20" textLength="73.2" clip-path="url(#l0)">a&#160;⣀⣿&amp;b</text>'
+    placed = aligned(f"<svg>{run}</svg>")
+    assert placed == (
+        '<svg><text class="t-r1" x="12.2 24.4 61.0 73.2" y="20" clip-path="url(#l0)">a\xa0&amp;b</text>'
+        f'<text class="t-r1" x="36.6 48.8" y="20" clip-path="url(#l0)"{BRAILLE_FONT}>⣀⣿</text></svg>'
+    )

@@ -48,14 +48,22 @@ async def test_the_filter_enter_takes_the_best_match(make_app):
 
 
 @sync
-async def test_the_histogram_draws_at_most_six_and_v_chooses(saved, scenario_dirs, tmp_path):
+async def test_the_histogram_draws_as_many_strips_as_fit_says_so_and_v_chooses(saved, scenario_dirs, tmp_path):
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         main = await ready(pilot)
+        main.action_show_tab("histogram")
         histogram = main.query_one(LatencyHistogram)
-        names = [f"v{i}" for i in range(10)]
-        histogram.set_series({n: [1000.0 + i] * 50 for i, n in enumerate(names)}, order=names)
-        assert histogram.drawn() == names[:MAX_DRAWN]
+        names = [f"v{i}" for i in range(14)]
+        histogram.set_series(
+            {n: [1000.0 + 50 * i + j % 7 for j in range(50)] for i, n in enumerate(names)}, order=names
+        )
+        await wait_until(pilot, lambda: histogram.settled, what="the histogram's picture")
+        rows = histogram.size.height - 3  # below the title, above the axis's two lines
+        assert histogram.drawn() == names[:rows] and rows < len(names) <= MAX_DRAWN + 2
+        picture = [strip.text for strip in histogram._built[1]]
+        assert picture[0].startswith(f"showing {rows} of 14: v chooses"), picture[0]
+        assert [line.split()[0] for line in picture[1 : 1 + rows]] == names[:rows]  # one labelled strip each
         await pilot.press("escape", "v")
         assert type(app.screen).__name__ == "VariantPickerScreen"
         picker = app.screen.query_one("#plotted")
@@ -64,6 +72,26 @@ async def test_the_histogram_draws_at_most_six_and_v_chooses(saved, scenario_dir
         picker.select("v3")
         await pilot.press("enter")
         assert histogram.drawn() == ["v3", "v9"]
+
+
+@sync
+async def test_the_histogram_keeps_its_title_and_legend_above_the_plot(saved, scenario_dirs, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.action_show_tab("histogram")
+        histogram = main.query_one(LatencyHistogram)
+        series = {
+            "jax.jit": [4000.0 + j % 50 for j in range(400)],
+            "eqx.filter_jit": [6000.0 + j % 90 for j in range(400)],
+        }
+        histogram.set_series(series, order=list(series))
+        await wait_until(pilot, lambda: histogram.settled, what="the histogram's picture")
+        picture = [strip.text for strip in histogram._built[1]]
+        assert picture[0].startswith("Latency per call, │ median")
+        assert "⢕⢕ jax.jit 4.02 µs" in picture[1] and "xx eqx.filter_jit 6.04 µs" in picture[1]
+        assert len(histogram.header) == 2 and not any("jax.jit" in row for row in picture[2:])
 
 
 @sync
@@ -121,3 +149,26 @@ def test_snapshot_breakdown_80x24(snap_compare, saved, tmp_path):
 
 def test_snapshot_help_80x24(snap_compare, saved, tmp_path):
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_snapshot(saved, None, True))
+
+
+@sync
+async def test_a_sweep_too_flat_for_a_plot_is_a_table_with_distinct_legend_marks(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    from tuiperf.tui.widgets.sweep_plot import MIN_PLOT_ROWS, SweepLines
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["sweep"])
+        main.action_show_tab("sweep")
+        lines = main.query_one(SweepLines)
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        assert lines.size.height < MIN_PLOT_ROWS + 5  # what 80x24 leaves it
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        assert picture[1].split() == ["size", "8", "256", "4096"], picture
+        marks = [row.split()[0] for row in picture[2:5]]
+        assert len(set(marks)) == 3 and [row.split()[1] for row in picture[2:5]] == ["jit", "aot", "broken"]
+        caption = str(main.query_one("#sweep-caption").render())
+        assert all(f"{mark} {name}" in caption for mark, name in zip(marks, ["jit", "aot", "broken"], strict=True))

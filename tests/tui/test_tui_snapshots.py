@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
 from tui_helpers import FakeRunner, ready
 
 from tuiperf.tui.app import TuiperfApp
@@ -35,4 +38,51 @@ def test_snapshot_statistics_wide(snap_compare, saved, tmp_path):
 
 
 def test_snapshot_sweep_narrow(snap_compare, saved, tmp_path):
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_show(saved, "sweep", "sweep"))
+
+
+NAMES = ["jax.jit", "eqx.filter_jit", "nnx.jit", "linen-jax.jit", "nnx.jit(graph=False)", "eqx-jax.jit", "aot"]
+
+
+def synthetic_series(count: int) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """``count`` variants 1.6x apart, the third one bimodal: the same numbers every time (seeded)."""
+    rng = random.Random(29)
+    series = {}
+    for i, name in enumerate(NAMES[:count]):
+        centre = 4_000 * 1.6**i
+        values = [rng.lognormvariate(0, 0.08) * centre for _ in range(800)]
+        if i == 2:
+            values += [rng.lognormvariate(0, 0.05) * centre * 1.8 for _ in range(300)]
+        series[name] = values
+    return series, {name: sorted(values)[len(values) // 2] for name, values in series.items()}
+
+
+def _histogram_of(saved, count: int):
+    from tuiperf.tui.widgets.histogram import LatencyHistogram
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        main.action_show_tab("histogram")
+        series, medians = synthetic_series(count)
+        main.query_one(LatencyHistogram).set_series(series, medians, list(series))
+        app.query_one("#tabs Tabs").focus()
+        await pilot.pause(0.2)
+        await pilot.wait_for_scheduled_animations()
+        await app.plots_settled()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("count", [2, 4, 7])
+def test_snapshot_histogram_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch, count):
+    """Two variants overlaid with the legend above the plot; four and seven as one strip each."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_histogram_of(saved, count))
+
+
+def test_snapshot_sweep_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_show(saved, "sweep", "sweep"))

@@ -157,15 +157,23 @@ class Int(_Ranged, Param):
         else:
             raise self.error(raw, "is not an integer")
         if abs(value) > MAX_INT:
-            raise self.error(raw, f"is larger than {MAX_INT:,} in magnitude")
+            raise self._too_large(raw, negative=value < 0)
         return self.in_range(value)
+
+    def _too_large(self, raw: Any, negative: bool) -> ParamError:
+        """A value beyond what any integer parameter holds: named against this parameter's own bound
+        when it has one on that side ("1e99 is above the maximum 4096"), else against the limit."""
+        bound = self.min if negative else self.max
+        if bound is not None:
+            return self.error(raw, f"is {'below the minimum' if negative else 'above the maximum'} {bound}")
+        return self.error(raw, f"is larger than {MAX_INT:,} in magnitude")
 
     def _parse_text(self, raw: str) -> int:
         text = self.text_of(raw)
         if _INT.fullmatch(text):
             digits = text.replace("_", "")
             if len(digits.lstrip("+-").lstrip("0")) > 19:
-                raise self.error(raw, f"is larger than {MAX_INT:,} in magnitude")
+                raise self._too_large(raw, negative=digits.startswith("-"))
             return int(digits)
         match = _SCIENTIFIC_INT.fullmatch(text)
         if match:
@@ -173,7 +181,7 @@ class Int(_Ranged, Param):
             fraction = fraction or ""
             power = int(exponent)
             if power > MAX_EXPONENT:
-                raise self.error(raw, f"is larger than {MAX_INT:,} in magnitude")
+                raise self._too_large(raw, negative=sign == "-")
             if fraction.rstrip("0") and len(fraction.rstrip("0")) > power:
                 raise self.error(raw, "is not an integer")
             digits = whole + fraction.ljust(power, "0")[:power]

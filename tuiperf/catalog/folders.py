@@ -46,10 +46,15 @@ def is_builtin(path: str | Path) -> bool:
     return Path(path).resolve().parent == builtin_dir().resolve()
 
 
+def env_scenario_dirs() -> list[str]:
+    """The folders named in $TUIPERF_SCENARIOS, in order; empty entries are not "the current folder"."""
+    return [entry for entry in os.environ.get(ENV_VAR, "").split(os.pathsep) if entry.strip()]
+
+
 def scenario_dirs(extra: Iterable[str] = ()) -> list[Path]:
     """Built-in folder first, the user's folder (when it exists), then ``extra`` folders, then those
     named in $TUIPERF_SCENARIOS. A later folder's scenario with a built-in's id shadows the built-in."""
-    from_env = os.environ.get(ENV_VAR, "").split(os.pathsep)
+    from_env = env_scenario_dirs()
     user = user_scenarios_dir()
     dirs: list[Path] = []
     for candidate in [str(builtin_dir()), *([str(user)] if user.is_dir() else []), *extra, *from_env]:

@@ -170,7 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("name", metavar="NAME", help="the scenario's id, e.g. my-mlp (the file is my_mlp.py)")
     new.add_argument("--template", default=DEFAULT_TEMPLATE, choices=[t.name for t in TEMPLATES])
     new.add_argument(
-        "--dir", metavar="DIR", help="folder to write into (default: the first --scenarios folder, else your own)"
+        "--dir",
+        metavar="DIR",
+        help="folder to write into (default: the first --scenarios or $TUIPERF_SCENARIOS folder, else your own)",
     )
     _shared(new, top=False)
 

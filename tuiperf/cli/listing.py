@@ -54,12 +54,14 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    """Write NAME.py from a template into --dir, the first --scenarios folder or the user's folder."""
+    """Write NAME.py from a template into --dir, the first scenarios folder (--scenarios, then
+    $TUIPERF_SCENARIOS) or the user's folder."""
     from pathlib import Path
 
-    from tuiperf.catalog.folders import user_scenarios_dir
+    from tuiperf.catalog.folders import env_scenario_dirs, user_scenarios_dir
     from tuiperf.catalog.templates import new_scenario
 
-    folder = Path(args.dir) if args.dir else Path(args.scenarios[0]) if args.scenarios else user_scenarios_dir()
+    named = [*(args.scenarios or []), *env_scenario_dirs()]
+    folder = Path(args.dir) if args.dir else Path(named[0]).expanduser() if named else user_scenarios_dir()
     print(new_scenario(args.name, folder, args.template))
     return 0

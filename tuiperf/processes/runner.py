@@ -273,6 +273,10 @@ class WorkerRunner:
                 self._measuring = None
                 child.close()
         header = seen["header"] or _header_from_request(request)
+        if stop.cancelled:
+            return document.after_cancel(
+                header, finished, samples, seen["names"], stop.how, duration_s=time.monotonic() - started
+            )
         crash = Crash(
             how=stop.how,
             variant=variant,
@@ -283,10 +287,7 @@ class WorkerRunner:
         partial = document.after_crash(
             header, finished, samples, seen["names"], crash, duration_s=time.monotonic() - started
         )
-        if stop.cancelled:
-            partial.error = None
-            partial.warnings[0] = f"partial result: the run was cancelled; the measuring process {stop.how}"
-        elif on_event is not None:
+        if on_event is not None:
             on_event(RunFailed(partial.error or stop.how, WorkerCrashed.title, partial))
         return partial
 

@@ -256,6 +256,33 @@ def sweep_result(
     )
 
 
+def after_cancel(
+    header: RunHeader,
+    finished: list[VariantResult],
+    streamed: dict[str, list[float]],
+    names: list[str],
+    how: str,
+    *,
+    duration_s: float,
+) -> RunResult:
+    """A partial result after a cancel that the measuring process did not answer in time (it was
+    stopped): a cancel, not a crash; finished variants keep their results, the others what streamed."""
+    done = {v.name: v for v in finished}
+    variants = [
+        done.get(name)
+        or (
+            variant_result(name, samples_ns=samples, notes=["partial: the run was cancelled while it was sampling"])
+            if (samples := streamed.get(name))
+            else variant_result(name, status="failed", error="not measured: the run was cancelled")
+        )
+        for name in names
+    ]
+    variants += [v for v in finished if v.name not in names]
+    measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
+    why = f"partial result: the run was cancelled (variants with samples: {measured}); the measuring process {how}"
+    return run_result(header, variants, duration_s=duration_s, partial=True, warnings=[why])
+
+
 def after_crash(
     header: RunHeader,
     finished: list[VariantResult],

@@ -92,6 +92,18 @@ class TuiperfApp(App[None]):
         self.report_error("Cannot display this result", message.error, where=f"the {message.tab} tab")
 
     # -- shared commands ------------------------------------------------------------------------------
+    def save_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str:
+        """Textual's SVG, with every character placed in its own cell (:mod:`tuiperf.tui.svg_text`):
+        it renders aligned without the font it names."""
+        from tuiperf.tui.svg_text import aligned
+
+        saved = super().save_screenshot(filename, path, time_format)
+        target = Path(saved)
+        target.write_text(aligned(target.read_text(encoding="utf-8")), encoding="utf-8")
+        return saved
+
     def save_svg(self, filename: str) -> None:
         """Save the screen as SVG (and PNG in the background) into the screenshots folder, once any
         toast on screen is gone (it would be baked into a picture meant for sharing)."""

@@ -115,11 +115,11 @@ class ScenarioFiles:
             shell.report_error("Cannot open the scenario", f"{selected[0]}: {exc}")
 
     def new_scenarios_folder(self) -> Path:
-        """The first --scenarios folder if one was given, else the user's own folder."""
-        from tuiperf.catalog.folders import user_scenarios_dir
+        """The first --scenarios or $TUIPERF_SCENARIOS folder, else the user's own folder (as `tuiperf new`)."""
+        from tuiperf.catalog.folders import env_scenario_dirs, user_scenarios_dir
 
-        extra = list(self.screen.shell.scenario_dirs)
-        return Path(extra[0]) if extra else user_scenarios_dir()
+        extra = [*self.screen.shell.scenario_dirs, *env_scenario_dirs()]
+        return Path(extra[0]).expanduser() if extra else user_scenarios_dir()
 
     def new(self) -> None:
         from tuiperf.catalog.templates import new_scenario

@@ -1,4 +1,4 @@
-"""``v``: which variants the histogram draws (it draws at most six legibly)."""
+"""``v``: which variants the histogram draws (as many strips as its height holds)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class VariantPickerScreen(ModalScreen["list[str] | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
-            yield Static(f"[b]Variants to draw[/b] (at most {MAX_DRAWN}; space toggles, enter applies)")
+            yield Static(f"[b]Variants to draw[/b] (as many as fit, at most {MAX_DRAWN}; space toggles, enter applies)")
             yield Checklist(*[(one_line(n, 40), n, n in self.chosen) for n in self.names], id="plotted", compact=True)
             with Horizontal(id="picker-buttons"):
                 yield Button("Draw  enter", id="picker-done", variant="primary", compact=True)

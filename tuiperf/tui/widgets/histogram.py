@@ -1,4 +1,6 @@
-"""Latency histogram: every variant's per-call times overlaid, medians marked, optional log axis.
+"""Latency histogram: up to three variants' per-call times overlaid, more as one strip each on a
+shared axis (:mod:`histogram_strips`); medians marked, optional log axis. The title, what is shown of
+how many and the legend are drawn above the plot, never over it.
 
 Samples are binned here (pure Python) into about as many bins as the plot has columns, so drawing
 costs the same with 100 or 100,000 samples and several clusters (JAX's asynchronous dispatch makes
@@ -7,16 +9,21 @@ per-call times multi-modal) stay visible as separate peaks.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.text import Text
+
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median, quantile
-from tuiperf.tui.widgets.braille_lines import Polyline, overlay
-from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_marker, variant_rgb
+from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND, Polyline, overlay
+from tuiperf.tui.widgets.histogram_strips import AXIS_ROWS, MEDIAN_MARK, Strip, draw_strips
+from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 
 MAX_BINNED = 10_000  # / 50 a bin: 200 bins, the braille columns of a ~110-cell-wide plot
-MAX_DRAWN = 6  # more overlaid distributions than this are not legible in a terminal
+MAX_OVERLAID = 3  # more distributions on one plot hide each other: then one strip each
+MAX_DRAWN = 12  # strips at most (fewer when the height holds fewer); v chooses which
 
 
 class LatencyHistogram(CachedPlot):
@@ -57,12 +64,53 @@ class LatencyHistogram(CachedPlot):
         self.log_x = log
         self.invalidate()
 
-    def drawn(self) -> list[str]:
-        """The variants the histogram draws: the chosen ones, at most MAX_DRAWN."""
+    def drawn(self, height: int | None = None) -> list[str]:
+        """The variants the histogram draws: the chosen ones, as many strips as ``height`` (default:
+        the widget's) holds below the title and above the axis, at most MAX_DRAWN."""
         names = [n for n in self.order if self.series.get(n)]
         if self.chosen is not None:
             names = [n for n in names if n in self.chosen]
-        return names[:MAX_DRAWN]
+        height = self.size.height if height is None else height
+        fit = height - 1 - AXIS_ROWS if height else MAX_DRAWN
+        return names if len(names) <= MAX_OVERLAID else names[: max(min(fit, MAX_DRAWN), 1)]
+
+    def _available(self) -> int:
+        return len([n for n in self.order if self.series.get(n)])
+
+    def _title(self, drawn: list[str], clipped: int, log: bool) -> Text:
+        """What is shown of how many first (it must never be cut), then what the picture is."""
+        parts = []
+        available = self._available()
+        if len(drawn) < available:
+            parts.append(f"showing {len(drawn)} of {available}: v chooses")
+        parts.append(f"Latency per call, {MEDIAN_MARK if len(drawn) > MAX_OVERLAID else '│'} median")
+        if len(drawn) > MAX_OVERLAID:
+            parts.append("strips to own peak")
+        if clipped:
+            parts.append(f"{clipped} beyond the axis")
+        if self.note:
+            parts.append(self.note)
+        return Text(" · ".join(parts), style="bold", no_wrap=True, overflow="ellipsis")
+
+    def _legend(self, drawn: list[str], meds: dict[str, float], width: int) -> list[Text]:
+        """Each overlaid variant's marker (its colour too, when there is colour), name and median,
+        flowed over as few lines as the width allows."""
+        lines, line = [], Text(no_wrap=True, overflow="ellipsis")
+        for name in drawn:
+            index = self.order.index(name)
+            marker = variant_marker(index)
+            marker = BRAILLE_LEGEND if marker == "braille" else marker
+            entry = Text.assemble(
+                (marker * 2, "" if no_color() else variant_hex(index)), f" {name} {format_ns(meds[name])}"
+            )
+            if line.cell_len and line.cell_len + 3 + entry.cell_len > width:
+                lines.append(line)
+                line = Text(no_wrap=True, overflow="ellipsis")
+            if line.cell_len:
+                line.append("   ")
+            line.append_text(entry)
+        lines.append(line)
+        return lines
 
     def choose(self, names: list[str] | None) -> None:
         self.chosen = names
@@ -71,41 +119,68 @@ class LatencyHistogram(CachedPlot):
     def finish(self, monitor: Any) -> None:
         overlay(monitor, self._lines)
 
+    def _prepare(self, width: int, height: int) -> dict[str, Any] | None:
+        """What both pictures need: the variants drawn, their sorted samples and medians, the range."""
+        if not self.series:
+            return None
+        drawn = self.drawn(height)
+        # one evenly spaced sample per series, sorted once for both the range and the bins
+        samples = {n: sorted(downsample(self.series[n], MAX_BINNED)) for n in drawn}
+        rng = histogram_range(samples, include=[*self.marks, *(self.medians[n] for n in drawn if n in self.medians)])
+        if rng is None:
+            return None
+        lo, hi = rng
+        log = self.effective_log
+        if log:
+            lo = max(lo, 1e-3)
+        meds = {}
+        for name in drawn:
+            med = self.medians.get(name)
+            if med is None:  # live samples: the sorted sample is all of them unless there are many
+                values, sample = self.series[name], samples[name]
+                med = quantile(sample, 0.5) if len(sample) == len(values) else median(values)
+            meds[name] = med
+        return {"drawn": drawn, "samples": samples, "lo": lo, "hi": hi, "log": log, "medians": meds}
+
+    def _outside(self, name: str, sample: list[float], lo: float, hi: float) -> int:
+        """Samples of ``name`` beyond the axis, counted in all of them (the sample may be a part)."""
+        outside = len(sample) - (bisect.bisect_right(sample, hi) - bisect.bisect_left(sample, lo))
+        return round(outside * len(self.series[name]) / len(sample))
+
+    def text_picture(self, width: int, height: int) -> list[Text] | None:
+        prep = self._prepare(width, height)
+        if prep is None or len(prep["drawn"]) <= MAX_OVERLAID:
+            return None
+        drawn, samples, lo, hi, log = prep["drawn"], prep["samples"], prep["lo"], prep["hi"], prep["log"]
+        strips = [
+            Strip(name, samples[name], prep["medians"][name], "" if no_color() else variant_hex(self.order.index(name)))
+            for name in drawn
+        ]
+        clipped = sum(self._outside(n, samples[n], lo, hi) for n in drawn)
+        body = draw_strips(strips, lo, hi, log, width, height - 1 - AXIS_ROWS, _unit(hi))
+        return [self._title(drawn, clipped, log), *body]
+
     def draw(self, width: int, height: int) -> None:
         self._lines = lines = []
         plt = self.plt
-        log = self.effective_log
-        scale = "log" if log else "linear"
-        if not self.series:
-            plt.title("Latency histogram — no samples yet (press r to run)")
+        prep = self._prepare(width, height)
+        if prep is None:
+            if not self.series:
+                plt.title("Latency histogram — no samples yet (press r to run)")
             return
-        drawn = self.drawn()
-        series = {n: self.series[n] for n in drawn}
-        # one evenly spaced sample per series, sorted once for both the range and the bins
-        samples = {n: sorted(downsample(values, MAX_BINNED)) for n, values in series.items()}
-        rng = histogram_range(samples, include=[*self.marks, *(self.medians[n] for n in drawn if n in self.medians)])
-        if rng is None:
-            return
-        lo, hi = rng
-        if log:
-            lo = max(lo, 1e-3)
+        drawn, samples, lo, hi, log = prep["drawn"], prep["samples"], prep["lo"], prep["hi"], prep["log"]
         unit, div = _unit(hi)
-        n_max = max((len(v) for v in series.values()), default=1)
+        n_max = max((len(self.series[n]) for n in drawn), default=1)
         # ~50 samples a bin keeps the noise near 15 %; never more bins than braille dots across
         bins = int(min(max(12, min(n_max, MAX_BINNED) / 50), max(12, 2 * (width - 14))))
         clipped = 0
         for name in drawn:
-            values = series[name]
             index = self.order.index(name)
             sample = samples[name]
-            centres, fractions, outside = bin_counts(sample, lo, hi, bins, log=log)
-            outside = round(outside * len(values) / len(sample))
-            clipped += outside
-            med = self.medians.get(name)
-            if med is None:  # live samples: the sorted sample is all of them unless there are many
-                med = quantile(sample, 0.5) if len(sample) == len(values) else median(values)
-            label = f"{name} {format_ns(med)}" if no_color() else None  # colour needs no legend
-            line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index), label)
+            centres, fractions, _ = bin_counts(sample, lo, hi, bins, log=log)
+            clipped += self._outside(name, sample, lo, hi)
+            med = prep["medians"][name]
+            line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index))
             lines.append(line)
             # plotext gets the end points (its axes and colours); the line itself is drawn by overlay()
             ends = [line.xs[0], line.xs[-1]], [line.ys[0], line.ys[-1]]
@@ -113,18 +188,10 @@ class LatencyHistogram(CachedPlot):
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
         plt.ylim(*_span([y for line in lines for y in line.ys]))
-        plt.xscale(scale)
+        plt.xscale("log" if log else "linear")
         plt.xlabel(f"time per call ({unit}){', log scale' if log else ''}")
         plt.ylabel("% of samples")
-        title = "Latency per call, medians marked"
-        if clipped:
-            title += f"  ({clipped} outlying samples beyond the axis)"
-        if self.note:
-            title += f"  {self.note}"
-        available = len([n for n in self.order if self.series.get(n)])
-        if len(drawn) < available:
-            title += f"  (showing {len(drawn)} of {available}: v chooses)"
-        plt.title(title)
+        self.header = [self._title(drawn, clipped, log), *self._legend(drawn, prep["medians"], width)]
         if log:
             ticks = _log_ticks(lo / div, hi / div, max_ticks=width // 8)  # a label is up to 6 characters
             if ticks:

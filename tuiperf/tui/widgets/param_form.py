@@ -182,9 +182,14 @@ class ParamForm(Vertical):
         else:
             self.errors.pop(name, None)
         err = self.query_one(f"#err-{field.id}", Static)
+        shown = err.has_class("-shown")
         err.update(f"✗ {message}" if message else "")
         err.set_class(bool(message), "-shown")
         field.set_class(bool(message), "-invalid")
+        if shown != bool(message):
+            # the line appearing or going changes the form's height: lay it out now (hiding it alone
+            # left the old line on a real terminal until the next resize or run)
+            self.refresh(layout=True)
 
     def _changed(self, widget: Any) -> None:
         prefix = f"p{self._generation}-"  # fields of an older form (a scenario left behind) are ignored

@@ -75,6 +75,7 @@ class CachedPlot(PlotextPlot):
         self._frame: tuple[tuple, list[Strip]] | None = None  # the picture the frame being drawn shows
         self._frame_width = 0
         self._cell_styles: dict = {}  # plotext colours -> Rich style, for this widget's style and theme
+        self.header: list[Text] = []  # lines above the figure (title, legend): never over the plot
 
     def invalidate(self) -> None:
         self._version += 1
@@ -84,7 +85,12 @@ class CachedPlot(PlotextPlot):
             self.refresh()
 
     def draw(self, width: int, height: int) -> None:  # pragma: no cover - abstract
+        """Set up plotext's figure; lines put in :attr:`header` are drawn above it, outside the plot."""
         raise NotImplementedError
+
+    def text_picture(self, width: int, height: int) -> list[Text] | None:
+        """The whole picture as lines of text instead of a plotext figure (None: draw with plotext)."""
+        return None
 
     def finish(self, monitor: Any) -> None:
         """Called with plotext's monitor once its cells are laid out, before they become strips."""
@@ -132,8 +138,10 @@ class CachedPlot(PlotextPlot):
         ``_PLOTEXT_LOCK`` held)."""
         plt = self._plot
         plt.clear_figure()
+        self.header = []
         if width > 4 and height > 3:
             self.draw(width, height)
+        height -= len(self.header)
         plt.plotsize(width, height)
         plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
         plt.theme(theme)
@@ -143,8 +151,13 @@ class CachedPlot(PlotextPlot):
         _, width, height, theme = key
         with _PLOTEXT_LOCK:
             try:
-                self.set_up_figure(width, height, theme)
-                strips = figure_strips(self, self._plot, style, self.finish, self._cell_styles)
+                lines = self.text_picture(width, height) if width > 4 and height > 3 else None
+                if lines is not None:
+                    strips = text_strips(self, lines, width, style)
+                else:
+                    self.set_up_figure(width, height, theme)
+                    strips = figure_strips(self, self._plot, style, self.finish, self._cell_styles)
+                    strips = text_strips(self, self.header, width, style) + strips
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 error = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")
                 strips = Visual.to_strips(self, visualize(self, error), width, height, style)
@@ -155,3 +168,16 @@ class CachedPlot(PlotextPlot):
         if self._building == key:
             self._building = None
         self.refresh()
+
+
+def text_strips(widget: Any, lines: list[Text], width: int, style: Style) -> list[Strip]:
+    """Lines of text as strips ``width`` cells wide, each cut to the width (never wrapped)."""
+    if not lines:
+        return []
+    cut = []
+    for line in lines:
+        line = line.copy()
+        line.truncate(width, overflow="ellipsis", pad=True)  # padded here: Textual's padding has no style
+        cut.append(line)
+    text = Text("\n").join(cut)
+    return Visual.to_strips(widget, visualize(widget, text), width, len(cut), style)

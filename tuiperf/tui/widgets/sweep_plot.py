@@ -1,6 +1,8 @@
 """Sweep plot: median time per call against the swept parameter, log-log, with fitted slopes.
 
-A slope near 0 means the cost does not grow with the parameter; near 1, it grows linearly.
+A slope near 0 means the cost does not grow with the parameter; near 1, it grows linearly. Where the
+plot would get fewer than MIN_PLOT_ROWS rows (an 80x24 terminal left it one), the medians are shown
+as a table instead.
 """
 
 from __future__ import annotations
@@ -15,9 +17,19 @@ from textual.containers import Vertical
 from tuiperf.results.model import Sweep
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.text_table import columns
+from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
 from tuiperf.tui.widgets.histogram import _log_ticks, _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 from tuiperf.tui.widgets.text_block import TextBlock
+
+MIN_PLOT_ROWS = 8  # rows of the plot itself; the title and the axes take five more
+FRAME_ROWS = 5
+
+
+def legend_mark(index: int) -> str:
+    """What names a variant's line in the legend: its marker, so that entries differ without colour."""
+    marker = variant_marker(index, "braille")
+    return (BRAILLE_LEGEND if marker == "braille" else marker) * 2
 
 
 class SweepLines(CachedPlot):
@@ -30,6 +42,22 @@ class SweepLines(CachedPlot):
         self.sweep = sweep
         self.order = order
         self.invalidate()
+
+    def text_picture(self, width: int, height: int) -> list[Text] | None:
+        """The medians as a table, a row per variant and a column per value, when a plot would be too flat."""
+        sweep = self.sweep
+        if not sweep or height >= MIN_PLOT_ROWS + FRAME_ROWS:
+            return None
+        names = [n for n in (self.order or list(sweep.medians_ns)) if n in sweep.medians_ns]
+        header = [Text(sweep.parameter, style="bold"), *(Text(str(v), style="bold") for v in sweep.values)]
+        rows = [header]
+        for name in names:
+            index = (self.order or list(sweep.medians_ns)).index(name)
+            label = Text(legend_mark(index) + " ", style="" if no_color() else variant_hex(index))
+            label.append(name)
+            rows.append([label, *(Text(format_ns(m) if m else "—") for m in sweep.medians_ns[name])])
+        title = Text(f"Median time per call against {sweep.parameter} (too few rows for a plot)", style="bold")
+        return [title, *columns(rows, "l" + "r" * len(sweep.values))]
 
     def draw(self, width: int, height: int) -> None:
         plt = self.plt
@@ -94,7 +122,7 @@ class SweepPlot(Vertical):
             ms = sweep.medians_ns.get(name, [])
             first = next((m for m in ms if m), None)
             last = next((m for m in reversed(ms) if m), None)
-            label = Text("■ ", style="" if no_color() else variant_hex(i))
+            label = Text(legend_mark(i) + " ", style="" if no_color() else variant_hex(i))
             label.append(name, style="bold")
             slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
             span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
