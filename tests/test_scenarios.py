@@ -13,6 +13,7 @@ TINY = {
     "conv-transpose-3d": {"size": "4", "batch": "1", "c_in": "2", "c_out": "2"},
     "nnx-vs-linen-cnn": {"batch": "1", "c1": "4", "c2": "4", "hidden": "8"},
     "training-step": {"width": "4", "depth": "2", "batch": "2"},
+    "sharded-step": {"batch": "4", "width": "4", "hidden": "4"},
 }
 
 

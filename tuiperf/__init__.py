@@ -4,6 +4,7 @@ Scenario files import what they need from here::
 
     from tuiperf import Scenario, Int, Float, Choice, Bool, Bench, Step, Skip
     from tuiperf import eqx_filter_jit_level, nnx_jit_level, preflatten  # jit levels for Bench
+    from tuiperf import devices, mesh  # the run's devices, for variants that shard (--devices N)
 
 The names are imported on first use (PEP 562): every ``tuiperf.*`` import runs this module first,
 and the explorer's UI process, which defines no scenario, would otherwise wait for all of them
@@ -16,6 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and editors see: the same names, explicitly re-exported
+    from tuiperf.api.devices import devices as devices
+    from tuiperf.api.devices import mesh as mesh
     from tuiperf.api.jit_level import eqx_filter_jit_level as eqx_filter_jit_level
     from tuiperf.api.jit_level import nnx_jit_level as nnx_jit_level
     from tuiperf.api.jit_level import preflatten as preflatten
@@ -31,6 +34,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, explici
 from tuiperf.common.version import __version__
 
 _HOMES = {
+    "devices": "tuiperf.api.devices",
+    "mesh": "tuiperf.api.devices",
     "Skip": "tuiperf.common.errors",
     "eqx_filter_jit_level": "tuiperf.api.jit_level",
     "nnx_jit_level": "tuiperf.api.jit_level",

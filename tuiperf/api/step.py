@@ -145,11 +145,17 @@ class Carrier:
 
     # -- what prepare() asks of a call ----------------------------------------------------------------
     def place(self, device: Any) -> list[str]:
-        """Commit the state and inputs to ``device`` (in place, the objects are the user's: left as they are)."""
+        """Commit the state and inputs to ``device`` (in place, the objects are the user's: left as they
+        are); arrays sharded over several devices keep their sharding."""
         import jax
 
+        def commit(a: Any) -> Any:
+            if isinstance(a, jax.Array) and len(a.sharding.device_set) == 1:
+                return jax.device_put(a, device)
+            return a
+
         def put(tree: Any) -> Any:
-            return jax.tree.map(lambda a: jax.device_put(a, device) if isinstance(a, jax.Array) else a, tree)
+            return jax.tree.map(commit, tree)
 
         if not self.step.inplace:
             self.state = put(self.state)

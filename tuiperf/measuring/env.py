@@ -91,6 +91,11 @@ def all_devices() -> list[Any]:
     return found
 
 
+def run_devices(device: Any) -> list[Any]:
+    """The devices a run on ``device`` may use: it first, then its platform's others in order."""
+    return [device, *(d for d in all_devices() if d.platform == device.platform and d != device)]
+
+
 def describe_device(device: Any, index: int) -> dict[str, Any]:
     return {"id": device_id(device), "platform": device.platform, "kind": device.device_kind, "index": index}
 

@@ -69,25 +69,27 @@ def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]
 
 
 def place_inputs(bench: Bench, device: Any) -> list[str]:
-    """Commit top-level array arguments to ``device``; report any array leaf living elsewhere.
+    """Commit top-level single-device array arguments to ``device``; report any leaf living elsewhere.
 
     Setup and variant builders run under ``jax.default_device(device)``, so their arrays are there
     already; committing makes it explicit, and a leaf found elsewhere (say, built with an explicit
-    ``device=``) is named in a warning instead of silently timing a cross-device copy.
+    ``device=``) is named in a warning instead of silently timing a cross-device copy. An array
+    sharded over several devices keeps its sharding: it was placed that way on purpose, before timing.
     """
     import jax
 
-    bench.args = tuple(jax.device_put(a, device) if isinstance(a, jax.Array) else a for a in bench.args)
-    elsewhere = {
-        str(d)
-        for leaf in jax.tree.leaves(bench.args)
-        if isinstance(leaf, jax.Array)
-        for d in leaf.devices()
-        if d != device
-    }
+    def sharded(leaf: Any) -> bool:
+        return isinstance(leaf, jax.Array) and len(leaf.sharding.device_set) > 1
+
+    bench.args = tuple(
+        jax.device_put(a, device) if isinstance(a, jax.Array) and not sharded(a) else a for a in bench.args
+    )
+    leaves = [leaf for leaf in jax.tree.leaves(bench.args) if isinstance(leaf, jax.Array)]
+    elsewhere = {str(d) for leaf in leaves if not sharded(leaf) for d in leaf.devices() if d != device}
+    warnings = []
     if elsewhere:
-        return [f"some inputs live on {', '.join(sorted(elsewhere))}, not on {device}: calls may copy them"]
-    return []
+        warnings.append(f"some inputs live on {', '.join(sorted(elsewhere))}, not on {device}: calls may copy them")
+    return warnings
 
 
 def output_warnings(output: Any) -> list[str]:

@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from tuiperf.api.devices import use_devices
 from tuiperf.api.step import DONATED_HINT, Carrier
 from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.common.units import format_ns
 from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, measure_breakdowns
-from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment
+from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment, run_devices
 from tuiperf.measuring.guard import Subject, check_equivalence, describe
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.profiling import PROFILE_SECONDS, profile_call
@@ -175,7 +176,9 @@ class Run:
                 source_sha256=self.scenario.source_sha256 or None,
             ),
             params=self.params,
-            device=DeviceInfo(**describe_device(self.device, all_devices().index(self.device))),
+            device=DeviceInfo(
+                **describe_device(self.device, all_devices().index(self.device)), count=len(run_devices(self.device))
+            ),
             options=RunOptions(
                 dispatch=dispatch_mode(self.device),
                 samples=request.samples,
@@ -267,6 +270,7 @@ class Run:
                 header,
             )
         )
+        use_devices(run_devices(self.device))
         with jax.default_device(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)

@@ -9,8 +9,18 @@ if TYPE_CHECKING:
     from tuiperf.results.model import ProcessMemory, ProgramMemory
 
 
+def devices_of(compiled: Any) -> int:
+    """How many devices a compiled program runs on (one per shard of an SPMD program)."""
+    compiled = getattr(compiled, "compiled", compiled)
+    try:
+        return max(1, len(compiled.runtime_executable().local_devices()))
+    except Exception:  # noqa: BLE001 - wrappers without a runtime executable run on one device
+        return 1
+
+
 def flops_of(compiled: Any) -> float | None:
-    """XLA's FLOP count from ``cost_analysis()`` of a jax or equinox compiled object."""
+    """XLA's FLOP count from ``cost_analysis()`` of a jax or equinox compiled object, over every device
+    the program runs on (XLA counts one device's share of a sharded program)."""
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
     try:
         analysis = compiled.cost_analysis()
@@ -19,7 +29,9 @@ def flops_of(compiled: Any) -> float | None:
     if isinstance(analysis, list | tuple):
         analysis = analysis[0] if analysis else None
     flops = analysis.get("flops") if isinstance(analysis, dict) else None
-    return float(flops) if flops is not None and math.isfinite(flops) and flops >= 0 else None
+    if flops is None or not math.isfinite(flops) or flops < 0:
+        return None
+    return float(flops) * devices_of(compiled)
 
 
 def count_params(tree: Any) -> int | None:
@@ -32,8 +44,8 @@ def count_params(tree: Any) -> int | None:
 
 
 def memory_of(compiled: Any, of: str = "call") -> ProgramMemory | None:
-    """XLA's memory figures for a compiled program (``memory_analysis()``), or None where the backend
-    or the wrapper gives none."""
+    """XLA's memory figures for a compiled program (``memory_analysis()``: per device for a sharded
+    program), or None where the backend or the wrapper gives none."""
     from tuiperf.results.model import ProgramMemory
 
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
@@ -61,6 +73,7 @@ def memory_of(compiled: Any, of: str = "call") -> ProgramMemory | None:
         generated_code=code,
         peak=peak or None,
         of=of,
+        devices=devices_of(compiled),
     )
 
 

@@ -30,13 +30,17 @@ Role = Literal["loader", "devices", "measuring"]
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-def process_environment(role: Role, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a process of ``role`` starts with, from ``base`` (this process's by default)."""
+def process_environment(role: Role, base: Mapping[str, str] | None = None, cpu_devices: int = 1) -> dict[str, str]:
+    """The environment a process of ``role`` starts with, from ``base`` (this process's by default);
+    a measuring process for ``--devices N`` gets N host devices (JAX_NUM_CPU_DEVICES)."""
     env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if role == "loader":
         env["JAX_PLATFORMS"] = "cpu"
-    elif not any(name in env for name in ALLOCATOR_VARIABLES):
+        return env
+    if not any(name in env for name in ALLOCATOR_VARIABLES):
         env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    if cpu_devices > 1:
+        env["JAX_NUM_CPU_DEVICES"] = str(cpu_devices)
     return env

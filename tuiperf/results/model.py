@@ -96,8 +96,9 @@ class CompileStagesMs(Struct):
 
 class ProgramMemory(Struct):
     """What XLA says one compiled program needs, in bytes (``Compiled.memory_analysis()``): the same on
-    every platform, known before the first call. ``of`` says whose program it is: the call's own
-    ("call"), or its jit level's when the call's wrapper offers no ahead-of-time API ("jit level")."""
+    every platform, known before the first call; per device for a program sharded over several. ``of``
+    says whose program it is: the call's own ("call"), or its jit level's when the call's wrapper
+    offers no ahead-of-time API ("jit level")."""
 
     arguments: int
     outputs: int
@@ -106,6 +107,7 @@ class ProgramMemory(Struct):
     generated_code: int
     peak: int | None = None  # XLA's own estimate of the program's peak, where the backend gives one
     of: str = "call"
+    devices: int = 1  # a sharded program's figures are per device
 
     @property
     def total(self) -> int:
@@ -216,6 +218,7 @@ class DeviceInfo(Struct):
     platform: str = ""
     kind: str = ""
     index: int | None = None
+    count: int = 1  # devices of this platform the run could use (tuiperf.devices, --devices N)
 
 
 class RunOptions(Struct):
