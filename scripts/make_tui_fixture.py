@@ -28,10 +28,10 @@ def main() -> None:
     set_dispatch("sync")
     runner = InProcessRunner([str(SCENARIOS)])
     catalog = runner.catalog()
-    catalog["scenarios"] = [s for s in catalog["scenarios"] if s["id"] == "tiny-sin"]
-    catalog["dirs"] = ["tests/tui/scenarios"]
-    for entry in [*catalog["scenarios"], *catalog["broken"]]:
-        entry["path"] = str(Path(entry["path"]).relative_to(ROOT))
+    catalog.scenarios = [s for s in catalog.scenarios if s.id == "tiny-sin"]
+    catalog.dirs = ["tests/tui/scenarios"]
+    for entry in [*catalog.scenarios, *catalog.broken]:
+        entry.path = str(Path(entry.path).relative_to(ROOT))
     result = runner.run(RunRequest(scenario="tiny-sin", samples=400, dispatch="sync"))
     sweep = runner.run(
         RunRequest(
@@ -41,7 +41,7 @@ def main() -> None:
     for run in (result, sweep, *sweep.points):  # no absolute paths of this machine in the fixture
         run.scenario.path = str(Path(run.scenario.path).relative_to(ROOT))
     fixture = {
-        "catalog": catalog,
+        "catalog": msgspec.to_builtins(catalog),
         "devices": runner.devices(),
         "result": msgspec.to_builtins(result),
         "sweep": msgspec.to_builtins(sweep),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tuiperf.contract.catalog import decode, encode
 from tuiperf.contract.events import SamplesAdded
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import LOG_CAP_BYTES
@@ -59,13 +60,13 @@ EXPECTED = {
 
 def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_loads(hostile_catalog):
     _, catalog, _ = hostile_catalog
-    errors = {Path(b["path"]).name: b["error"] for b in catalog["broken"]}
+    errors = {Path(b.path).name: b.error for b in catalog.broken}
     for name, reason in EXPECTED.items():
         assert reason in errors.get(name, ""), (name, errors.get(name))
-    ids = {s["id"] for s in catalog["scenarios"]}
+    ids = {s.id for s in catalog.scenarios}
     assert {"dispatch-floor", "mlp-closure-vs-argument", "prints", "spins"} <= ids  # built-ins and good files
-    assert len({b["id"] for b in catalog["broken"]}) == len(catalog["broken"])  # a_b and a-b kept apart
-    json.dumps(catalog)  # plain data
+    assert len({b.id for b in catalog.broken}) == len(catalog.broken)  # a_b and a-b kept apart
+    assert decode(encode(catalog)) == catalog  # plain data, and it reads back
 
 
 def test_a_run_imports_only_its_own_scenario(hostile_catalog):

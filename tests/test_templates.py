@@ -52,8 +52,8 @@ def test_a_user_copy_of_a_builtin_shadows_it_and_says_so(tmp_path, monkeypatch):
     copy = tmp_path / "dispatch_floor.py"
     shutil.copy(builtin_dir() / "dispatch_floor.py", copy)
     described = load_catalog().describe()
-    entry = next(s for s in described["scenarios"] if s["id"] == "dispatch-floor")
-    assert entry["origin"] == "shadows built-in" and entry["path"] == str(copy)
-    assert entry["shadows"] == str(builtin_dir() / "dispatch_floor.py") and described["broken"] == []
-    others = [s["origin"] for s in described["scenarios"] if s["id"] != "dispatch-floor"]
+    entry = described.scenario("dispatch-floor")
+    assert entry is not None and entry.origin == "shadows built-in" and entry.path == str(copy)
+    assert entry.shadows == str(builtin_dir() / "dispatch_floor.py") and described.broken == []
+    others = [s.origin for s in described.scenarios if s.id != "dispatch-floor"]
     assert others and set(others) == {"built-in"}

@@ -2,6 +2,7 @@
 
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ def worker(fixture_dir):
 
 def test_catalog_devices_and_a_run(worker):
     catalog = worker.catalog()
-    assert {"tiny", "unfair", "dispatch-floor"} <= {s["id"] for s in catalog["scenarios"]}
+    assert {"tiny", "unfair", "dispatch-floor"} <= {s.id for s in catalog.scenarios}
     assert worker.devices()[0]["id"] == "cpu:0"
     doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=20, dispatch="sync", profile=False))
     assert doc.variants[0].ok and len(doc.variants[0].samples_ns) == 20
@@ -121,7 +122,7 @@ def main():
     from tuiperf.processes.runner import WorkerRunner
     runner = WorkerRunner("sync")
     try:
-        count = len(runner.catalog()["scenarios"])
+        count = len(runner.catalog().scenarios)
     finally:
         runner.close()
     sys.__stdout__.write(f"{count}\n")
@@ -137,7 +138,9 @@ def test_worker_starts_while_stdio_is_captured(tmp_path):
 
     script = tmp_path / "start_under_capture.py"
     script.write_text(STARTS_UNDER_CAPTURED_STDERR)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    root = str(Path(__file__).resolve().parent.parent)  # this checkout's tuiperf, not an installed one
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) >= 6
 

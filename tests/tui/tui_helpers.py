@@ -120,7 +120,7 @@ async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> Any:
         assert main.setup.select(scenario)
         await wait_until(
             pilot,
-            lambda: main.setup.scenario and main.setup.scenario["id"] == scenario and main.setup.form.specs,
+            lambda: main.setup.scenario and main.setup.scenario.id == scenario and main.setup.form.specs,
             what="scenario form",
         )
         await pilot.pause()

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.results.model import RunResult
 
@@ -73,10 +74,10 @@ def check_options(request: RunRequest) -> None:
 
 
 class Runner(Protocol):
-    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
-        """``Catalog.describe()``: scenarios (id, title, question, params, variants) and broken files."""
+    def catalog(self, scenario_dirs: list[str] | None = None) -> Catalog:
+        """Every scenario (id, title, question, params, variants) and every file that is broken."""
 
-    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         """The last catalog of these folders if no file changed since (instant; None when unknown)."""
 
     def devices(self) -> list[dict[str, Any]]:

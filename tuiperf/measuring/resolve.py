@@ -59,10 +59,7 @@ def load_scenario(request: RunRequest) -> Scenario:
     try:
         scenario = load_file(Path(request.scenario_path))
     except BrokenScenarioError as exc:
-        broken = exc.broken
-        raise ScenarioError(
-            broken.message, where=f"{broken.path}:{broken.line}" if broken.line else broken.path
-        ) from None
+        raise ScenarioError(exc.broken.error, where=exc.broken.where) from None
     if scenario.id != request.scenario:
         raise ScenarioError(f"{request.scenario_path} now defines {scenario.id!r}, not {request.scenario!r}")
     return scenario

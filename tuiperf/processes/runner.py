@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.common.errors import ScenarioError, TuiperfError, UnknownScenario, WorkerCrashed
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.request import DEFAULT_DISPATCH, DISPATCH_MODES, RunRequest
 from tuiperf.processes.process import Child, ChildStopped
@@ -74,7 +75,7 @@ class WorkerRunner:
         self._spare: Child | None = None
         self._loader: Child | None = None
         self._lock = threading.Lock()
-        self._catalogs: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._catalogs: dict[tuple[str, ...], Catalog] = {}
 
     # -- processes -----------------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -143,7 +144,7 @@ class WorkerRunner:
         self._measuring = self._spare = self._loader = None
 
     # -- the Runner interface -------------------------------------------------------------------------
-    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+    def catalog(self, scenario_dirs: list[str] | None = None) -> Catalog:
         from tuiperf.catalog import cache as catalog_cache
         from tuiperf.processes import loader
 
@@ -156,7 +157,7 @@ class WorkerRunner:
         catalog_cache.store(dirs, described)
         return described
 
-    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         """The last catalog of these folders if no file changed since (no process started)."""
         from tuiperf.catalog import cache as catalog_cache
 
@@ -206,18 +207,17 @@ class WorkerRunner:
             self._catalogs.get(key) or self.cached_catalog(request.scenario_dirs) or self.catalog(request.scenario_dirs)
         )
         self._catalogs[key] = described
-        entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
-        if entry is None or not Path(entry["path"]).is_file():
+        entry = described.scenario(request.scenario)
+        if entry is None or not Path(entry.path).is_file():
             described = self.catalog(request.scenario_dirs)  # a new or renamed file: look again
-            entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
+            entry = described.scenario(request.scenario)
         if entry is None:
-            broken = next((b for b in described["broken"] if b["id"] == request.scenario), None)
+            broken = described.load_error(request.scenario)
             if broken is not None:
-                where = f"{broken['path']}:{broken['line']}" if broken["line"] else broken["path"]
-                raise ScenarioError(broken["error"], where=where)
-            known = ", ".join(sorted(s["id"] for s in described["scenarios"])) or "none"
+                raise ScenarioError(broken.error, where=broken.where)
+            known = ", ".join(sorted(s.id for s in described.scenarios)) or "none"
             raise UnknownScenario(f"no scenario {request.scenario!r} (known: {known})")
-        return str(entry["path"])
+        return entry.path
 
     def _run_once(
         self,

@@ -23,7 +23,8 @@ TRACE_TIMEOUT_S = 600
 
 def trace_command(screen: MainScreen, out: Path) -> list[str]:
     request = screen.setup.request(screen.shell.scenario_dirs)  # raises ParamError for a bad form
-    variants = request.variants or [v["name"] for v in (screen.setup.scenario or {}).get("variants", [])]
+    chosen = screen.setup.scenario
+    variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
     if not variants:
         raise TuiperfError("choose a variant to trace")
     command = [sys.executable, "-m", "tuiperf", "trace", request.scenario, "--variant", variants[0]]

@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static,
 
 from tuiperf.api.params import Float, Int
 from tuiperf.common.errors import ParamError
+from tuiperf.contract.catalog import VariantEntry
 from tuiperf.contract.request import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.param_form import ParamValidator
@@ -73,12 +74,12 @@ class RunOptions(Vertical):
             yield Button("Sweep  w", id="sweep-button", compact=True)
             yield Button("Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True)
 
-    def set_variants(self, variants: list[dict[str, Any]]) -> None:
+    def set_variants(self, variants: list[VariantEntry]) -> None:
         sl = self.query_one("#variants", SelectionList)
         sl.clear_options()
         for v in variants:
-            label = v["name"] if v.get("equivalent", True) else f"{v['name']} (computes something else)"
-            sl.add_option((label, v["name"], True))
+            label = v.name if v.equivalent else f"{v.name} (computes something else)"
+            sl.add_option((label, v.name, True))
         self._check_variants()
 
     def set_devices(self, devices: list[dict[str, Any]]) -> None:
