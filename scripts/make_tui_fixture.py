@@ -22,6 +22,7 @@ OUT = ROOT / "tests" / "tui" / "fixtures" / "tiny_sin.json"
 
 def main() -> None:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
     from tuiperf.measuring.inprocess import InProcessRunner, set_dispatch
 
@@ -32,10 +33,12 @@ def main() -> None:
     catalog.dirs = ["tests/tui/scenarios"]
     for entry in [*catalog.scenarios, *catalog.broken]:
         entry.path = str(Path(entry.path).relative_to(ROOT))
-    result = runner.run(RunRequest(scenario="tiny-sin", samples=400, dispatch="sync"))
+    result = runner.run(RunRequest(scenario="tiny-sin", settings=RunSettings(samples=400, dispatch="sync")))
     sweep = runner.run(
         RunRequest(
-            scenario="tiny-sin", samples=100, dispatch="sync", profile=False, sweep=("size", ["8", "256", "4096"])
+            scenario="tiny-sin",
+            sweep=("size", ["8", "256", "4096"]),
+            settings=RunSettings(samples=100, dispatch="sync", profile=False),
         )
     )
     for run in (result, sweep, *sweep.points):  # no absolute paths of this machine in the fixture

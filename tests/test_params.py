@@ -95,10 +95,15 @@ def test_declarations_take_only_the_default_positionally():
 
 
 def test_a_scenario_check_rejects_values_that_do_not_fit_together(runner):
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
 
     with pytest.raises(ParamError, match="padding: 3 must be at most kernel-1 = 2"):
-        runner.run(RunRequest(scenario="conv-transpose-3d", params={"kernel": 3, "padding": 3}, dispatch="sync"))
+        runner.run(
+            RunRequest(
+                scenario="conv-transpose-3d", params={"kernel": 3, "padding": 3}, settings=RunSettings(dispatch="sync")
+            )
+        )
 
 
 def test_every_kind_survives_the_round_trip_through_the_catalog():

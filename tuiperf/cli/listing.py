@@ -14,9 +14,9 @@ from tuiperf.common.text import one_line
 def cmd_list(args: argparse.Namespace) -> int:
     """Scenario files are described by a loader process: one that exits, crashes or hangs at import is
     reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner(args.dispatch, args.scenarios)
+    runner = ProcessRunner(args.scenarios)
     try:
         catalog = runner.catalog()
     finally:

@@ -58,12 +58,15 @@ class InProcessRunner:
 
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
-        actual = set_dispatch(request.dispatch)
+        from tuiperf.contract import options
+
+        options.check(request.settings)  # before the dispatch mode is fixed with it
+        actual = set_dispatch(request.settings.dispatch)
         result = execute(request, on_event or (lambda event: None), cancel or threading.Event(), on_turn)
-        if actual != request.dispatch:
+        if actual != request.settings.dispatch:
             result.warnings.append(
-                f"asked for {request.dispatch} dispatch, but this process was already "
-                f"running in {actual} mode (use the worker runner to switch)"
+                f"asked for {request.settings.dispatch} dispatch, but this process was already "
+                f"running in {actual} mode (a ProcessRunner measures each dispatch mode in its own process)"
             )
         return result
 

@@ -26,7 +26,7 @@ def load_isolated(
 ) -> Catalog:
     """The catalog of ``extra_dirs`` (plus the built-ins), described by ``child()`` processes;
     ``drop()`` discards the current one after a file harmed it."""
-    from tuiperf.processes.process import ChildStopped
+    from tuiperf.processes.process import ProcessStopped
 
     dirs = scenario_dirs(extra_dirs)
     files, broken = discover(dirs)
@@ -34,7 +34,7 @@ def load_isolated(
     for path in files:
         try:
             answer = child().request("describe_file", str(path), timeout_s=timeout_s)
-        except ChildStopped as stop:
+        except ProcessStopped as stop:
             how = stop.how.replace(
                 f"did not return within {timeout_s:g} s", f"did not finish importing within {timeout_s:g} s"
             )

@@ -28,7 +28,7 @@ def trace_command(screen: MainScreen, out: Path) -> list[str]:
     if not variants:
         raise TuiperfError("choose a variant to trace")
     command = [sys.executable, "-m", "tuiperf", "trace", request.scenario, "--variant", variants[0]]
-    command += ["--calls", str(TRACE_CALLS), "--out", str(out), "--dispatch", request.dispatch]
+    command += ["--calls", str(TRACE_CALLS), "--out", str(out), "--dispatch", request.settings.dispatch]
     command += [f"--set={name}={value}" for name, value in request.params.items()]
     command += [arg for d in screen.shell.scenario_dirs for arg in ("--scenarios", d)]
     return command + (["--device", request.device] if request.device else [])

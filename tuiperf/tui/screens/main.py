@@ -74,7 +74,8 @@ def run_header(request: RunRequest) -> str:
     params = " ".join(f"{k}={v}" for k, v in request.params.items())
     sweep = f" · sweep {request.sweep[0]}" if request.sweep else ""
     return one_line(
-        f"{request.scenario} · {request.device or 'first device'} · {request.dispatch} dispatch · {params}{sweep}"
+        f"{request.scenario} · {request.device or 'first device'} · "
+        f"{request.settings.dispatch} dispatch · {params}{sweep}"
     )
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, SelectionList
+from textual.widgets import Label, Select, SelectionList
 
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
@@ -84,12 +84,7 @@ class SetupPanel(Vertical):
 
     def apply_launch(self, launch: LaunchOptions) -> None:
         """The run options of ``launch`` now; its parameter values when its scenario is selected."""
-        if launch.budget_s is not None:
-            self.options.query_one("#budget", Input).value = f"{launch.budget_s:g}"
-        if launch.samples is not None:
-            self.options.query_one("#samples", Input).value = str(launch.samples)
-        if launch.dispatch:
-            self.options.query_one("#dispatch", Select).value = launch.dispatch
+        self.options.set_settings(launch.settings)
         if launch.device:
             self.options.query_one("#device", Select).value = launch.device
         if launch.scenario:
@@ -171,11 +166,9 @@ class SetupPanel(Vertical):
             params=params,
             variants=self.options.variants,
             device=self.options.device,
-            dispatch=self.options.dispatch,
-            samples=self.options.samples(),
-            budget_s=self.options.budget_s(),
             sweep=sweep,
             scenario_dirs=list(scenario_dirs),
             # A broken file's last good version runs from its copy (see tuiperf.catalog.last_good).
             scenario_path=self.scenario.path if self.scenario.last_good is not None else None,
+            settings=self.options.settings(),
         )
