@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
-from tuiperf.processes.runner import WorkerRunner
+from tuiperf.processes.runner import ProcessRunner
 
 CASES = [
     ("dispatch-floor", {}, ["jax.jit"]),
@@ -25,11 +26,14 @@ CASES = [
 
 
 def measure(scenario: str, params: dict, variants: list[str], dispatch: str, budget: float) -> dict:
-    runner = WorkerRunner(dispatch)
+    runner = ProcessRunner()
     try:
         result = runner.run(
             RunRequest(
-                scenario=scenario, params=params, variants=variants, dispatch=dispatch, budget_s=budget, profile=False
+                scenario=scenario,
+                params=params,
+                variants=variants,
+                settings=RunSettings(dispatch=dispatch, budget_s=budget, profile=False),
             )
         )
     finally:

@@ -89,14 +89,18 @@ def in_fresh_process(script: str, scenario: str, params: dict, variant: str, dis
 
 
 def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, budget: float) -> float:
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner(dispatch)  # a fresh worker process per measurement, like the plain loop
+    runner = ProcessRunner()  # a fresh worker process per measurement, like the plain loop
     try:
         doc = runner.run(
             RunRequest(
-                scenario=scenario, params=params, variants=[variant], dispatch=dispatch, budget_s=budget, profile=False
+                scenario=scenario,
+                params=params,
+                variants=[variant],
+                settings=RunSettings(dispatch=dispatch, budget_s=budget, profile=False),
             )
         )
     finally:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
-from tuiperf.processes.runner import WorkerRunner
+from tuiperf.processes.runner import ProcessRunner
 from tuiperf.results.model import RunResult
 from tuiperf.results.stats import format_ns
 
@@ -45,7 +46,7 @@ def main() -> None:
     parser.add_argument("--dispatch", default="sync", choices=("sync", "async"))
     parser.add_argument("--budget", type=float, default=3.0)
     args = parser.parse_args()
-    runner = WorkerRunner(args.dispatch)
+    runner = ProcessRunner()
     env = None
     print("| scenario | parameters | median per call | guard |")
     print("|---|---|---|---|")
@@ -53,7 +54,9 @@ def main() -> None:
         for scenario, params in RUNS:
             doc = runner.run(
                 RunRequest(
-                    scenario=scenario, params=params, dispatch=args.dispatch, budget_s=args.budget, profile=False
+                    scenario=scenario,
+                    params=params,
+                    settings=RunSettings(dispatch=args.dispatch, budget_s=args.budget, profile=False),
                 )
             )
             env = env or doc.env

@@ -132,12 +132,15 @@ async def textual_floor() -> float:
 
 
 async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.contract.options import RunSettings
+    from tuiperf.processes.runner import ProcessRunner
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.launch import LaunchOptions
 
-    runner = WorkerRunner(spare=True)
-    app = TuiperfApp(runner, launch=LaunchOptions(scenario=scenario, budget_s=budget), freeze_gc=True)
+    runner = ProcessRunner(spare=True)
+    app = TuiperfApp(
+        runner, launch=LaunchOptions(scenario=scenario, settings=RunSettings(budget_s=budget)), freeze_gc=True
+    )
     lags: dict[str, list[float]] = {"idle": [], "run": [], "sweep": []}
     phase = ["idle"]
     try:
@@ -239,14 +242,17 @@ def big_result_figures(encoded: bytes) -> dict[str, float]:
 
 
 def measuring_memory(runs: int = 20) -> list[float]:
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner("sync")
+    runner = ProcessRunner()
     sizes = []
     try:
         for _ in range(runs):
-            runner.run(RunRequest(scenario="mlp-closure-vs-argument", budget_s=0.3, profile=False))
+            runner.run(
+                RunRequest(scenario="mlp-closure-vs-argument", settings=RunSettings(budget_s=0.3, profile=False))
+            )
             child = runner._measuring  # the same process is reused for the same file and dispatch
             assert child is not None
             sizes.append(rss_mb(child.process.pid))

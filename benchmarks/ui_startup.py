@@ -70,7 +70,7 @@ print(json.dumps(report))
 TUIPERF = (
     FRAME_HOOK
     + r"""
-from tuiperf.processes.runner import WorkerRunner
+from tuiperf.processes.runner import ProcessRunner
 from tuiperf.tui.app import TuiperfApp
 
 
@@ -85,7 +85,7 @@ async def first_frame(pilot):
     report["frameworks_in_ui"] = sorted(m for m in ("jax", "jaxlib", "equinox", "flax", "numpy") if m in sys.modules)
     pilot.app.exit()
 
-runner = WorkerRunner(spare=True)  # as tuiperf.tui.app.main builds it (the spare starts after the loader)
+runner = ProcessRunner(spare=True)  # as tuiperf.tui.app.main builds it (the spare starts after the loader)
 try:
     TuiperfApp(runner, freeze_gc=True).run(headless=True, size=(120, 40), auto_pilot=first_frame)
 finally:

@@ -130,8 +130,9 @@ def check_tests(lines: list[str]) -> None:
 
 def check_memory(lines: list[str]) -> None:
     """After each step, only the process tuiperf is measuring in may hold GPU memory."""
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
     lines += ["## GPU memory held by tuiperf's processes", ""]
     if gpu_holders() is None:
@@ -139,7 +140,7 @@ def check_memory(lines: list[str]) -> None:
         return
     fixtures = str(ROOT / "tests" / "fixtures" / "scenarios")
 
-    def held(step: str, runner: WorkerRunner) -> None:
+    def held(step: str, runner: ProcessRunner) -> None:
         time.sleep(1.0)  # let the driver notice an ended process
         holders = gpu_holders() or {}
         current = runner._measuring.process.pid if runner._measuring and runner._measuring.alive else None
@@ -147,19 +148,21 @@ def check_memory(lines: list[str]) -> None:
         verdict = "ok" if not stray else f"FAILED: {stray} (MiB) held by processes tuiperf no longer uses"
         lines.append(f"- {step}: measuring process {current} holds {holders.get(current or -1, 0)} MiB; {verdict}")
 
-    runner = WorkerRunner("sync", [fixtures], spare=True)
+    runner = ProcessRunner([fixtures], spare=True)
     try:
-        tiny = RunRequest(scenario="tiny", device="gpu", samples=50, profile=False)
+        tiny = RunRequest(scenario="tiny", device="gpu", settings=RunSettings(samples=50, profile=False))
         runner.run(tiny)
         runner.run(tiny)
         held("two runs back to back", runner)
-        runner.run(RunRequest(scenario="steps", device="gpu", samples=20, profile=False))
+        runner.run(RunRequest(scenario="steps", device="gpu", settings=RunSettings(samples=20, profile=False)))
         held("the spare taking over (another scenario)", runner)
         cancel = threading.Event()
         threading.Timer(1.5, cancel.set).start()
-        cancelled = runner.run(RunRequest(scenario="tiny", device="gpu", budget_s=30, profile=False), cancel=cancel)
+        long = RunRequest(scenario="tiny", device="gpu", settings=RunSettings(budget_s=30, profile=False))
+        cancelled = runner.run(long, cancel=cancel)
         held(f"a cancelled run (partial: {cancelled.partial})", runner)
-        crashed = runner.run(RunRequest(scenario="tiny", device="gpu", params={"abort_after": "100"}, samples=500))
+        aborting = dict(scenario="tiny", device="gpu", params={"abort_after": "100"})
+        crashed = runner.run(RunRequest(**aborting, settings=RunSettings(samples=500)))  # type: ignore[arg-type]
         held(f"a crashed run ({crashed.crash.how if crashed.crash else 'no crash'})", runner)
     finally:
         runner.close()

@@ -22,26 +22,29 @@ OUT = ROOT / "tests" / "tui" / "fixtures" / "tiny_sin.json"
 
 def main() -> None:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
     from tuiperf.measuring.inprocess import InProcessRunner, set_dispatch
 
     set_dispatch("sync")
     runner = InProcessRunner([str(SCENARIOS)])
     catalog = runner.catalog()
-    catalog["scenarios"] = [s for s in catalog["scenarios"] if s["id"] == "tiny-sin"]
-    catalog["dirs"] = ["tests/tui/scenarios"]
-    for entry in [*catalog["scenarios"], *catalog["broken"]]:
-        entry["path"] = str(Path(entry["path"]).relative_to(ROOT))
-    result = runner.run(RunRequest(scenario="tiny-sin", samples=400, dispatch="sync"))
+    catalog.scenarios = [s for s in catalog.scenarios if s.id == "tiny-sin"]
+    catalog.dirs = ["tests/tui/scenarios"]
+    for entry in [*catalog.scenarios, *catalog.broken]:
+        entry.path = str(Path(entry.path).relative_to(ROOT))
+    result = runner.run(RunRequest(scenario="tiny-sin", settings=RunSettings(samples=400, dispatch="sync")))
     sweep = runner.run(
         RunRequest(
-            scenario="tiny-sin", samples=100, dispatch="sync", profile=False, sweep=("size", ["8", "256", "4096"])
+            scenario="tiny-sin",
+            sweep=("size", ["8", "256", "4096"]),
+            settings=RunSettings(samples=100, dispatch="sync", profile=False),
         )
     )
     for run in (result, sweep, *sweep.points):  # no absolute paths of this machine in the fixture
         run.scenario.path = str(Path(run.scenario.path).relative_to(ROOT))
     fixture = {
-        "catalog": catalog,
+        "catalog": msgspec.to_builtins(catalog),
         "devices": runner.devices(),
         "result": msgspec.to_builtins(result),
         "sweep": msgspec.to_builtins(sweep),

@@ -2,7 +2,7 @@
 """Regenerate the README's screenshots: ``python scripts/screenshots.py [--only NAME] [--out DIR]``.
 
 Each picture is a real run of a built-in scenario in the explorer, headless, through the same
-measuring process the app uses (``WorkerRunner``). SVGs go to ``screenshots/``; a PNG is written beside
+measuring process the app uses (``ProcessRunner``). SVGs go to ``screenshots/``; a PNG is written beside
 each when the optional ``cairosvg`` is installed. Timings differ from machine to machine, of course.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tuiperf.contract.request import DEFAULT_DISPATCH  # noqa: E402
-from tuiperf.processes.runner import WorkerRunner  # noqa: E402
+from tuiperf.contract.options import DEFAULT_DISPATCH, DISPATCH_MODES, RunSettings  # noqa: E402
+from tuiperf.processes.runner import ProcessRunner  # noqa: E402
 from tuiperf.tui.screenshot import take_screenshot  # noqa: E402
 
 # name, scenario, params, tab, size, extra options
@@ -62,7 +62,7 @@ async def _until(pilot, condition, timeout_s: float = 60.0) -> None:
         await pilot.pause(0.05)
 
 
-def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 30)) -> list[Path]:
+def editor_shots(runner: ProcessRunner, out: Path, size: tuple[int, int] = (100, 30)) -> list[Path]:
     """The editor showing a save's error at its line, and the template picker (``n``)."""
     import asyncio
     import os
@@ -106,7 +106,7 @@ def editor_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (100, 
     return saved
 
 
-def history_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (120, 32)) -> list[Path]:
+def history_shots(runner: ProcessRunner, out: Path, size: tuple[int, int] = (120, 32)) -> list[Path]:
     """The history screen (h) with two runs of filter-jit-overhead, and the second compared with the first."""
     import asyncio
     import tempfile
@@ -119,7 +119,7 @@ def history_shots(runner: WorkerRunner, out: Path, size: tuple[int, int] = (120,
     saved: list[Path] = []
 
     async def drive() -> None:
-        launch = LaunchOptions(scenario="filter-jit-overhead", budget_s=1.0)
+        launch = LaunchOptions(scenario="filter-jit-overhead", settings=RunSettings(budget_s=1.0))
         app = TuiperfApp(runner, screenshots_dir=out, launch=launch, history_path=history)
         async with app.run_test(size=size) as pilot:
             main = app.main
@@ -150,10 +150,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
     parser.add_argument("--only", action="append", help="name of one picture (repeatable)")
-    parser.add_argument("--dispatch", default=DEFAULT_DISPATCH, choices=("async", "sync"))
+    parser.add_argument("--dispatch", default=DEFAULT_DISPATCH, choices=DISPATCH_MODES)
     args = parser.parse_args()
     out = Path(args.out)
-    runner = WorkerRunner(args.dispatch)
+    runner = ProcessRunner()
     failed = 0
     try:
         for name, scenario, params, tab, size, extra in SHOTS:
@@ -162,6 +162,8 @@ def main() -> int:
             start = time.monotonic()
             outcome: dict = {}
             try:
+                extra = dict(extra)
+                settings = RunSettings(dispatch=args.dispatch, budget_s=extra.pop("budget_s"))
                 take_screenshot(
                     runner,
                     scenario,
@@ -169,7 +171,7 @@ def main() -> int:
                     params,
                     tab,
                     size,
-                    dispatch=args.dispatch,
+                    settings=settings,
                     outcome=outcome,
                     **extra,
                 )

@@ -38,11 +38,11 @@ def test_broken_files_are_reported_with_file_line_and_message(tmp_path):
     assert "good" in catalog.scenarios
     broken = {Path(b.path).name: b for b in catalog.broken}
     assert set(broken) == {"syntax.py", "imports.py", "declares.py", "novariants.py", "noscenario.py"}
-    assert broken["syntax.py"].line == 1 and "SyntaxError" in broken["syntax.py"].message
-    assert broken["imports.py"].line == 1 and "ModuleNotFoundError" in broken["imports.py"].message
-    assert broken["declares.py"].line == 3 and "n: default 0 is below the minimum 1" in broken["declares.py"].message
-    assert "declares no variants" in broken["novariants.py"].message
-    assert "must define `scenario = Scenario(...)`" in broken["noscenario.py"].message
+    assert broken["syntax.py"].line == 1 and "SyntaxError" in broken["syntax.py"].error
+    assert broken["imports.py"].line == 1 and "ModuleNotFoundError" in broken["imports.py"].error
+    assert broken["declares.py"].line == 3 and "n: default 0 is below the minimum 1" in broken["declares.py"].error
+    assert "declares no variants" in broken["novariants.py"].error
+    assert "must define `scenario = Scenario(...)`" in broken["noscenario.py"].error
     with pytest.raises(ScenarioError, match=r"syntax\.py:1"):
         catalog.get("syntax")
     with pytest.raises(UnknownScenario, match=r"known: .*good"):

@@ -184,11 +184,12 @@ def test_any_variant_can_be_the_baseline_with_a_confidence_interval():
 
 def test_options_before_the_command_are_honoured(fixture_dir):
     from tuiperf.cli import parse_args
+    from tuiperf.cli.measure import request_from
 
     args = parse_args(["--dispatch", "async", "--scenarios", "/a", "run", "tiny", "--scenarios", fixture_dir])
     assert args.dispatch == "async" and args.scenarios == ["/a", fixture_dir]
     assert parse_args(["run", "tiny", "--dispatch", "async"]).dispatch == "async"
-    assert parse_args(["run", "tiny"]).dispatch == "sync"  # the documented default
+    assert request_from(parse_args(["run", "tiny"])).settings.dispatch == "sync"  # the documented default
     assert parse_args(["--scenarios", "/x", "list"]).scenarios == ["/x"]
     app = parse_args(["--dispatch", "async", "mlp-closure-vs-argument", "--set", "batch=2"])
     assert (app.command, app.scenario, app.dispatch, app.set) == (
@@ -237,8 +238,10 @@ def test_a_piped_report_keeps_every_median_with_its_unit(fixture_dir, tmp_path):
     [
         (["--json", ""], "the output path is empty"),
         (["--json", "."], "is a folder"),
-        (["--budget", "nan"], "budget must be a positive number"),
-        (["--samples", "2000000"], "samples must be between 1 and 1,000,000"),
+        (["--budget", "nan"], "budget: 'nan' is not a finite number"),
+        (["--samples", "2000000"], "samples: 2000000 is above the maximum 1000000"),
+        (["--timeout", "0"], "timeout: 0.0 is below the minimum"),
+        (["--dispatch", "fast"], "dispatch: 'fast' is not one of the choices"),
         (["--set", "size=2**99999"], "is not an integer literal"),
         (["--variants", "a,,b"], "empty variant name"),
     ],

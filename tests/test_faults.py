@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tuiperf.contract.catalog import decode, encode
 from tuiperf.contract.events import SamplesAdded
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import LOG_CAP_BYTES
-from tuiperf.processes.runner import WorkerRunner
+from tuiperf.processes.runner import ProcessRunner
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 
@@ -36,7 +38,7 @@ def hostile_dir(tmp_path_factory):
 def hostile_catalog(hostile_dir, tmp_path_factory):
     markers = tmp_path_factory.mktemp("markers")
     os.environ["TUIPERF_HOSTILE_MARKERS"] = str(markers)
-    runner = WorkerRunner("sync", [str(hostile_dir)], load_timeout_s=3)
+    runner = ProcessRunner([str(hostile_dir)], load_timeout_s=3)
     try:
         yield runner, runner.catalog(), markers
     finally:
@@ -59,18 +61,18 @@ EXPECTED = {
 
 def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_loads(hostile_catalog):
     _, catalog, _ = hostile_catalog
-    errors = {Path(b["path"]).name: b["error"] for b in catalog["broken"]}
+    errors = {Path(b.path).name: b.error for b in catalog.broken}
     for name, reason in EXPECTED.items():
         assert reason in errors.get(name, ""), (name, errors.get(name))
-    ids = {s["id"] for s in catalog["scenarios"]}
+    ids = {s.id for s in catalog.scenarios}
     assert {"dispatch-floor", "mlp-closure-vs-argument", "prints", "spins"} <= ids  # built-ins and good files
-    assert len({b["id"] for b in catalog["broken"]}) == len(catalog["broken"])  # a_b and a-b kept apart
-    json.dumps(catalog)  # plain data
+    assert len({b.id for b in catalog.broken}) == len(catalog.broken)  # a_b and a-b kept apart
+    assert decode(encode(catalog)) == catalog  # plain data, and it reads back
 
 
 def test_a_run_imports_only_its_own_scenario(hostile_catalog):
     runner, _, markers = hostile_catalog
-    result = runner.run(RunRequest(scenario="dispatch-floor", samples=20, profile=False))
+    result = runner.run(RunRequest(scenario="dispatch-floor", settings=RunSettings(samples=20, profile=False)))
     assert result.measured and not result.partial
     measuring_pid = runner._measuring.process.pid
     importers = {int(p.name.split("-")[1]) for p in markers.iterdir()}
@@ -93,7 +95,7 @@ def test_list_survives_the_folder_and_prints_valid_json(hostile_dir):
 
 @pytest.fixture
 def faults_runner(fixture_dir):
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     yield runner
     runner.close()
 
@@ -103,9 +105,7 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
         scenario="faults",
         variants=["ok", "hangs"],
         params={"hang_after": "12"},
-        samples=200,
-        profile=False,
-        timeout_s=1.0,
+        settings=RunSettings(samples=200, profile=False, timeout_s=1.0),
     )
     started = time.monotonic()
     result = faults_runner.run(request)
@@ -114,7 +114,9 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     assert result.crash.how == "did not return within 1 s" and result.crash.variant == "hangs"
     assert result.crash.phase == "sample"
     assert result.variant("ok").samples_ns  # what was streamed before is kept
-    again = faults_runner.run(RunRequest(scenario="faults", variants=["ok"], samples=10, profile=False))
+    again = faults_runner.run(
+        RunRequest(scenario="faults", variants=["ok"], settings=RunSettings(samples=10, profile=False))
+    )
     assert again.measured and not again.partial  # a fresh process took over
 
 
@@ -129,9 +131,7 @@ def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
         scenario="faults",
         variants=["ok", "hangs"],
         params={"hang_after": "12"},
-        samples=200,
-        profile=False,
-        timeout_s=None,
+        settings=RunSettings(samples=200, profile=False, timeout_s=None),
     )
     started = time.monotonic()
     result = faults_runner.run(request, on_event, cancel)
@@ -140,10 +140,13 @@ def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
 
 
 def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     try:
         request = RunRequest(
-            scenario="tiny", variants=["jax.jit", "flaky"], params={"abort_after": "30"}, samples=2000, profile=False
+            scenario="tiny",
+            variants=["jax.jit", "flaky"],
+            params={"abort_after": "30"},
+            settings=RunSettings(samples=2000, profile=False),
         )
         result = runner.run(request)
     finally:
@@ -156,7 +159,12 @@ def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
 
 def test_a_chatty_variant_cannot_fill_the_disk(faults_runner):
     result = faults_runner.run(
-        RunRequest(scenario="faults", variants=["chatty"], params={"chatty": "true"}, samples=10, profile=False)
+        RunRequest(
+            scenario="faults",
+            variants=["chatty"],
+            params={"chatty": "true"},
+            settings=RunSettings(samples=10, profile=False),
+        )
     )
     assert result.measured
     log = faults_runner._measuring.log_path
@@ -168,7 +176,7 @@ HANGING_RUN = """
 import sys
 from tuiperf.cli import main
 sys.exit(main(["run", "faults", "--scenarios", sys.argv[1], "--set", "hang_after=5", "--variants", "hangs",
-               "--samples", "100", "--timeout", "0", "--no-profile"]))
+               "--samples", "100", "--timeout", "none", "--no-profile"]))
 """
 
 
@@ -227,7 +235,7 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
             "--samples",
             "1000",
             "--timeout",
-            "0",
+            "none",
             "--no-profile",
             "--json",
             str(out),
@@ -262,12 +270,13 @@ def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fi
             time.sleep(0.05)
         cancel.set()
 
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     waiter = threading.Thread(target=cancel_once_hung)
     waiter.start()
     try:
+        settings = RunSettings(samples=200, profile=False)
         request = RunRequest(
-            scenario="faults", variants=["ok", "hangs"], params={"hang_after": "12"}, samples=200, profile=False
+            scenario="faults", variants=["ok", "hangs"], params={"hang_after": "12"}, settings=settings
         )
         result = runner.run(request, None, cancel)
     finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 
 pytestmark = [
@@ -19,15 +20,17 @@ GPU_FIXTURES = str(Path(__file__).parent / "fixtures" / "gpu")
 
 @pytest.fixture
 def gpu_runner(fixture_dir):
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner("sync", [fixture_dir, GPU_FIXTURES])
+    runner = ProcessRunner([fixture_dir, GPU_FIXTURES])
     yield runner
     runner.close()
 
 
 def test_a_gpu_run_is_recorded_as_async_with_device_memory(gpu_runner):
-    result = gpu_runner.run(RunRequest(scenario="tiny", device="gpu", samples=50, profile=False, dispatch="sync"))
+    result = gpu_runner.run(
+        RunRequest(scenario="tiny", device="gpu", settings=RunSettings(samples=50, profile=False, dispatch="sync"))
+    )
     assert result.device.platform in ("gpu", "cuda", "rocm")
     assert result.options.dispatch == "async" and result.env is not None and result.env.dispatch == "async"
     assert any("always dispatched asynchronously" in w for w in result.warnings)
@@ -37,7 +40,7 @@ def test_a_gpu_run_is_recorded_as_async_with_device_memory(gpu_runner):
 
 
 def test_a_variant_out_of_device_memory_fails_alone(gpu_runner):
-    result = gpu_runner.run(RunRequest(scenario="oom", device="gpu", samples=20, profile=False))
+    result = gpu_runner.run(RunRequest(scenario="oom", device="gpu", settings=RunSettings(samples=20, profile=False)))
     fits, too_big = result.variant("fits"), result.variant("too big")
     assert fits is not None and fits.measured
     assert too_big is not None and too_big.status == "failed"

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.environment import process_environment
 
@@ -42,9 +43,9 @@ def _environ_of(pid: int) -> dict[str, str]:
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to read a process's environment")
 def test_discovery_starts_its_loader_on_the_cpu_alone(fixture_dir):
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     try:
         catalog = runner.catalog()
         loader = runner._loader
@@ -52,22 +53,22 @@ def test_discovery_starts_its_loader_on_the_cpu_alone(fixture_dir):
         assert _environ_of(loader.process.pid)["JAX_PLATFORMS"] == "cpu"
     finally:
         runner.close()
-    assert any(entry["id"] == "tiny" for entry in catalog["scenarios"])
+    assert catalog.scenario("tiny") is not None
 
 
 def test_every_result_records_the_allocator_settings_its_process_ran_with(fixture_dir, monkeypatch):
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    request = dict(scenario="tiny", variants=["jax.jit"], samples=5, profile=False, dispatch="sync")
-    runner = WorkerRunner("sync", [fixture_dir])
+    request = RunRequest(scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=5, profile=False))
+    runner = ProcessRunner([fixture_dir])
     try:
-        default = runner.run(RunRequest(**request))  # type: ignore[arg-type]
+        default = runner.run(request)
     finally:
         runner.close()
     monkeypatch.setenv("XLA_PYTHON_CLIENT_MEM_FRACTION", ".2")
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     try:
-        chosen = runner.run(RunRequest(**request))  # type: ignore[arg-type]
+        chosen = runner.run(request)
     finally:
         runner.close()
     assert default.env is not None and default.env.allocator == {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
@@ -85,7 +86,9 @@ def test_the_dispatch_recorded_for_an_accelerator_is_async_whatever_the_cpu_sett
 
 
 def test_a_variants_memory_is_what_xla_says_its_program_needs(runner):
-    result = runner.run(RunRequest(scenario="tiny", params={"size": "1000"}, samples=5, profile=False))
+    result = runner.run(
+        RunRequest(scenario="tiny", params={"size": "1000"}, settings=RunSettings(samples=5, profile=False))
+    )
     plain = result.variant("jax.jit")
     filtered = result.variant("eqx.filter_jit")
     assert plain is not None and plain.memory is not None

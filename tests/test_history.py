@@ -205,11 +205,16 @@ TUIPERF_PACKAGES.append("tuiperf.processes")
 
 
 def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_path):
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
     from tuiperf.results.export import export
 
     for scenario, params in (("tiny", {"size": "4"}), ("steps", {})):
-        run = runner.run(RunRequest(scenario=scenario, params=params, samples=10, profile=False, dispatch="sync"))
+        run = runner.run(
+            RunRequest(
+                scenario=scenario, params=params, settings=RunSettings(samples=10, profile=False, dispatch="sync")
+            )
+        )
         script = tmp_path / f"{scenario}.py"
         script.write_text(export(run, "script"))
         block = "import sys; sys.modules.update(dict.fromkeys(" + repr(TUIPERF_PACKAGES) + "));"
@@ -226,13 +231,16 @@ def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_p
 def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner, tmp_path):
     import shutil
 
+    from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
     from tuiperf.measuring.inprocess import InProcessRunner
     from tuiperf.results.repro import script
 
     folder = tmp_path / "mine"
     shutil.copytree(__import__("pathlib").Path(__file__).parent / "fixtures" / "scenarios", folder)
-    run = InProcessRunner([str(folder)]).run(RunRequest(scenario="steps", samples=5, profile=False, dispatch="sync"))
+    run = InProcessRunner([str(folder)]).run(
+        RunRequest(scenario="steps", settings=RunSettings(samples=5, profile=False, dispatch="sync"))
+    )
     (folder / "steps.py").write_text((folder / "steps.py").read_text() + "\n# changed\n")
     with pytest.raises(TuiperfError, match="changed since this run"):
         script(run)

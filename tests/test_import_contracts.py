@@ -4,7 +4,7 @@ side, and that no modules import each other in a circle.
 
 The layers, from the bottom up (see ARCHITECTURE.md):
 
-    common  <-  api, results  <-  catalog, contract  <-  measuring | processes  <-  cli, tui
+    common  <-  api, results  <-  contract  <-  catalog  <-  measuring | processes  <-  cli, tui
 
 ``measuring`` runs only in a measuring process (it imports JAX); ``processes`` is the parent's side.
 """
@@ -23,8 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "common": set(),
     "api": {"common"},
     "results": {"common"},
-    "catalog": {"common"},
-    "contract": {"common", "results", "catalog", "api"},
+    "catalog": {"common", "contract"},
+    "contract": {"common", "results", "api"},
     "measuring": {"common", "api", "results", "catalog", "contract"},
     "processes": {"common", "results", "catalog", "contract"},
     "cli": {"common", "api", "results", "catalog", "contract", "processes", "tui"},

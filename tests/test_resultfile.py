@@ -24,7 +24,11 @@ V1 = Path(__file__).parent / "fixtures" / "results"
 def test_committed_schema_matches_the_model():
     """Fails when the model changes without `python scripts/gen_schema.py`."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "gen_schema.py"), "--check"], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, str(ROOT / "scripts" / "gen_schema.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # this checkout's model, not an installed tuiperf's
     )
     assert done.returncode == 0, done.stderr
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.loading import load_catalog
 
@@ -18,7 +19,11 @@ TINY = {
 
 
 def run(runner, scenario, params, **kwargs):
-    return runner.run(RunRequest(scenario=scenario, params=params, samples=5, profile=False, dispatch="sync", **kwargs))
+    return runner.run(
+        RunRequest(
+            scenario=scenario, params=params, **kwargs, settings=RunSettings(samples=5, profile=False, dispatch="sync")
+        )
+    )
 
 
 def test_every_builtin_scenario_is_covered():

@@ -7,6 +7,7 @@ import pytest
 
 from tuiperf.common.errors import DeviceError, ParamError
 from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 
 
@@ -14,7 +15,8 @@ def run(runner, scenario="tiny", **kwargs):
     events = []
     kwargs.setdefault("samples", 30)
     kwargs.setdefault("dispatch", "sync")
-    doc = runner.run(RunRequest(scenario=scenario, **kwargs), events.append)
+    settings = RunSettings(**{k: kwargs.pop(k) for k in list(kwargs) if k in RunSettings.__struct_fields__})
+    doc = runner.run(RunRequest(scenario=scenario, settings=settings, **kwargs), events.append)
     return doc, events
 
 
@@ -86,7 +88,9 @@ def test_cancel_keeps_partial_results(runner):
             cancel.set()
 
     doc = runner.run(
-        RunRequest(scenario="tiny", budget_s=30.0, variants=["jax.jit"], dispatch="sync"), on_event, cancel
+        RunRequest(scenario="tiny", variants=["jax.jit"], settings=RunSettings(budget_s=30.0, dispatch="sync")),
+        on_event,
+        cancel,
     )
     assert doc.partial and doc.warnings[0].startswith("partial result")
     assert 0 < len(variant(doc, "jax.jit").samples_ns) < 100_000
@@ -123,7 +127,7 @@ def test_sweep_reports_medians_and_slopes(runner):
 def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, message):
     events = []
     with pytest.raises(error, match=message.replace("(", r"\(")):
-        runner.run(RunRequest(scenario="tiny", dispatch="sync", **kwargs), events.append)
+        runner.run(RunRequest(scenario="tiny", **kwargs, settings=RunSettings(dispatch="sync")), events.append)
     assert events == []
 
 

@@ -18,6 +18,7 @@ import json, sys
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from tuiperf.api.scenario import Bench
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.inprocess import InProcessRunner, set_dispatch
 from tuiperf.measuring.prepare import place_inputs
@@ -33,7 +34,8 @@ warnings = place_inputs(bench, jax.devices()[0])
 out = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P("d")))(bench.args[0])
 blocker_for(out)(out)
 tiny = dict(devices=n, batch=4 * n, width=4, hidden=4 * n)
-result = InProcessRunner().run(RunRequest(scenario="sharded-step", params=tiny, samples=5, profile=False))
+quick = RunSettings(samples=5, profile=False)
+result = InProcessRunner().run(RunRequest(scenario="sharded-step", params=tiny, settings=quick))
 print(json.dumps(dict(
     placed_devices=len(bench.args[0].sharding.device_set),
     moved_to=str(list(bench.args[1].devices())[0]),

@@ -9,6 +9,7 @@ import pytest
 
 from tuiperf.api.step import GUARD_STEPS, Carrier, Step
 from tuiperf.common.errors import ScenarioError
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 
 
@@ -73,7 +74,10 @@ def test_inputs_and_a_pool_together_are_refused():
 
 
 def run_steps(runner, **params):
-    return runner.run(RunRequest(scenario="steps", samples=40, dispatch="sync", params=params), lambda event: None)
+    return runner.run(
+        RunRequest(scenario="steps", params=params, settings=RunSettings(samples=40, dispatch="sync")),
+        lambda event: None,
+    )
 
 
 def test_steps_train_while_timed_and_agree_with_and_without_donation(runner):

@@ -8,6 +8,7 @@ from tuiperf.catalog.folders import builtin_dir
 from tuiperf.catalog.templates import TEMPLATES, new_scenario
 from tuiperf.cli import main
 from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.inprocess import InProcessRunner
 from tuiperf.measuring.loading import load_catalog
@@ -24,7 +25,9 @@ def test_a_new_scenario_runs_with_every_variant_ok_and_the_guard_quiet(tmp_path,
     path = new_scenario("mine", tmp_path, template)
     assert path == tmp_path / "mine.py" and 'title="Mine"' in path.read_text()
     doc = InProcessRunner([str(tmp_path)]).run(
-        RunRequest(scenario="mine", params=TINY[template], samples=5, profile=False, dispatch="sync")
+        RunRequest(
+            scenario="mine", params=TINY[template], settings=RunSettings(samples=5, profile=False, dispatch="sync")
+        )
     )
     assert [v.name for v in doc.variants if not v.ok] == [] and len(doc.variants) == 2
     assert doc.equivalence.mismatches == [] and len(doc.equivalence.checked) == 2
@@ -52,10 +55,10 @@ def test_a_user_copy_of_a_builtin_shadows_it_and_says_so(tmp_path, monkeypatch):
     copy = tmp_path / "dispatch_floor.py"
     shutil.copy(builtin_dir() / "dispatch_floor.py", copy)
     described = load_catalog().describe()
-    entry = next(s for s in described["scenarios"] if s["id"] == "dispatch-floor")
-    assert entry["origin"] == "shadows built-in" and entry["path"] == str(copy)
-    assert entry["shadows"] == str(builtin_dir() / "dispatch_floor.py") and described["broken"] == []
-    others = [s["origin"] for s in described["scenarios"] if s["id"] != "dispatch-floor"]
+    entry = described.scenario("dispatch-floor")
+    assert entry is not None and entry.origin == "shadows built-in" and entry.path == str(copy)
+    assert entry.shadows == str(builtin_dir() / "dispatch_floor.py") and described.broken == []
+    others = [s.origin for s in described.scenarios if s.id != "dispatch-floor"]
     assert others and set(others) == {"built-in"}
 
 

@@ -3,19 +3,22 @@
 import pytest
 
 from tuiperf.common.errors import ParamError
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.trace import trace
 
 
 def test_a_trace_of_steady_state_calls_is_written(fixture_dir, tmp_path):
-    request = RunRequest(scenario="tiny", params={"size": "4"}, scenario_dirs=[fixture_dir], dispatch="sync")
+    request = RunRequest(
+        scenario="tiny", params={"size": "4"}, scenario_dirs=[fixture_dir], settings=RunSettings(dispatch="sync")
+    )
     files = trace(request, "jax.jit", tmp_path / "traces", calls=5)
     assert files and files[0].name.startswith("perfetto") and files[0].stat().st_size > 0
     assert all(path.is_relative_to(tmp_path / "traces") for path in files)
 
 
 def test_an_unknown_variant_or_no_calls_is_refused(fixture_dir, tmp_path):
-    request = RunRequest(scenario="tiny", scenario_dirs=[fixture_dir], dispatch="sync")
+    request = RunRequest(scenario="tiny", scenario_dirs=[fixture_dir], settings=RunSettings(dispatch="sync"))
     with pytest.raises(ParamError, match="unknown variant 'nope'"):
         trace(request, "nope", tmp_path)
     with pytest.raises(ParamError, match="at least 1"):
@@ -50,7 +53,9 @@ def test_device_activity_tells_host_bound_from_device_bound():
 def test_device_activity_does_not_apply_to_a_cpu_trace(fixture_dir, tmp_path):
     from tuiperf.results.device_activity import activity, load_trace
 
-    request = RunRequest(scenario="tiny", params={"size": "4"}, scenario_dirs=[fixture_dir], dispatch="sync")
+    request = RunRequest(
+        scenario="tiny", params={"size": "4"}, scenario_dirs=[fixture_dir], settings=RunSettings(dispatch="sync")
+    )
     files = trace(request, "jax.jit", tmp_path / "traces", calls=3)
     recorded = load_trace(files[0])
     marked = [e for e in recorded["traceEvents"] if e.get("name") == "tuiperf_call" and e.get("ph") == "X"]

@@ -2,34 +2,40 @@
 
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.events import RunFailed, SamplesAdded
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
-from tuiperf.processes.runner import WorkerRunner
+from tuiperf.processes.runner import ProcessRunner
 
 
 @pytest.fixture(scope="module")
 def worker(fixture_dir):
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     yield runner
     runner.close()
 
 
 def test_catalog_devices_and_a_run(worker):
     catalog = worker.catalog()
-    assert {"tiny", "unfair", "dispatch-floor"} <= {s["id"] for s in catalog["scenarios"]}
+    assert {"tiny", "unfair", "dispatch-floor"} <= {s.id for s in catalog.scenarios}
     assert worker.devices()[0]["id"] == "cpu:0"
-    doc = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=20, dispatch="sync", profile=False))
+    doc = worker.run(
+        RunRequest(
+            scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=20, dispatch="sync", profile=False)
+        )
+    )
     assert doc.variants[0].ok and len(doc.variants[0].samples_ns) == 20
     assert doc.env is not None and doc.env.dispatch == "sync"
 
 
 def test_user_errors_cross_the_pipe_with_their_message(worker):
     with pytest.raises(Exception, match="size: 0 is below the minimum 1") as info:
-        worker.run(RunRequest(scenario="tiny", params={"size": 0}, dispatch="sync"))
+        worker.run(RunRequest(scenario="tiny", params={"size": 0}, settings=RunSettings(dispatch="sync")))
     assert info.value.title == ParamError.title
 
 
@@ -41,7 +47,11 @@ def test_cancel_stops_the_worker_run(worker):
             cancel.set()
 
     doc = worker.run(
-        RunRequest(scenario="tiny", variants=["jax.jit"], budget_s=60, dispatch="sync", profile=False), on_event, cancel
+        RunRequest(
+            scenario="tiny", variants=["jax.jit"], settings=RunSettings(budget_s=60, dispatch="sync", profile=False)
+        ),
+        on_event,
+        cancel,
     )
     assert doc.partial and doc.variants[0].samples_ns
 
@@ -52,10 +62,7 @@ def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker
         scenario="tiny",
         variants=["jax.jit", "flaky"],
         params={"abort_after": 20_000},
-        samples=40_000,
-        budget_s=60,
-        dispatch="sync",
-        profile=False,
+        settings=RunSettings(samples=40_000, budget_s=60, dispatch="sync", profile=False),
     )
     doc = worker.run(request, events.append)
     assert doc.partial and doc.error and "SIGABRT" in doc.error
@@ -65,24 +72,36 @@ def test_a_crash_is_reported_with_partial_results_and_the_worker_restarts(worker
     kept = {v.name: v for v in doc.variants}
     assert kept["jax.jit"].samples_ns  # streamed samples survive the crash
     assert doc.env is not None  # the header sent ahead of the run fills the crash document
-    again = worker.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=10, dispatch="sync", profile=False))
+    again = worker.run(
+        RunRequest(
+            scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=10, dispatch="sync", profile=False)
+        )
+    )
     assert again.variants[0].ok and not again.partial
 
 
 def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
-    runner = WorkerRunner("sync", [fixture_dir])
+    runner = ProcessRunner([fixture_dir])
     try:
-        doc = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=5, dispatch="async", profile=False))
+        doc = runner.run(
+            RunRequest(
+                scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=5, dispatch="async", profile=False)
+            )
+        )
         assert doc.env is not None and doc.env.dispatch == "async"
     finally:
         runner.close()
 
 
-def _three_runs(runner: WorkerRunner) -> tuple[list[int], list[list[str]]]:
+def _three_runs(runner: ProcessRunner) -> tuple[list[int], list[list[str]]]:
     """The measuring process's pid before each of three runs of one file, and each run's warnings."""
     pids, warnings = [], []
     for _ in range(3):
-        doc = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], samples=5, dispatch="sync", profile=False))
+        doc = runner.run(
+            RunRequest(
+                scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=5, dispatch="sync", profile=False)
+            )
+        )
         assert doc.variants[0].ok
         assert runner._measuring is not None
         pids.append(runner._measuring.process.pid)
@@ -93,14 +112,14 @@ def _three_runs(runner: WorkerRunner) -> tuple[list[int], list[list[str]]]:
 def test_a_measuring_process_is_kept_until_it_outgrows_the_limit_and_the_run_after_says_so(fixture_dir):
     """The first reuse takes the process's size as its baseline; past the limit it is replaced, and
     the run measured in the new one says why (times differ more between processes than runs)."""
-    kept = WorkerRunner("sync", [fixture_dir])  # the default limit: one process for all three
+    kept = ProcessRunner([fixture_dir])  # the default limit: one process for all three
     try:
         pids, warnings = _three_runs(kept)
         assert len(set(pids)) == 1 and not any("fresh process" in w for ws in warnings for w in ws)
         assert kept._measuring is not None and kept._measuring.runs == 3 and kept._measuring.idle_mb is not None
     finally:
         kept.close()
-    retired = WorkerRunner("sync", [fixture_dir], retire_growth_mb=-1e9)  # any size is too much growth
+    retired = ProcessRunner([fixture_dir], retire_growth_mb=-1e9)  # any size is too much growth
     try:
         pids, warnings = _three_runs(retired)
         assert pids[0] == pids[1] != pids[2]  # run 2 set the baseline; run 3 found it grown
@@ -118,10 +137,10 @@ class CapturedStream(io.StringIO):  # what Textual installs while an app runs: n
         return -1
 def main():
     sys.stdout, sys.stderr = CapturedStream(), CapturedStream()
-    from tuiperf.processes.runner import WorkerRunner
-    runner = WorkerRunner("sync")
+    from tuiperf.processes.runner import ProcessRunner
+    runner = ProcessRunner()
     try:
-        count = len(runner.catalog()["scenarios"])
+        count = len(runner.catalog().scenarios)
     finally:
         runner.close()
     sys.__stdout__.write(f"{count}\n")
@@ -137,7 +156,9 @@ def test_worker_starts_while_stdio_is_captured(tmp_path):
 
     script = tmp_path / "start_under_capture.py"
     script.write_text(STARTS_UNDER_CAPTURED_STDERR)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    root = str(Path(__file__).resolve().parent.parent)  # this checkout's tuiperf, not an installed one
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) >= 6
 

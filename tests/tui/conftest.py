@@ -14,11 +14,13 @@ def saved() -> dict[str, Any]:
     """The fixture written by scripts/make_tui_fixture.py, results typed."""
     import msgspec
 
+    from tuiperf.contract.catalog import Catalog
     from tuiperf.results.model import RunResult
 
     raw = json.loads(FIXTURE.read_text())
     return {
         **raw,
+        "catalog": msgspec.convert(raw["catalog"], Catalog),
         "result": msgspec.convert(raw["result"], RunResult),
         "sweep": msgspec.convert(raw["sweep"], RunResult),
     }

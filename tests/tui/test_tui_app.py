@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 
+import msgspec
 from tui_helpers import HAS_CAIRO, FakeRunner, ready, run_to_end, sync, wait_until
 
 from tuiperf.common.errors import WorkerCrashed
@@ -52,7 +53,9 @@ def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
         from tuiperf.tui.app import TuiperfApp
         class Stub:
             def cached_catalog(self, dirs=None): return None
-            def catalog(self, dirs=None): return {"dirs": [], "scenarios": [], "broken": []}
+            def catalog(self, dirs=None):
+                from tuiperf.contract.catalog import Catalog
+                return Catalog()
             def devices(self): return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
             def run(self, *a, **k): raise RuntimeError
             def close(self): pass
@@ -72,7 +75,7 @@ async def test_scenario_list_shows_scenarios_broken_files_and_filters(make_app):
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot, scenario=None)
-        ids = {s["id"] for s in main.catalog["scenarios"]}
+        ids = {s.id for s in main.catalog.scenarios}
         assert "tiny-sin" in ids and "dispatch-floor" in ids  # user folder and built-in
         options = app.query_one("#scenario-options")
         keys = [options.get_option_at_index(i).id for i in range(options.option_count)]
@@ -482,7 +485,7 @@ async def test_a_scenario_chosen_from_the_cached_list_before_the_panels_gets_its
         main = app.main
         await wait_until(pilot, lambda: main.panels_ready and main.setup.form.specs, what="panels and form")
         assert main.catalog is not None and runner.release.is_set() is False  # only the cached list so far
-        assert main.setup.scenario["id"] == "tiny-sin"
+        assert main.setup.scenario.id == "tiny-sin"
         assert main.setup.form.raw_values()["size"] == "12"
         runner.release.set()  # the loader's answer brings the devices
         await wait_until(pilot, lambda: main.devices, what="devices")
@@ -615,7 +618,7 @@ async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, sce
         same = copy.deepcopy(main.catalog)
         main.setup.set_catalog(same, copy.deepcopy(main.devices))
         assert rebuilds == [] and device_sets == []
-        changed = {**same, "broken": []}
+        changed = msgspec.structs.replace(same, broken=[])
         main.setup.set_catalog(changed, [*main.devices, {"id": "gpu:0", "kind": "gpu", "platform": "gpu", "index": 0}])
         assert len(rebuilds) == 1 and [value for _, value in device_sets[0]] == ["cpu:0", "gpu:0"]
 

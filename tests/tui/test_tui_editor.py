@@ -11,6 +11,7 @@ from tui_helpers import FakeRunner, ready, sync, wait_until
 
 from tuiperf.catalog import folders as catalog_module
 from tuiperf.catalog.folders import assemble, discover, scenario_dirs
+from tuiperf.contract.catalog import LoadError
 from tuiperf.measuring.loading import describe_file
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.screens.editor import EditorScreen
@@ -35,11 +36,11 @@ class FileRunner(FakeRunner):
     def catalog(self, scenario_dirs_=None):
         dirs = scenario_dirs(scenario_dirs_ or [])
         files, broken = discover(dirs)
-        described, bad = [], [b.describe() for b in broken]
+        described = []
         for path in files:
             answer = describe_file(path)
-            (described.append(answer["scenario"]) if "scenario" in answer else bad.append(answer["broken"]))
-        return assemble([str(d) for d in dirs], described, bad)
+            (broken.append(answer) if isinstance(answer, LoadError) else described.append(answer))
+        return assemble([str(d) for d in dirs], described, broken)
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ async def test_a_saved_default_shows_in_the_form_and_typed_values_stay(saved, fo
         assert (folders[2] / "mine.py").read_text().count("Int(16,") == 1
         await pilot.press("escape")
         await wait_until(pilot, lambda: main.setup.form.raw_values().get("size") == "16", what="the new default")
-        assert main.setup.scenario["title"] == "Mine, renamed"
+        assert main.setup.scenario.title == "Mine, renamed"
 
 
 @sync
@@ -95,15 +96,15 @@ async def test_a_syntax_error_points_at_its_line_and_the_last_good_version_still
         assert editor.source.cursor_location[0] == line - 1
         await pilot.press("escape")  # saved: leaves without asking
         entry = main.setup.scenario
-        assert entry is not None and entry["last_good"]["line"] == line and entry["path"] != str(folders[2] / "mine.py")
+        assert entry is not None and entry.last_good.line == line and entry.path != str(folders[2] / "mine.py")
         main.action_run()
         await main.wait_for_run_end(30)
-        assert runner.requests[-1].scenario_path == entry["path"]  # the copy of the last good source runs
-        assert Path(entry["path"]).read_text() == MINE
+        assert runner.requests[-1].scenario_path == entry.path  # the copy of the last good source runs
+        assert Path(entry.path).read_text() == MINE
         await pilot.press("e")
         await save(pilot, app.screen, MINE, "✓ saved")
         await pilot.press("escape")
-        assert "last_good" not in main.setup.scenario and main.setup.scenario["path"] == str(folders[2] / "mine.py")
+        assert main.setup.scenario.last_good is None and main.setup.scenario.path == str(folders[2] / "mine.py")
 
 
 @sync
@@ -137,7 +138,7 @@ async def test_n_creates_a_scenario_from_a_template_and_opens_it(saved, folders,
         await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the new file")
         assert app.screen.path == folders[2] / "my_step.py" and "Step(" in app.screen.source.text
         await pilot.press("escape")
-        assert main.setup.scenario["id"] == "my-step" and main.setup.scenario["origin"] == "user"
+        assert main.setup.scenario.id == "my-step" and main.setup.scenario.origin == "user"
 
 
 @sync
@@ -157,10 +158,10 @@ async def test_saving_a_builtin_makes_a_shadowing_copy_that_can_be_reverted(save
         assert '"Shipped"' in (builtin / "shipped.py").read_text()  # the built-in is untouched
         await pilot.press("escape")
         entry = main.setup.scenario
-        assert entry["origin"] == "shadows built-in" and entry["title"] == "Shipped, my way"
+        assert entry.origin == "shadows built-in" and entry.title == "Shipped, my way"
         main.action_revert_builtin()
         await pilot.press("y")
-        await wait_until(pilot, lambda: main.setup.scenario["origin"] == "built-in", what="the built-in again")
+        await wait_until(pilot, lambda: main.setup.scenario.origin == "built-in", what="the built-in again")
         assert not (user / "shipped.py").exists() and list(user.glob("shipped.py.*.bak"))
 
 
@@ -170,6 +171,6 @@ async def test_files_changed_outside_the_app_refresh_the_list(saved, folders, tm
     async with app.run_test(size=(120, 40)) as pilot:
         main = await ready(pilot, "mine")
         (folders[2] / "other.py").write_text(MINE.replace('"Mine"', '"Other"'))
-        await wait_until(pilot, lambda: any(s["id"] == "other" for s in main.catalog["scenarios"]), what="new file")
+        await wait_until(pilot, lambda: any(s.id == "other" for s in main.catalog.scenarios), what="new file")
         (folders[2] / "other.py").unlink()
-        await wait_until(pilot, lambda: all(s["id"] != "other" for s in main.catalog["scenarios"]), what="removed")
+        await wait_until(pilot, lambda: all(s.id != "other" for s in main.catalog.scenarios), what="removed")

@@ -5,25 +5,26 @@ from __future__ import annotations
 import factories
 import pytest
 
-from tuiperf.api.params import Choice, Int, param_from_dict
+from tuiperf.api.params import Choice, Int
 from tuiperf.common.errors import ParamError
+from tuiperf.contract.catalog import ParamSpec
 from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, split_values, suggest_sweep
 from tuiperf.tui.view import collect_warnings
 from tuiperf.tui.widgets.breakdown import stacked_bar
 from tuiperf.tui.widgets.stats_table import ratio_against
 
 
-def test_param_from_catalog_dict_validates_like_the_core():
-    spec = param_from_dict({"name": "width", "kind": "int", "default": 64, "min": 1, "max": 8192, "help": "h"})
+def test_param_from_the_catalog_validates_like_the_core():
+    spec = ParamSpec(name="width", kind="int", default=64, min=1, max=8192, help="h").to_param()
     assert isinstance(spec, Int) and spec.parse("1_024") == 1024
     with pytest.raises(ParamError, match="below the minimum 1"):
         spec.parse("0")
-    choice = param_from_dict({"name": "k", "kind": "choice", "default": "a", "choices": ["a", "b"]})
+    choice = ParamSpec(name="k", kind="choice", default="a", choices=["a", "b"]).to_param()
     assert isinstance(choice, Choice) and choice.parse("b") == "b"
 
 
 def test_sweep_suggestions_are_valid_values():
-    spec = param_from_dict({"name": "n", "kind": "int", "default": 8, "min": 1, "max": 64})
+    spec = ParamSpec(name="n", kind="int", default=8, min=1, max=64).to_param()
     values = [spec.parse(v) for v in split_values(suggest_sweep(spec))]
     assert len(values) >= 3 and max(values) <= 64
     assert split_values("1, 2 4;8") == ["1", "2", "4", "8"]

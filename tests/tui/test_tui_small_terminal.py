@@ -43,7 +43,7 @@ async def test_the_filter_enter_takes_the_best_match(make_app):
         ):
             await pilot.press("escape", "slash", *typed, "enter")
             await wait_until(pilot, lambda wanted=wanted: main.setup.form.owner == wanted, what=f"the form of {wanted}")
-            assert main.setup.scenario is not None and main.setup.scenario["id"] == wanted, typed
+            assert main.setup.scenario is not None and main.setup.scenario.id == wanted, typed
             app.query_one("#scenario-filter").value = ""
 
 

@@ -89,7 +89,7 @@ class FakeRunner:
         result = copy.deepcopy(self.saved["sweep" if request.sweep else "result"])
         emit = on_event or (lambda e: None)
         shown = result.shown
-        emit(RunStarted(request.scenario, [v.name for v in shown.variants], "cpu:0", request.dispatch))
+        emit(RunStarted(request.scenario, [v.name for v in shown.variants], "cpu:0", request.settings.dispatch))
         for v in shown.variants:
             emit(SamplesAdded(v.name, list(v.samples_ns)))
             emit(Progress(0.5, 0.1, 0.1, {v.name: v.stats.median_ns if v.stats else 0.0}, {}))
@@ -120,7 +120,7 @@ async def ready(pilot: Any, scenario: str | None = "tiny-sin") -> Any:
         assert main.setup.select(scenario)
         await wait_until(
             pilot,
-            lambda: main.setup.scenario and main.setup.scenario["id"] == scenario and main.setup.form.specs,
+            lambda: main.setup.scenario and main.setup.scenario.id == scenario and main.setup.form.specs,
             what="scenario form",
         )
         await pilot.pause()
@@ -138,11 +138,13 @@ async def run_to_end(pilot: Any, key: str | None = "r") -> Any:
 
 
 def fast_app(runner: Any, scenario_dirs: list[str], screenshots_dir: Any = "screenshots", **launch: Any):
+    from tuiperf.contract.options import RunSettings
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.launch import LaunchOptions
 
-    launch.setdefault("samples", 200)
-    launch.setdefault("budget_s", 0.3)
+    names = set(RunSettings.__struct_fields__)
+    settings = {"samples": 200, "budget_s": 0.3, **{k: launch.pop(k) for k in list(launch) if k in names}}
+    launch["settings"] = RunSettings(**settings)
     return TuiperfApp(
         runner, scenario_dirs=scenario_dirs, screenshots_dir=screenshots_dir, launch=LaunchOptions(**launch)
     )

@@ -94,15 +94,6 @@ class Param:
             raise self.error(raw, f"is longer than {MAX_TEXT} characters")
         return text
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "default": self.default,
-            "help": self.help,
-            "allowed": self.allowed(),
-        }
-
 
 class _Ranged:
     """Range checking shared by Int and Float (their ``min``/``max`` fields)."""
@@ -121,9 +112,6 @@ class _Ranged:
         lo = "-inf" if self.min is None else format(self.min, fmt)
         hi = "inf" if self.max is None else format(self.max, fmt)
         return f"{lo}..{hi}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "min": self.min, "max": self.max}  # type: ignore[misc]
 
 
 @dataclass(frozen=True, init=False)
@@ -265,9 +253,6 @@ class Choice(Param):
     def allowed(self) -> str:
         return "one of " + ", ".join(self.choices)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "choices": list(self.choices)}
-
 
 @dataclass(frozen=True, init=False)
 class Bool(Param):
@@ -291,27 +276,6 @@ class Bool(Param):
 
     def allowed(self) -> str:
         return "true or false"
-
-
-def param_from_dict(description: dict[str, Any]) -> Param:
-    """The inverse of ``Param.to_dict``: the TUI gets parameters as plain data from the measuring
-    process and validates its form with the very same ``parse``."""
-    kind = description.get("kind", "")
-    default: Any = description.get("default")
-    help_text = description.get("help") or ""
-    spec: Param
-    if kind == "int":
-        spec = Int(default, min=description.get("min"), max=description.get("max"), help=help_text)
-    elif kind == "float":
-        spec = Float(default, min=description.get("min"), max=description.get("max"), help=help_text)
-    elif kind == "choice":
-        spec = Choice(default, choices=tuple(description.get("choices") or ()), help=help_text)
-    elif kind == "bool":
-        spec = Bool(default, help=help_text)
-    else:
-        raise ParamError(f"unknown parameter kind {kind!r}", where=description.get("name"))
-    object.__setattr__(spec, "name", description.get("name", ""))
-    return spec
 
 
 def check_declaration(name: str, spec: Param) -> None:

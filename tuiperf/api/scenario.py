@@ -176,20 +176,6 @@ class Scenario:
             return marked[0]
         return next((v.name for v in self.variants.values() if v.same_as_default), None)
 
-    def describe(self) -> dict[str, Any]:
-        """Plain-data description (no callables) for listings, the TUI and JSON."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "question": self.question,
-            "path": self.path,
-            "params": [spec.to_dict() for spec in self.params.values()],
-            "variants": [
-                {"name": v.name, "equivalent": v.same_as_default, "doc": v.doc, "reference": v.reference}
-                for v in self.variants.values()
-            ],
-        }
-
 
 def check_scenario(scenario: Scenario) -> None:
     if not _ID_RE.match(scenario.id):

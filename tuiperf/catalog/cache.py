@@ -2,17 +2,20 @@
 
 The key is tuiperf's version, the folders, and every scenario file's path, size and modification
 time: any change to a file (or a new or removed one) makes the cached catalog stale, and a stale,
-corrupt or foreign cache file is ignored, never trusted. Standard library only (the UI uses it).
+corrupt or foreign cache file is ignored, never trusted: it is decoded strictly into the catalog's
+types (:mod:`tuiperf.contract.catalog`), and anything that does not decode is a miss.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tuiperf.catalog.folders import discover, scenario_dirs
 from tuiperf.common.files import user_cache_dir, write_atomic
+from tuiperf.contract.catalog import Catalog
 
 CACHE_NAME = "catalog.json"
 
@@ -36,31 +39,39 @@ def _path() -> Path:
     return user_cache_dir() / CACHE_NAME
 
 
-def load(extra_dirs: list[str]) -> dict[str, Any] | None:
+class CachedCatalog(msgspec.Struct):
+    key: list[Any]
+    catalog: Catalog
+
+
+class CacheFile(msgspec.Struct):
+    entries: list[CachedCatalog] = []
+
+
+def _read() -> CacheFile:
+    """The cache file, decoded strictly; a missing, corrupt or foreign one reads as empty."""
+    try:
+        return msgspec.json.decode(_path().read_bytes(), type=CacheFile)
+    except (OSError, msgspec.DecodeError):  # ValidationError is a DecodeError
+        return CacheFile()
+
+
+def load(extra_dirs: list[str]) -> Catalog | None:
     """The cached catalog of these folders if nothing changed since it was stored, else None."""
     try:
-        stored = json.loads(_path().read_text(encoding="utf-8"))
         key = key_of(extra_dirs)
-        entry = next(e for e in stored.get("entries", []) if e.get("key") == key)
-        catalog = entry["catalog"]
-        if not (isinstance(catalog, dict) and isinstance(catalog.get("scenarios"), list)):
-            return None
-        return catalog
-    except (OSError, ValueError, StopIteration, KeyError, TypeError, AttributeError):
+    except OSError:
         return None
+    return next((e.catalog for e in _read().entries if e.key == key), None)
 
 
-def store(extra_dirs: list[str], catalog: dict[str, Any], keep: int = 8) -> None:
+def store(extra_dirs: list[str], catalog: Catalog, keep: int = 8) -> None:
     """Remember ``catalog`` for these folders (the newest ``keep`` folder sets are kept)."""
     try:
         key = key_of(extra_dirs)
-        try:
-            entries = json.loads(_path().read_text(encoding="utf-8")).get("entries", [])
-        except (OSError, ValueError, AttributeError):
-            entries = []
-        entries = [e for e in entries if isinstance(e, dict) and e.get("key", [None, None])[1:2] != key[1:2]]
-        entries.append({"key": key, "catalog": catalog})
-        write_atomic(_path(), json.dumps({"entries": entries[-keep:]}).encode(), force=True)
+        entries = [e for e in _read().entries if e.key[1:2] != key[1:2]]
+        entries.append(CachedCatalog(key=key, catalog=catalog))
+        write_atomic(_path(), msgspec.json.encode(CacheFile(entries=entries[-keep:])), force=True)
     except OSError:
         pass  # a cache is a convenience: never an error
     except Exception:  # noqa: BLE001 - the same, for anything a broken cache folder can raise

@@ -18,8 +18,11 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
+
+from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 
 ENV_VAR = "TUIPERF_SCENARIOS"
 USER_DIR_VAR = "TUIPERF_USER_SCENARIOS"  # where new and copied scenarios go (tests point it elsewhere)
@@ -66,80 +69,57 @@ def scenario_dirs(extra: Iterable[str] = ()) -> list[Path]:
     return dirs
 
 
-def scenario_id_from_path(path: Path) -> str:
-    return path.stem.replace("_", "-").lower()
-
-
-@dataclass
-class BrokenScenario:
-    path: str
-    line: int | None
-    message: str
-    id: str = ""
-
-    def __post_init__(self) -> None:
-        self.id = self.id or scenario_id_from_path(Path(self.path))
-
-    def describe(self) -> dict:
-        return {"id": self.id, "path": self.path, "line": self.line, "error": self.message}
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
-
-
-def assemble(dirs: list[str], described: list[dict], broken: list[dict]) -> dict:
-    """The catalog's plain-data form; a second scenario with an id already seen is reported broken."""
+def assemble(dirs: list[str], described: list[ScenarioEntry], broken: list[LoadError]) -> Catalog:
+    """The catalog of ``dirs``; a second scenario with an id already seen is reported broken."""
     seen: dict[str, str] = {}
-    scenarios: list[dict] = []
+    scenarios: list[ScenarioEntry] = []
     broken = list(broken)
     for entry in described:
-        entry = {**entry, "origin": "built-in" if is_builtin(entry["path"]) else "user"}
-        if entry["id"] in seen and is_builtin(seen[entry["id"]]) and entry["origin"] == "user":
+        entry = msgspec.structs.replace(entry, origin="built-in" if is_builtin(entry.path) else "user")
+        if entry.id in seen and is_builtin(seen[entry.id]) and entry.origin == "user":
             # The user's copy of a built-in replaces it (and says so); the built-in stays on disk.
-            shadowed = seen[entry["id"]]
-            scenarios = [s for s in scenarios if s["id"] != entry["id"]]
-            entry = {**entry, "origin": "shadows built-in", "shadows": shadowed}
-        elif entry["id"] in seen:
+            shadowed = seen[entry.id]
+            scenarios = [s for s in scenarios if s.id != entry.id]
+            entry = msgspec.structs.replace(entry, origin="shadows built-in", shadows=shadowed)
+        elif entry.id in seen:
             broken.append(
-                {
-                    "id": entry["id"] + "@" + entry["path"],
-                    "path": entry["path"],
-                    "line": None,
-                    "error": f"id {entry['id']!r} already used by {seen[entry['id']]}",
-                }
+                LoadError(
+                    id=f"{entry.id}@{entry.path}",
+                    path=entry.path,
+                    error=f"id {entry.id!r} already used by {seen[entry.id]}",
+                )
             )
             continue
-        seen[entry["id"]] = entry["path"]
+        seen[entry.id] = entry.path
         scenarios.append(entry)
-    unique: dict[str, dict] = {}
-    for entry in broken:  # two broken entries may share an id (a_b.py and a-b.py): keep both, apart
-        key = entry["id"]
+    unique: dict[str, LoadError] = {}
+    for bad in broken:  # two broken entries may share an id (a_b.py and a-b.py): keep both, apart
+        key = bad.id
         while key in unique or key in seen:
             key += "'"
-        unique[key] = {**entry, "id": key}
-    return {"dirs": dirs, "scenarios": scenarios, "broken": list(unique.values())}
+        unique[key] = msgspec.structs.replace(bad, id=key)
+    return Catalog(dirs=dirs, scenarios=scenarios, broken=list(unique.values()))
 
 
-def discover(dirs: list[Path]) -> tuple[list[Path], list[BrokenScenario]]:
+def discover(dirs: list[Path]) -> tuple[list[Path], list[LoadError]]:
     """Every regular ``.py`` file in ``dirs`` (``_``-prefixed ones skipped), and what could not be used."""
     files: list[Path] = []
-    broken: list[BrokenScenario] = []
+    broken: list[LoadError] = []
     for directory in dirs:
         try:
             entries = sorted(directory.iterdir()) if directory.is_dir() else None
         except OSError as exc:
-            broken.append(BrokenScenario(str(directory), None, f"cannot list the folder: {exc.strerror or exc}"))
+            broken.append(LoadError(path=str(directory), error=f"cannot list the folder: {exc.strerror or exc}"))
             continue
         if entries is None:
-            broken.append(BrokenScenario(str(directory), None, "scenario folder does not exist"))
+            broken.append(LoadError(path=str(directory), error="scenario folder does not exist"))
             continue
         for path in entries:
             if path.suffix != ".py" or path.name.startswith("_"):
                 continue
             reason = _not_loadable(path)
             if reason:
-                broken.append(BrokenScenario(str(path), None, reason))
+                broken.append(LoadError(path=str(path), error=reason))
             elif path.resolve() not in files:
                 files.append(path.resolve())
     return files, broken

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from tuiperf.catalog.templates import DEFAULT_TEMPLATE, TEMPLATES
 from tuiperf.common.errors import TuiperfError
-from tuiperf.contract.request import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
+from tuiperf.contract import options
 
 USAGE_ERROR = 2
 COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
@@ -22,6 +22,14 @@ COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "n
 def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
     """Options accepted before and after the command; the top-level copies keep their own names."""
     prefix = "global_" if top else ""
+    if top:  # `tuiperf --dispatch async run X`: the one run option also accepted before the command
+        dispatch = next(row for row in options.declared() if row.name == "dispatch")
+        parser.add_argument(
+            dispatch.option.flag or "",
+            choices=dispatch.option.choices,
+            dest="global_dispatch",
+            help=dispatch.option.help,
+        )
     parser.add_argument(
         "--scenarios",
         action="append",
@@ -29,13 +37,6 @@ def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
         metavar="DIR",
         dest=f"{prefix}scenarios",
         help="extra folder of scenario files (repeatable; also $TUIPERF_SCENARIOS)",
-    )
-    parser.add_argument(
-        "--dispatch",
-        choices=DISPATCH_MODES,
-        default=None,
-        dest=f"{prefix}dispatch",
-        help=f"JAX's CPU dispatch mode (default {DEFAULT_DISPATCH}: see the README)",
     )
     parser.add_argument(
         "--history",
@@ -49,24 +50,13 @@ def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
-def _measuring(parser: argparse.ArgumentParser) -> None:
-    """How to measure: the options `run`, `screenshot` and the app's initial form share."""
+def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
+    """What to measure and how: the options `run`, `screenshot`, `trace` and the app's initial form share
+    (the run options come from their one table, :mod:`tuiperf.contract.options`)."""
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)")
     parser.add_argument("--variants", metavar="A,B", help="comma-separated variants to run (default: all)")
     parser.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
-    parser.add_argument(
-        "--interleave",
-        choices=INTERLEAVE_MODES,
-        default="block",
-        help="block: ~5 ms turns after a warm-up call (like a timing loop); call: one call per turn",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help="stop a call (or compile) that takes longer than this (default %(default)g s)",
-    )
+    options.add_arguments(parser, command)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,10 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     app = commands.add_parser("app", help="the explorer (the default; `tuiperf ID` opens it on scenario ID)")
     _shared(app, top=False)
-    _measuring(app)
+    _measuring(app, "app")
     app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
-    app.add_argument("--budget", type=float, default=None, metavar="SECONDS")
-    app.add_argument("--samples", type=int, default=None, metavar="N")
     app.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (copy and paste)")
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
@@ -92,28 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="measure a scenario and print a report")
     _shared(run, top=False)
-    _measuring(run)
+    _measuring(run, "run")
     run.add_argument("scenario", metavar="ID")
-    amount = run.add_mutually_exclusive_group()
-    amount.add_argument("--samples", type=int, metavar="N", help="fixed number of samples per variant")
-    amount.add_argument(
-        "--budget",
-        type=float,
-        default=3.0,
-        metavar="SECONDS",
-        help="auto mode: sample until each median's 95%% CI is within ±1%% or this budget ends",
-    )
-    run.add_argument(
-        "--processes",
-        type=int,
-        default=1,
-        metavar="N",
-        help="repeat the measurement in N fresh measuring processes and report their spread",
-    )
     run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
     run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
     run.add_argument("--force", action="store_true", help="replace the --json file if it exists")
-    run.add_argument("--no-profile", action="store_true", help="skip the Python profile of each variant")
     run.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
     run.add_argument("--width", type=int, metavar="COLUMNS", help="report width (default: the terminal's, 80 piped)")
     run.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
@@ -160,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     trace = commands.add_parser("trace", help="a JAX profiler trace of a variant's steady-state calls (Perfetto)")
     _shared(trace, top=False)
-    _measuring(trace)
+    _measuring(trace, "trace")
     trace.add_argument("scenario", metavar="ID")
     trace.add_argument("--variant", required=True, metavar="NAME")
     trace.add_argument("--calls", type=int, default=100, metavar="N", help="calls to record (default 100)")
@@ -178,14 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
     _shared(shot, top=False)
-    _measuring(shot)
+    _measuring(shot, "screenshot")
     shot.add_argument("scenario", metavar="ID")
     shot.add_argument("--out", required=True, metavar="FILE.svg")
     shot.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     shot.add_argument("--tab", default=None, help="result tab to show (histogram, breakdown, stats, ...)")
     shot.add_argument("--size", default="120x40", metavar="WxH")
-    shot.add_argument("--budget", type=float, default=2.0, metavar="SECONDS")
-    shot.add_argument("--samples", type=int, default=None, metavar="N")
     return parser
 
 
@@ -198,7 +167,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         argv = [*argv[:first], "app", *argv[first:]]  # `tuiperf` and `tuiperf ID` open the explorer
     args = build_parser().parse_args(argv)
     args.scenarios = [*args.global_scenarios, *getattr(args, "scenarios", [])]
-    args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch or DEFAULT_DISPATCH
+    args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch  # None: the table's default
     args.history = getattr(args, "history", None) or args.global_history
     args.no_history = getattr(args, "no_history", False) or args.global_no_history
     return args

@@ -14,30 +14,31 @@ from tuiperf.common.text import one_line
 def cmd_list(args: argparse.Namespace) -> int:
     """Scenario files are described by a loader process: one that exits, crashes or hangs at import is
     reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    runner = WorkerRunner(args.dispatch, args.scenarios)
+    runner = ProcessRunner(args.scenarios)
     try:
         catalog = runner.catalog()
     finally:
         runner.close()
     if args.json:
-        print(json.dumps(catalog, indent=1))
+        import msgspec
+
+        from tuiperf.contract.catalog import encode
+
+        print(msgspec.json.format(encode(catalog), indent=1).decode())
         return 0
     console = Console(highlight=False)
-    for s in catalog["scenarios"]:
-        console.print(Text.assemble((one_line(s["id"]), "bold"), "  ", one_line(s["title"])))
-        params = "  ".join(f"{p['name']}={one_line(p['default'])}" for p in s["params"])
+    for s in catalog.scenarios:
+        console.print(Text.assemble((one_line(s.id), "bold"), "  ", one_line(s.title)))
+        params = "  ".join(f"{p.name}={one_line(p.default)}" for p in s.params)
         console.print(Text(f"  params:   {params or '(none)'}"))
-        console.print(Text(f"  variants: {', '.join(one_line(v['name']) for v in s['variants'])}"))
-    for b in catalog["broken"]:
-        where = f"{b['path']}:{b['line']}" if b["line"] else b["path"]
-        console.print(Text.assemble(("broken ", "red"), one_line(where), ": ", one_line(b["error"])))
-    if catalog["broken"]:
-        count = len(catalog["broken"])
-        console.print(
-            Text(f"{len(catalog['scenarios'])} scenarios, {count} file{'s' * (count != 1)} broken", style="dim")
-        )
+        console.print(Text(f"  variants: {', '.join(one_line(v.name) for v in s.variants)}"))
+    for b in catalog.broken:
+        console.print(Text.assemble(("broken ", "red"), one_line(b.where), ": ", one_line(b.error)))
+    if catalog.broken:
+        count = len(catalog.broken)
+        console.print(Text(f"{len(catalog.scenarios)} scenarios, {count} file{'s' * (count != 1)} broken", style="dim"))
     return 0
 
 

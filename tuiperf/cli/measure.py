@@ -14,29 +14,27 @@ from rich.text import Text
 
 from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
 from tuiperf.common.errors import TuiperfError
+from tuiperf.contract import options
 from tuiperf.contract.request import RunRequest
 
+# A screenshot shows a run, not a precise figure; a trace's budget only paces its warm-up.
+SCREENSHOT_DEFAULTS = {"budget_s": 2.0}
+TRACE_DEFAULTS = {"budget_s": 1.0}
 
-def request_from(args: argparse.Namespace, *, budget: float | None = None) -> RunRequest:
-    """The run the options ask for, checked before anything starts."""
-    from tuiperf.contract.request import check_options
 
+def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = None) -> RunRequest:
+    """The run the options ask for, checked before anything starts; ``defaults`` (by option name) replace
+    the table's defaults for this command."""
     request = RunRequest(
         scenario=args.scenario,
         params=parse_assignments(args.set),
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
-        dispatch=args.dispatch,
-        samples=getattr(args, "samples", None),
-        budget_s=budget if budget is not None else args.budget,
         sweep=parse_sweep(args.sweep) if getattr(args, "sweep", None) else None,
         scenario_dirs=args.scenarios,
-        profile=not getattr(args, "no_profile", False),
-        interleave=args.interleave,
-        processes=getattr(args, "processes", 1),
-        timeout_s=args.timeout if args.timeout and args.timeout > 0 else None,
+        settings=options.from_arguments(args, defaults),
     )
-    check_options(request)
+    options.check(request.settings)
     return request
 
 
@@ -45,9 +43,9 @@ def make_runner(args: argparse.Namespace) -> Any:
         from tuiperf.measuring.inprocess import InProcessRunner
 
         return InProcessRunner(args.scenarios)
-    from tuiperf.processes.runner import WorkerRunner
+    from tuiperf.processes.runner import ProcessRunner
 
-    return WorkerRunner(args.dispatch, args.scenarios)
+    return ProcessRunner(args.scenarios)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -163,7 +161,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
     size = parse_size(args.size)
     check_writable(args.out, force=args.force)
-    request = request_from(args)
+    request = request_from(args, SCREENSHOT_DEFAULTS)
     runner = make_runner(args)
     try:
         path = take_screenshot(
@@ -174,9 +172,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             variants=request.variants,
             tab=args.tab,
             size=size,
-            budget_s=request.budget_s,
-            samples=request.samples,
-            dispatch=request.dispatch,
+            settings=request.settings,
             device=request.device,
         )
     finally:
@@ -193,13 +189,11 @@ def cmd_app(args: argparse.Namespace) -> int:
         history_path=history_path(args),
         scenario_dirs=args.scenarios,
         screenshots_dir=args.screenshots,
-        dispatch=args.dispatch,
         scenario=args.scenario,
         params=parse_assignments(args.set),
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
-        budget_s=args.budget,
-        samples=getattr(args, "samples", None),
+        settings=options.from_arguments(args),
         mouse=not args.no_mouse,
     )
     return 0
@@ -209,7 +203,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     """Trace steady-state calls of one variant in this process and say where the files are."""
     from tuiperf.measuring.trace import OPEN_HINT, trace
 
-    request = request_from(args, budget=1.0)
+    request = request_from(args, TRACE_DEFAULTS)
     files = trace(request, args.variant, Path(args.out), calls=args.calls)
     if not files:
         raise TuiperfError(f"the profiler wrote no file under {args.out}")

@@ -59,13 +59,6 @@ class VariantFinished:
 
 
 @dataclass
-class RunFinished:
-    """The complete result document; ``result["partial"]`` is True after a cancel."""
-
-    result: RunResult
-
-
-@dataclass
 class RunFailed:
     """The run could not go on (bad input, worker crash). ``partial`` holds what was measured."""
 
@@ -74,4 +67,4 @@ class RunFailed:
     partial: RunResult | None = None
 
 
-Event = RunStarted | PhaseChanged | SamplesAdded | Progress | VariantFinished | RunFinished | RunFailed
+Event = RunStarted | PhaseChanged | SamplesAdded | Progress | VariantFinished | RunFailed

@@ -2,81 +2,48 @@
 
 Two runners share one interface:
 
-- :class:`~tuiperf.processes.runner.WorkerRunner` (the default) drives a persistent child process that
+- :class:`~tuiperf.processes.runner.ProcessRunner` (the default) drives a persistent child process that
   owns JAX, so timed code never shares the GIL with a UI and an XLA abort cannot take the caller down.
 - :class:`~tuiperf.measuring.inprocess.InProcessRunner` measures in the calling process (tests, REPL).
 
 ``run`` blocks (call it from a thread), streams :mod:`tuiperf.contract.events` to ``on_event`` and
-returns the result dict. Setting ``cancel`` stops it within one sample; the result is then partial.
+returns the result (a :class:`~tuiperf.results.model.RunResult`). Setting ``cancel`` stops it within
+one sample; the result is then partial. A request's run options are :mod:`tuiperf.contract.options`.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.contract import options
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
+from tuiperf.contract.options import RunSettings
 from tuiperf.results.model import RunResult
-
-DISPATCH_MODES = ("sync", "async")
-# Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
-# with no hand-off to JAX's dispatch thread (async added 18-19 % to filter-jit-overhead at width 256,
-# 38 -> 46 us and 100 -> 119 us, on the 2-core CI machine) and the breakdown's paths are comparable.
-# Repeatability was the same in both modes there (1-8 % between fresh processes,
-# benchmarks/dispatch_modes.py). Async is one flag away and always labelled.
-DEFAULT_DISPATCH = "sync"
-INTERLEAVE_MODES = ("block", "call")
-MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
-DEFAULT_TIMEOUT_S = 60.0
 
 
 @dataclass
 class RunRequest:
+    """What to measure (scenario, parameter values, variants, device, sweep) and how (``settings``)."""
+
     scenario: str
     params: dict[str, Any] = field(default_factory=dict)  # raw values (strings are parsed)
     variants: list[str] | None = None  # None: all
     device: str | None = None  # "cpu:0", "cuda:1", or None for the first device
-    dispatch: str = DEFAULT_DISPATCH  # "sync" or "async" (JAX's own default on CPU)
-    samples: int | None = None  # fixed samples per variant; None: auto (CI of median ±1 % or budget)
-    budget_s: float = 3.0  # time budget for steady-state sampling in auto mode
     sweep: tuple[str, list[Any]] | None = None  # (parameter, values)
     scenario_dirs: list[str] = field(default_factory=list)
     scenario_path: str | None = None  # the file defining `scenario`: import only it (set by runners)
-    profile: bool = True  # collect a Python profile of each variant's call
-    seed: int = 0
-    interleave: str = "block"  # "block": ~5 ms turns after an untimed warm-up call; "call": one call per turn
-    processes: int = 1  # repeat the whole measurement in this many fresh measuring processes
-    timeout_s: float | None = DEFAULT_TIMEOUT_S  # longest one call (or compile) may take before it is stopped
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def check_options(request: RunRequest) -> None:
-    """The run options alone (no scenario needed): the CLI checks these before starting anything."""
-    if request.dispatch not in DISPATCH_MODES:
-        raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {request.dispatch!r}")
-    if request.interleave not in INTERLEAVE_MODES:
-        raise TuiperfError(f"interleave must be one of {', '.join(INTERLEAVE_MODES)}, got {request.interleave!r}")
-    if request.samples is not None and not 1 <= request.samples <= MAX_SAMPLES_PER_VARIANT:
-        raise ParamError(f"samples must be between 1 and {MAX_SAMPLES_PER_VARIANT:,}, got {request.samples}")
-    if not (math.isfinite(request.budget_s) and 0 < request.budget_s <= 24 * 3600):
-        raise ParamError(f"budget must be a positive number of seconds up to a day, got {request.budget_s}")
-    if request.timeout_s is not None and not (math.isfinite(request.timeout_s) and request.timeout_s > 0):
-        raise ParamError(f"timeout must be a positive number of seconds, got {request.timeout_s}")
-    if not 1 <= request.processes <= 100:
-        raise ParamError(f"processes must be between 1 and 100, got {request.processes}")
+    settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)
 
 
 class Runner(Protocol):
-    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
-        """``Catalog.describe()``: scenarios (id, title, question, params, variants) and broken files."""
+    def catalog(self, scenario_dirs: list[str] | None = None) -> Catalog:
+        """Every scenario (id, title, question, params, variants) and every file that is broken."""
 
-    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         """The last catalog of these folders if no file changed since (instant; None when unknown)."""
 
     def devices(self) -> list[dict[str, Any]]:

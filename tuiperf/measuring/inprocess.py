@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
@@ -33,10 +34,10 @@ class InProcessRunner:
     def __init__(self, scenario_dirs: list[str] | tuple[str, ...] = ()) -> None:
         self.scenario_dirs = list(scenario_dirs)
 
-    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         return None  # importing in this process is what the cache would save: nothing to gain
 
-    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+    def catalog(self, scenario_dirs: list[str] | None = None) -> Catalog:
         from tuiperf.measuring.loading import load_catalog
 
         return load_catalog(scenario_dirs if scenario_dirs is not None else self.scenario_dirs).describe()
@@ -57,12 +58,15 @@ class InProcessRunner:
 
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
-        actual = set_dispatch(request.dispatch)
+        from tuiperf.contract import options
+
+        options.check(request.settings)  # before the dispatch mode is fixed with it
+        actual = set_dispatch(request.settings.dispatch)
         result = execute(request, on_event or (lambda event: None), cancel or threading.Event(), on_turn)
-        if actual != request.dispatch:
+        if actual != request.settings.dispatch:
             result.warnings.append(
-                f"asked for {request.dispatch} dispatch, but this process was already "
-                f"running in {actual} mode (use the worker runner to switch)"
+                f"asked for {request.settings.dispatch} dispatch, but this process was already "
+                f"running in {actual} mode (a ProcessRunner measures each dispatch mode in its own process)"
             )
         return result
 

@@ -13,18 +13,20 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from tuiperf.api.scenario import Scenario, check_scenario
-from tuiperf.catalog.folders import BrokenScenario, assemble, discover, is_builtin, scenario_dirs, scenario_id_from_path
+from tuiperf.catalog.folders import assemble, discover, is_builtin, scenario_dirs
 from tuiperf.common.errors import ScenarioError, UnknownScenario
 from tuiperf.common.text import one_line
+from tuiperf.contract.catalog import Catalog, LoadError, ParamSpec, ScenarioEntry, VariantEntry, scenario_id_from_path
 
 
 @dataclass
-class Catalog:
+class LoadedCatalog:
+    """Every scenario file imported in this process: the scenarios themselves, not their description."""
+
     scenarios: dict[str, Scenario] = field(default_factory=dict)
-    broken: list[BrokenScenario] = field(default_factory=list)
+    broken: list[LoadError] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     shadowed: list[Scenario] = field(default_factory=list)  # built-ins replaced by a user's copy
 
@@ -33,20 +35,36 @@ class Catalog:
             return self.scenarios[scenario_id]
         for bad in self.broken:
             if bad.id == scenario_id:
-                raise ScenarioError(bad.message, where=f"{bad.path}:{bad.line}" if bad.line else bad.path)
+                raise ScenarioError(bad.error, where=bad.where)
         known = ", ".join(sorted(self.scenarios)) or "none"
         raise UnknownScenario(f"no scenario {scenario_id!r} (known: {known})")
 
-    def describe(self) -> dict:
-        described = [s.describe() for s in [*self.shadowed, *self.scenarios.values()]]
-        return assemble(self.dirs, described, [b.describe() for b in self.broken])
+    def describe(self) -> Catalog:
+        described = [entry_of(s) for s in [*self.shadowed, *self.scenarios.values()]]
+        return assemble(self.dirs, described, list(self.broken))
 
 
-def load_catalog(extra_dirs: Iterable[str] = ()) -> Catalog:
+def entry_of(scenario: Scenario) -> ScenarioEntry:
+    """What the catalog says of a loaded scenario (no callables)."""
+    return ScenarioEntry(
+        id=scenario.id,
+        title=scenario.title,
+        question=scenario.question,
+        path=scenario.path,
+        params=[ParamSpec.of(spec) for spec in scenario.params.values()],
+        variants=[
+            VariantEntry(name=v.name, equivalent=v.same_as_default, doc=v.doc, reference=v.reference)
+            for v in scenario.variants.values()
+        ],
+        source_sha256=scenario.source_sha256 or None,
+    )
+
+
+def load_catalog(extra_dirs: Iterable[str] = ()) -> LoadedCatalog:
     """Import every scenario file in this process (tests, the REPL): see the module docstring."""
     dirs = scenario_dirs(extra_dirs)
     files, broken = discover(dirs)
-    catalog = Catalog(dirs=[str(d) for d in dirs], broken=broken)
+    catalog = LoadedCatalog(dirs=[str(d) for d in dirs], broken=broken)
     for path in files:
         try:
             scenario = load_file(path)
@@ -59,14 +77,14 @@ def load_catalog(extra_dirs: Iterable[str] = ()) -> Catalog:
             catalog.scenarios[scenario.id] = scenario
             continue
         if first is not None:
-            catalog.broken.append(BrokenScenario(str(path), None, f"id {scenario.id!r} already used by {first.path}"))
+            catalog.broken.append(LoadError(path=str(path), error=f"id {scenario.id!r} already used by {first.path}"))
             continue
         catalog.scenarios[scenario.id] = scenario
     return catalog
 
 
 class BrokenScenarioError(Exception):
-    def __init__(self, broken: BrokenScenario) -> None:
+    def __init__(self, broken: LoadError) -> None:
         super().__init__(str(broken))
         self.broken = broken
 
@@ -92,15 +110,17 @@ def load_file(path: Path) -> Scenario:
         return scenario
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise BrokenScenarioError(BrokenScenario(str(path), exc.lineno, f"SyntaxError: {exc.msg}")) from None
+        raise BrokenScenarioError(LoadError(path=str(path), line=exc.lineno, error=f"SyntaxError: {exc.msg}")) from None
     except SystemExit as exc:
         sys.modules.pop(module_name, None)
         line = _line_in_file(exc, path)
-        raise BrokenScenarioError(BrokenScenario(str(path), line, f"called sys.exit({exc.code!r}) at import")) from None
+        raise BrokenScenarioError(
+            LoadError(path=str(path), line=line, error=f"called sys.exit({exc.code!r}) at import")
+        ) from None
     except Exception as exc:  # noqa: BLE001 - any failure of a user's file is reported, never raised
         sys.modules.pop(module_name, None)
         line = _line_in_file(exc, path)
-        raise BrokenScenarioError(BrokenScenario(str(path), line, describe_error(exc))) from None
+        raise BrokenScenarioError(LoadError(path=str(path), line=line, error=describe_error(exc))) from None
 
 
 def describe_error(exc: BaseException) -> str:
@@ -114,13 +134,12 @@ def describe_error(exc: BaseException) -> str:
     return one_line(f"{type(exc).__name__}: {message}", 300)
 
 
-def describe_file(path: Path) -> dict[str, Any]:
-    """Load one file and describe it as plain data: ``{"scenario": {...}}`` or ``{"broken": {...}}``."""
+def describe_file(path: Path) -> ScenarioEntry | LoadError:
+    """Load one file and say what it declares, or why it cannot be used."""
     try:
-        scenario = load_file(path)
+        return entry_of(load_file(path))
     except BrokenScenarioError as exc:
-        return {"broken": exc.broken.describe()}
-    return {"scenario": {**scenario.describe(), "source_sha256": scenario.source_sha256}}
+        return exc.broken
 
 
 def _line_in_file(exc: BaseException, path: Path) -> int | None:

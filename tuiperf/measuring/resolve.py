@@ -13,7 +13,8 @@ from typing import Any
 from tuiperf.api.params import validate
 from tuiperf.api.scenario import Scenario
 from tuiperf.common.errors import ParamError, ScenarioError
-from tuiperf.contract.request import RunRequest, check_options
+from tuiperf.contract import options
+from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.env import pick_device
 from tuiperf.measuring.loading import BrokenScenarioError, load_catalog, load_file
 
@@ -28,7 +29,7 @@ class Resolved:
 
 
 def resolve(request: RunRequest) -> Resolved:
-    check_options(request)
+    options.check(request.settings)
     scenario = load_scenario(request)
     params = validate(scenario.params, request.params)
     check_together(scenario, params)
@@ -59,10 +60,7 @@ def load_scenario(request: RunRequest) -> Scenario:
     try:
         scenario = load_file(Path(request.scenario_path))
     except BrokenScenarioError as exc:
-        broken = exc.broken
-        raise ScenarioError(
-            broken.message, where=f"{broken.path}:{broken.line}" if broken.line else broken.path
-        ) from None
+        raise ScenarioError(exc.broken.error, where=exc.broken.where) from None
     if scenario.id != request.scenario:
         raise ScenarioError(f"{request.scenario_path} now defines {scenario.id!r}, not {request.scenario!r}")
     return scenario

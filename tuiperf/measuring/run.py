@@ -23,6 +23,7 @@ from tuiperf.api.step import DONATED_HINT, Carrier
 from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.common.units import format_ns
 from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.options import stored
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, measure_breakdowns
 from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment, run_devices
@@ -41,7 +42,6 @@ from tuiperf.results.model import (
     DeviceInfo,
     Equivalence,
     Mismatch,
-    RunOptions,
     RunResult,
     ScenarioRef,
     VariantResult,
@@ -149,6 +149,7 @@ class Run:
         self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
         self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
+        self.dispatch = dispatch_mode(self.device)  # what applies here: JAX's CPU setting, or async on an accelerator
         self.span, self.sweep_value = span, sweep_value
         self.on_turn = on_turn
         self.sampling_started_ns = time.perf_counter_ns()
@@ -179,17 +180,7 @@ class Run:
             device=DeviceInfo(
                 **describe_device(self.device, all_devices().index(self.device)), count=len(run_devices(self.device))
             ),
-            options=RunOptions(
-                dispatch=dispatch_mode(self.device),
-                samples=request.samples,
-                budget_s=request.budget_s,
-                seed=request.seed,
-                variants=self.names,
-                interleave=request.interleave,
-                processes=request.processes,
-                timeout_s=request.timeout_s,
-                profile=request.profile,
-            ),
+            options=stored(request.settings, self.names, dispatch=self.dispatch),
             env=env,
             calibration=calibration,
             started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -205,7 +196,9 @@ class Run:
             prepare_left = elapsed / done * (1 - done) if fraction > 0 else None
             if prepare_left is None:
                 return None
-            left = prepare_left + self.plan_s.get("sample", self.request.budget_s) + self.plan_s.get("after", 0.0)
+            left = (
+                prepare_left + self.plan_s.get("sample", self.request.settings.budget_s) + self.plan_s.get("after", 0.0)
+            )
         elif fraction < PREPARE_SHARE + SAMPLE_SHARE:
             done = (fraction - PREPARE_SHARE) / SAMPLE_SHARE
             left = self.plan_s.get("sample", 0.0) * (1 - done) + self.plan_s.get("after", 0.0)
@@ -220,12 +213,12 @@ class Run:
         """How long sampling, breakdown and profiles should take, now that each call's cost is known;
         say so at once if that is long (a size or sample count the user may not have meant)."""
         calls_s = sum(p.estimate_ns for p in prepared) / 1e9
-        samples = self.request.samples
-        self.plan_s["sample"] = self.request.budget_s if samples is None else samples * calls_s * 1.1
+        samples = self.request.settings.samples
+        self.plan_s["sample"] = self.request.settings.budget_s if samples is None else samples * calls_s * 1.1
         with_paths = [p for p in prepared if p.paths is not None]
-        breakdown = breakdown_budget(self.request.budget_s, len(with_paths)) if with_paths else 0.0
+        breakdown = breakdown_budget(self.request.settings.budget_s, len(with_paths)) if with_paths else 0.0
         profile = min(PROFILE_SECONDS + 5 * max((p.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
-        self.plan_s["after"] = breakdown + (profile * len(prepared) if self.request.profile else 0.0)
+        self.plan_s["after"] = breakdown + (profile * len(prepared) if self.request.settings.profile else 0.0)
         total = self.plan_s["sample"] + self.plan_s["after"]
         if total > LONG_RUN_S:
             why = (
@@ -261,14 +254,7 @@ class Run:
         resolution = timer_resolution_ns()
         header = self.header(resolution=resolution)
         self.emit(
-            RunStarted(
-                self.scenario.id,
-                self.names,
-                device_id(self.device),
-                dispatch_mode(self.device),
-                self.sweep_value,
-                header,
-            )
+            RunStarted(self.scenario.id, self.names, device_id(self.device), self.dispatch, self.sweep_value, header)
         )
         use_devices(run_devices(self.device))
         with jax.default_device(self.device):
@@ -299,7 +285,7 @@ class Run:
             variant = self.scenario.variants[name]
             try:
                 bench = as_bench(variant.build(SimpleNamespace(**self.params), ctx))
-                prepared.append(prepare(name, bench, self.cancel, self.device, self.request.budget_s))
+                prepared.append(prepare(name, bench, self.cancel, self.device, self.request.settings.budget_s))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
             except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
@@ -347,10 +333,10 @@ class Run:
         self.sampling_started_ns = time.perf_counter_ns()
         sample_interleaved(
             targets,
-            samples=self.request.samples,
-            budget_s=self.request.budget_s,
+            samples=self.request.settings.samples,
+            budget_s=self.request.settings.budget_s,
             cancel=self.cancel,
-            interleave=self.request.interleave,
+            interleave=self.request.settings.interleave,
             on_tick=on_tick,
             on_turn=on_turn,
         )
@@ -413,7 +399,7 @@ class Run:
 
     def profile(self, item: Prepared, target: Target) -> tuple[list, str | None]:
         """The Python profile of one call, or why there is none."""
-        if not self.request.profile:
+        if not self.request.settings.profile:
             return [], "not profiled (profiling was turned off for this run)"
         if self.cancel.is_set() or not target.samples:
             return [], "not profiled (the run stopped first)"
@@ -458,10 +444,10 @@ class Run:
             return measure_breakdowns(
                 inputs,
                 resolution_ns=resolution,
-                budget_s=breakdown_budget(self.request.budget_s, len(inputs)),
+                budget_s=breakdown_budget(self.request.settings.budget_s, len(inputs)),
                 cancel=self.cancel,
-                interleave=self.request.interleave,
-                dispatch=dispatch_mode(self.device),
+                interleave=self.request.settings.interleave,
+                dispatch=self.dispatch,
                 on_turn=on_turn,
             )
         finally:
@@ -499,10 +485,10 @@ class Run:
             measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
             warnings.append(f"partial result: the run was cancelled (variants with samples: {measured})")
         warnings.extend(self.warnings)  # unfair comparisons
-        if self.request.dispatch == "sync" and self.device.platform != "cpu":
+        if self.request.settings.dispatch == "sync" and self.device.platform != "cpu":
             warnings.append(ASYNC_ON_ACCELERATORS)
         clustered = [v.name for v in variants if len(v.modes) > 1]
-        if clustered and dispatch_mode(self.device) == "async" and self.device.platform == "cpu":
+        if clustered and self.dispatch == "async" and self.device.platform == "cpu":
             warnings.append(
                 f"{len(clustered)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
                 "asynchronous CPU dispatch; compare medians with care, or run with sync dispatch for stable figures"

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tuiperf.contract.request import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.contract.options import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, take_sample
 from tuiperf.results.stats import median_ci
 

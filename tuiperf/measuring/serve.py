@@ -84,7 +84,7 @@ def forget_compiled() -> None:
 def serve(conn: Connection, shared: Shared) -> None:
     from tuiperf.common.errors import TuiperfError
     from tuiperf.contract.request import RunRequest
-    from tuiperf.measuring.inprocess import InProcessRunner, set_dispatch
+    from tuiperf.measuring.inprocess import InProcessRunner
     from tuiperf.measuring.loading import describe_error, describe_file
 
     runner = InProcessRunner()
@@ -103,8 +103,7 @@ def serve(conn: Connection, shared: Shared) -> None:
             elif verb == "memory":  # answered after the last run's clean-up: requests are served in order
                 value = resident_mb()
             elif verb == "run":
-                request = RunRequest(**payload)
-                set_dispatch(request.dispatch)
+                request: RunRequest = payload
                 names: list[str] = []
 
                 def emit(event: Any, names: list[str] = names) -> None:

@@ -26,7 +26,7 @@ def trace(request: RunRequest, variant: str, out: Path, calls: int = 100) -> lis
     """Trace ``calls`` steady-state calls of ``variant``; the trace files written under ``out``."""
     import jax
 
-    set_dispatch(request.dispatch)
+    set_dispatch(request.settings.dispatch)
     resolved = resolve(request)
     if variant not in resolved.scenario.variants:
         known = ", ".join(resolved.scenario.variants)
@@ -37,7 +37,9 @@ def trace(request: RunRequest, variant: str, out: Path, calls: int = 100) -> lis
     with jax.default_device(resolved.device):
         ctx = resolved.scenario.setup_fn(p) if resolved.scenario.setup_fn else None
         bench = as_bench(resolved.scenario.variants[variant].build(p, ctx))
-        prepared = prepare(variant, bench, device=resolved.device, budget_s=request.budget_s)  # compile, warm up
+        prepared = prepare(
+            variant, bench, device=resolved.device, budget_s=request.settings.budget_s
+        )  # compile, warm up
         started = time.time()
         with jax.profiler.trace(str(out), create_perfetto_trace=True):
             for _ in range(calls):

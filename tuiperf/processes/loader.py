@@ -16,45 +16,36 @@ from typing import Any
 
 from tuiperf.catalog.folders import assemble, discover, scenario_dirs
 from tuiperf.common.errors import TuiperfError
+from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 
 IMPORT_TIMEOUT_S = float(os.environ.get("TUIPERF_IMPORT_TIMEOUT", "10"))  # seconds one file may take to import
 
 
 def load_isolated(
     extra_dirs: list[str], child: Callable[[], Any], drop: Callable[[], None], timeout_s: float = IMPORT_TIMEOUT_S
-) -> dict[str, Any]:
-    """The catalog of ``extra_dirs`` (plus the built-ins) as plain data, described by ``child()``
-    processes; ``drop()`` discards the current one after a file harmed it."""
-    from tuiperf.processes.process import ChildStopped
+) -> Catalog:
+    """The catalog of ``extra_dirs`` (plus the built-ins), described by ``child()`` processes;
+    ``drop()`` discards the current one after a file harmed it."""
+    from tuiperf.processes.process import ProcessStopped
 
     dirs = scenario_dirs(extra_dirs)
     files, broken = discover(dirs)
-    described: list[dict[str, Any]] = []
-    broken_entries = [b.describe() for b in broken]
+    described: list[ScenarioEntry] = []
     for path in files:
         try:
             answer = child().request("describe_file", str(path), timeout_s=timeout_s)
-        except ChildStopped as stop:
+        except ProcessStopped as stop:
             how = stop.how.replace(
                 f"did not return within {timeout_s:g} s", f"did not finish importing within {timeout_s:g} s"
             )
-            broken_entries.append(
-                {
-                    "id": path.stem.replace("_", "-").lower(),
-                    "path": str(path),
-                    "line": None,
-                    "error": f"{how} at import" if "importing" not in how else how,
-                }
-            )
+            broken.append(LoadError(path=str(path), error=f"{how} at import" if "importing" not in how else how))
             drop()
             continue
         except TuiperfError as exc:
-            broken_entries.append(
-                {"id": path.stem.replace("_", "-").lower(), "path": str(path), "line": None, "error": exc.message}
-            )
+            broken.append(LoadError(path=str(path), error=exc.message))
             continue
-        if "scenario" in answer:
-            described.append(answer["scenario"])
+        if isinstance(answer, ScenarioEntry):
+            described.append(answer)
         else:
-            broken_entries.append(answer["broken"])
-    return assemble([str(d) for d in dirs], described, broken_entries)
+            broken.append(answer)
+    return assemble([str(d) for d in dirs], described, broken)

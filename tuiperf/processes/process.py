@@ -35,7 +35,7 @@ LOG_FILES_KEPT = 20
 TAIL_LINES = 20
 
 
-class ChildStopped(TuiperfError):
+class ProcessStopped(TuiperfError):
     """The process ended or was stopped before it answered; ``how`` says which."""
 
     title = "Measuring process stopped"
@@ -107,7 +107,7 @@ def exit_description(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-class Child:
+class MeasuringProcess:
     """One measuring or loading process (``python -m tuiperf.measuring.serve``)."""
 
     def __init__(self, role: Role = "measuring") -> None:
@@ -156,7 +156,7 @@ class Child:
         cancel: Any = None,
         timeout_s: float | None = None,
     ) -> Any:
-        """Send one request and wait for its answer; raise :class:`ChildStopped` if there is none."""
+        """Send one request and wait for its answer; raise :class:`ProcessStopped` if there is none."""
         self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
         self.shared.set_turn(-1)
         self._send((verb, payload))
@@ -169,13 +169,13 @@ class Child:
                 cancelled_at = now
             if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
                 self.kill()
-                raise ChildStopped(
+                raise ProcessStopped(
                     f"did not stop within {CANCEL_GRACE_S:g} s of the cancel and was stopped", cancelled=True
                 )
             limit = timeout_s if self.ready else READY_TIMEOUT_S
             if limit is not None and now - last > limit:
                 self.kill()
-                raise ChildStopped(f"did not return within {limit:g} s")
+                raise ProcessStopped(f"did not return within {limit:g} s")
             try:
                 message = self.conn.recv() if self.conn.poll(POLL_S) else None
             except (EOFError, OSError):
@@ -183,7 +183,7 @@ class Child:
                 self.process.wait(5)
             if message is None:
                 if not self.alive:
-                    raise ChildStopped(exit_description(self.process.wait()), stderr_tail=self.log.text())
+                    raise ProcessStopped(exit_description(self.process.wait()), stderr_tail=self.log.text())
                 continue
             last = time.monotonic()
             kind, value = message
@@ -205,7 +205,7 @@ class Child:
             self.conn.send(message)
         except (OSError, BrokenPipeError):
             self.process.wait(5)
-            raise ChildStopped(exit_description(self.process.poll()), stderr_tail=self.log.text()) from None
+            raise ProcessStopped(exit_description(self.process.poll()), stderr_tail=self.log.text()) from None
 
     def turn(self) -> int:
         return self.shared.turn()

@@ -3,7 +3,7 @@
 Why processes: timed code must not share the GIL with a UI; JAX's CPU dispatch mode is fixed per
 process; an XLA abort, a segfault or an out-of-memory kill inside a scenario must not take the caller
 down; and a scenario file's side effects (threads, signal handlers, monkeypatching) must not reach
-another scenario's numbers. So (see :class:`WorkerRunner`):
+another scenario's numbers. So (see :class:`ProcessRunner`):
 
 - scenario files are described by a *loader* process (:mod:`tuiperf.processes.loader`), never by the
   process that measures;
@@ -25,17 +25,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tuiperf.common.errors import ScenarioError, TuiperfError, UnknownScenario, WorkerCrashed
+from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.contract.request import DEFAULT_DISPATCH, DISPATCH_MODES, RunRequest
-from tuiperf.processes.process import Child, ChildStopped
+from tuiperf.contract.options import stored
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef, VariantResult
+from tuiperf.results.model import Crash, DeviceInfo, RunResult, ScenarioRef, VariantResult
 
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
@@ -47,7 +48,7 @@ RETIRE_AFTER_GROWTH_MB = 128.0
 MEMORY_ANSWER_S = 30.0  # the size is answered after the last run's clean-up
 
 
-class WorkerRunner:
+class ProcessRunner:
     """The :class:`~tuiperf.contract.request.Runner` over measuring processes (see the module docstring).
 
     ``spare=True`` keeps a pre-warmed process ready (the app); the CLI measures once and needs none.
@@ -56,26 +57,22 @@ class WorkerRunner:
 
     def __init__(
         self,
-        dispatch: str = DEFAULT_DISPATCH,
         scenario_dirs: list[str] | tuple[str, ...] = (),
         *,
         spare: bool = False,
         load_timeout_s: float | None = None,
         retire_growth_mb: float = RETIRE_AFTER_GROWTH_MB,
     ) -> None:
-        if dispatch not in DISPATCH_MODES:
-            raise TuiperfError(f"dispatch must be one of {', '.join(DISPATCH_MODES)}, got {dispatch!r}")
-        self.dispatch = dispatch
         self.scenario_dirs = list(scenario_dirs)
         self.keep_spare = spare
         self.load_timeout_s = load_timeout_s
         self.retire_growth_mb = retire_growth_mb
-        self._measuring: Child | None = None
-        self._spare: Child | None = None
-        self._loader: Child | None = None
+        self._measuring: MeasuringProcess | None = None
+        self._spare: MeasuringProcess | None = None
+        self._loader: MeasuringProcess | None = None
         self._devices: list[dict[str, Any]] | None = None
         self._lock = threading.Lock()
-        self._catalogs: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._catalogs: dict[tuple[str, ...], Catalog] = {}
 
     # -- processes -----------------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -85,16 +82,16 @@ class WorkerRunner:
             return
         try:
             if self._spare is None or not self._spare.alive:
-                self._spare = Child()
+                self._spare = MeasuringProcess()
         finally:
             self._lock.release()
 
-    def _fresh(self) -> Child:
-        child = self._spare if self._spare is not None and self._spare.alive else Child()
-        self._spare = Child() if self.keep_spare else None
+    def _fresh(self) -> MeasuringProcess:
+        child = self._spare if self._spare is not None and self._spare.alive else MeasuringProcess()
+        self._spare = MeasuringProcess() if self.keep_spare else None
         return child
 
-    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> tuple[Child, str | None]:
+    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> tuple[MeasuringProcess, str | None]:
         """The process to measure in, and why it is a new one when the user should know."""
         current, why_new = self._measuring, None
         if (
@@ -113,11 +110,11 @@ class WorkerRunner:
         child.scenario_key, child.dispatch = key, dispatch
         return child, why_new
 
-    def _outgrown(self, child: Child) -> str | None:
+    def _outgrown(self, child: MeasuringProcess) -> str | None:
         """Why ``child`` is retired before another run (grown too much since its first run), or None."""
         try:
             size: float | None = child.request("memory", None, timeout_s=MEMORY_ANSWER_S)
-        except ChildStopped as exc:
+        except ProcessStopped as exc:
             return f"measured in a fresh process: the last one {exc.how} while cleaning up after its run"
         if size is None:
             return None  # the system does not tell a process's size
@@ -132,9 +129,9 @@ class WorkerRunner:
             f"(limit {self.retire_growth_mb:g} MB); times can differ more between processes than between runs"
         )
 
-    def _loader_child(self) -> Child:
+    def _loader_child(self) -> MeasuringProcess:
         if self._loader is None or not self._loader.alive:
-            self._loader = Child(role="loader")
+            self._loader = MeasuringProcess(role="loader")
         return self._loader
 
     def close(self) -> None:
@@ -144,7 +141,7 @@ class WorkerRunner:
         self._measuring = self._spare = self._loader = None
 
     # -- the Runner interface -------------------------------------------------------------------------
-    def catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any]:
+    def catalog(self, scenario_dirs: list[str] | None = None) -> Catalog:
         from tuiperf.catalog import cache as catalog_cache
         from tuiperf.processes import loader
 
@@ -157,7 +154,7 @@ class WorkerRunner:
         catalog_cache.store(dirs, described)
         return described
 
-    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> dict[str, Any] | None:
+    def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         """The last catalog of these folders if no file changed since (no process started)."""
         from tuiperf.catalog import cache as catalog_cache
 
@@ -173,7 +170,7 @@ class WorkerRunner:
         measuring process must not open its backends before its first run fixes the dispatch mode."""
         with self._lock:
             if self._devices is None:
-                lister = Child(role="devices")
+                lister = MeasuringProcess(role="devices")
                 try:
                     self._devices = lister.request("devices", None, timeout_s=60)
                 finally:
@@ -187,7 +184,7 @@ class WorkerRunner:
         cancel: threading.Event | None = None,
     ) -> RunResult:
         """Measure in a measuring process; a crash, a timeout or a forced cancel returns what was
-        measured so far, marked partial. ``request.processes > 1`` repeats it in fresh processes."""
+        measured so far, marked partial. ``request.settings.processes > 1`` repeats it in fresh processes."""
         if not request.scenario_dirs:
             request.scenario_dirs = list(self.scenario_dirs)
         request.scenario_path = request.scenario_path or self._path_of(request)  # preset: a last good copy
@@ -195,17 +192,17 @@ class WorkerRunner:
             header = _header_from_request(request)
             crash = Crash(how="was not started: the run was cancelled first")
             return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
-        if request.processes <= 1:
+        if request.settings.processes <= 1:
             return self._run_once(request, on_event, cancel, fresh=False)
         from tuiperf.processes.repeat import combine
 
         results = []
-        for index in range(request.processes):
-            scaled = _scaled_progress(on_event, index, request.processes)
+        for index in range(request.settings.processes):
+            scaled = _scaled_progress(on_event, index, request.settings.processes)
             results.append(self._run_once(request, scaled, cancel, fresh=True))
             if results[-1].partial:
                 break
-        return combine(results, request.processes)
+        return combine(results, request.settings.processes)
 
     def _path_of(self, request: RunRequest) -> str:
         """The file that defines the requested scenario (from the catalog; loaded once per folders)."""
@@ -214,18 +211,17 @@ class WorkerRunner:
             self._catalogs.get(key) or self.cached_catalog(request.scenario_dirs) or self.catalog(request.scenario_dirs)
         )
         self._catalogs[key] = described
-        entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
-        if entry is None or not Path(entry["path"]).is_file():
+        entry = described.scenario(request.scenario)
+        if entry is None or not Path(entry.path).is_file():
             described = self.catalog(request.scenario_dirs)  # a new or renamed file: look again
-            entry = next((s for s in described["scenarios"] if s["id"] == request.scenario), None)
+            entry = described.scenario(request.scenario)
         if entry is None:
-            broken = next((b for b in described["broken"] if b["id"] == request.scenario), None)
+            broken = described.load_error(request.scenario)
             if broken is not None:
-                where = f"{broken['path']}:{broken['line']}" if broken["line"] else broken["path"]
-                raise ScenarioError(broken["error"], where=where)
-            known = ", ".join(sorted(s["id"] for s in described["scenarios"])) or "none"
+                raise ScenarioError(broken.error, where=broken.where)
+            known = ", ".join(sorted(s.id for s in described.scenarios)) or "none"
             raise UnknownScenario(f"no scenario {request.scenario!r} (known: {known})")
-        return str(entry["path"])
+        return entry.path
 
     def _run_once(
         self,
@@ -259,14 +255,14 @@ class WorkerRunner:
                 on_event(event)
 
         with self._lock:
-            child, why_new = self._measuring_for(key, request.dispatch, fresh)
+            child, why_new = self._measuring_for(key, request.settings.dispatch, fresh)
             try:
-                result: RunResult = child.request("run", asdict(request), track, cancel, request.timeout_s)
+                result: RunResult = child.request("run", request, track, cancel, request.settings.timeout_s)
                 child.runs += 1
                 if why_new is not None:
                     result.warnings.append(why_new)
                 return result
-            except ChildStopped as exc:
+            except ProcessStopped as exc:
                 stop = exc  # kept beyond the except block
                 turn = child.turn()
                 variant = seen["names"][turn] if 0 <= turn < len(seen["names"]) else seen["variant"]
@@ -312,15 +308,5 @@ def _header_from_request(request: RunRequest) -> RunHeader:
         scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
         params=dict(request.params),
         device=DeviceInfo(id=request.device or ""),
-        options=RunOptions(
-            dispatch=request.dispatch,
-            samples=request.samples,
-            budget_s=request.budget_s,
-            seed=request.seed,
-            variants=request.variants,
-            interleave=request.interleave,
-            processes=request.processes,
-            timeout_s=request.timeout_s,
-            profile=request.profile,
-        ),
+        options=stored(request.settings, request.variants),
     )

@@ -2,7 +2,7 @@
 
 It holds what every screen shares — the runner, the launch options, the screenshots folder — and
 the one place errors are reported. It never imports JAX: the runner (a
-:class:`~tuiperf.processes.runner.WorkerRunner` by default) owns JAX in separate processes and is only
+:class:`~tuiperf.processes.runner.ProcessRunner` by default) owns JAX in separate processes and is only
 called from thread workers.
 """
 
@@ -20,7 +20,6 @@ from textual.worker import Worker, WorkerState
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import one_line
-from tuiperf.contract.request import DEFAULT_DISPATCH
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.messages import TabFailed
@@ -157,13 +156,13 @@ def main(
     history_path: Path | None = None,
     **launch: Any,
 ) -> int:
-    """Open the app (the CLI's default command). Builds a WorkerRunner unless one is given."""
+    """Open the app (the CLI's default command). Builds a ProcessRunner unless one is given."""
     own = runner is None
     options = LaunchOptions(**launch)
     if own:
-        from tuiperf.processes.runner import WorkerRunner
+        from tuiperf.processes.runner import ProcessRunner
 
-        runner = WorkerRunner(options.dispatch or DEFAULT_DISPATCH, list(scenario_dirs), spare=True)
+        runner = ProcessRunner(list(scenario_dirs), spare=True)
         # The spare measuring process starts once the loader has read the scenario files (MainScreen):
         # started here, its JAX import competed with the first paint for a 2-core machine's CPUs.
     app = TuiperfApp(

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tuiperf.contract.options import RunSettings
+
 
 @dataclass
 class LaunchOptions:
@@ -17,8 +19,6 @@ class LaunchOptions:
     autorun: bool = False  # run as soon as the scenario's form is ready
     sweep: tuple[str, list[Any]] | None = None  # run this sweep instead
     tab: str | None = None  # result tab to show
-    budget_s: float | None = None
-    samples: int | None = None
-    dispatch: str | None = None
     device: str | None = None
+    settings: RunSettings = field(default_factory=RunSettings)  # the run options' initial values
     errors_as_dialogs: bool = True  # False: errors as notifications (headless screenshots)

@@ -11,13 +11,14 @@ from typing import Any
 
 from textual.message import Message
 
+from tuiperf.contract.catalog import Catalog
 from tuiperf.results.model import RunResult
 from tuiperf.tui.live import LiveState
 
 
 @dataclass
 class CatalogLoaded(Message):
-    catalog: dict[str, Any]
+    catalog: Catalog
     devices: list[dict[str, Any]] | None  # None: unchanged (a reload, or the cached list before JAX starts)
     generation: int = 0  # which reload this answers: an older one arriving late is dropped
 

@@ -57,7 +57,7 @@ class RunHistory:
         scenario = self.screen.setup.scenario
         from tuiperf.tui.screens.history import HistoryScreen
 
-        shell.push_screen(HistoryScreen(self.path, scenario["id"] if scenario else None), self._chosen)
+        shell.push_screen(HistoryScreen(self.path, scenario.id if scenario else None), self._chosen)
 
     def _chosen(self, choice: tuple[str, int] | None) -> None:
         if choice is None or self.path is None:

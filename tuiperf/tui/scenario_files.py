@@ -23,6 +23,7 @@ from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from tuiperf.catalog.last_good import Remembered
+    from tuiperf.contract.catalog import Catalog
     from tuiperf.tui.screens.main import MainScreen
 
 WATCH_DEBOUNCE_MS = 300
@@ -37,7 +38,7 @@ class ScenarioFiles:
         self._watch_stop: threading.Event | None = None
         self._open_after_reload: tuple[Path, str] | None = None  # a file just created, and its id
 
-    def merge_last_good(self, catalog: dict[str, Any]) -> dict[str, Any]:
+    def merge_last_good(self, catalog: Catalog) -> Catalog:
         """The catalog with broken files that loaded before listed in their last good version
         (called by the catalog worker thread: it reads the sources and writes the copies)."""
         from tuiperf.catalog.last_good import keep_last_good, remember
@@ -50,7 +51,7 @@ class ScenarioFiles:
             remember(merged, self._remembered)
         return merged
 
-    def after_catalog(self, catalog: dict[str, Any]) -> None:
+    def after_catalog(self, catalog: Catalog) -> None:
         """Tell an open editor how its save went; open a scenario just created; watch the folders."""
         from tuiperf.tui.screens.editor import EditorScreen
 
@@ -60,7 +61,7 @@ class ScenarioFiles:
             path, scenario_id = self._open_after_reload
             self._open_after_reload = None
             self.screen.shell.push_screen(EditorScreen(path, scenario_id))
-        self.watch_folders([d for d in catalog.get("dirs", []) if Path(d).is_dir()])
+        self.watch_folders([d for d in catalog.dirs if Path(d).is_dir()])
 
     # -- watching ----------------------------------------------------------------------------------
     def watch_folders(self, folders: list[str]) -> None:
@@ -95,10 +96,10 @@ class ScenarioFiles:
     def _selected_file(self) -> tuple[Path, str] | None:
         entry, broken = self.screen.setup.scenario, self.screen.setup.broken
         if entry is not None:
-            failed = entry.get("last_good")
-            return Path(failed["file"] if failed else entry["path"]), entry["id"]
-        if broken is not None and Path(broken.get("path", "")).is_file():
-            return Path(broken["path"]), broken["id"]
+            failed = entry.last_good
+            return Path(failed.file if failed else entry.path), entry.id
+        if broken is not None and Path(broken.path).is_file():
+            return Path(broken.path), broken.id
         return None
 
     def edit(self) -> None:
@@ -145,10 +146,10 @@ class ScenarioFiles:
     def revert(self) -> None:
         entry = self.screen.setup.scenario
         shell = self.screen.shell
-        if entry is None or entry.get("origin") != "shadows built-in":
+        if entry is None or entry.origin != "shadows built-in":
             shell.report_error("Nothing to revert", "the selected scenario is not a copy of a built-in")
             return
-        copy = Path(entry["path"])
+        copy = Path(entry.path)
         aside = copy.with_name(f"{copy.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
 
         def answered(yes: bool | None) -> None:
@@ -162,5 +163,5 @@ class ScenarioFiles:
             shell.notify(f"your copy is kept as {aside}", title="Back to the built-in")
             self.screen.reload_scenarios()
 
-        question = f"Use the built-in {entry['id']} again? Your copy is renamed to {aside.name} (not deleted)."
+        question = f"Use the built-in {entry.id} again? Your copy is renamed to {aside.name} (not deleted)."
         shell.push_screen(ConfirmScreen(question, yes="Revert", no="Keep my copy"), answered)

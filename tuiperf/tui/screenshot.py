@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.common.errors import TuiperfError
+from tuiperf.contract.options import RunSettings
 from tuiperf.tui.png import write_png
 
 
@@ -36,9 +37,7 @@ def take_screenshot(
     sweep: tuple[str, list[Any]] | None = None,
     variants: list[str] | None = None,
     device: str | None = None,
-    dispatch: str | None = None,
-    budget_s: float | None = None,
-    samples: int | None = None,
+    settings: RunSettings | None = None,
     png: bool | None = None,
     timeout_s: float = 600.0,
     log_scale: bool | None = None,
@@ -66,9 +65,7 @@ def take_screenshot(
         sweep=sweep,
         variants=variants,
         device=device,
-        dispatch=dispatch,
-        budget_s=budget_s,
-        samples=samples,
+        settings=settings or RunSettings(),
         errors_as_dialogs=False,
     )
     app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=out.parent, launch=launch)

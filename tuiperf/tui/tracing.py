@@ -23,11 +23,12 @@ TRACE_TIMEOUT_S = 600
 
 def trace_command(screen: MainScreen, out: Path) -> list[str]:
     request = screen.setup.request(screen.shell.scenario_dirs)  # raises ParamError for a bad form
-    variants = request.variants or [v["name"] for v in (screen.setup.scenario or {}).get("variants", [])]
+    chosen = screen.setup.scenario
+    variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
     if not variants:
         raise TuiperfError("choose a variant to trace")
     command = [sys.executable, "-m", "tuiperf", "trace", request.scenario, "--variant", variants[0]]
-    command += ["--calls", str(TRACE_CALLS), "--out", str(out), "--dispatch", request.dispatch]
+    command += ["--calls", str(TRACE_CALLS), "--out", str(out), "--dispatch", request.settings.dispatch]
     command += [f"--set={name}={value}" for name, value in request.params.items()]
     command += [arg for d in screen.shell.scenario_dirs for arg in ("--scenarios", d)]
     return command + (["--device", request.device] if request.device else [])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,6 +24,7 @@ from tuiperf.common.text import inert, one_line
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
+    from tuiperf.contract.catalog import Catalog
     from tuiperf.tui.app import TuiperfApp
 
 
@@ -92,26 +93,26 @@ class EditorScreen(Screen[None]):
         self.waiting_for_reload = True
         self.shell.main.reload_scenarios()
 
-    def show_outcome(self, catalog: dict[str, Any]) -> None:
+    def show_outcome(self, catalog: Catalog) -> None:
         """After a reload: the file's error at its line, or what it now declares."""
         if not self.waiting_for_reload:
             return
         self.waiting_for_reload = False
         mine = str(self.path.resolve())
-        for entry in catalog.get("scenarios", []):
-            failed = entry.get("last_good")
-            if failed and str(Path(failed["file"]).resolve()) == mine:
-                self._show_error(failed.get("line"), failed.get("error", ""), kept=True)
+        for entry in catalog.scenarios:
+            failed = entry.last_good
+            if failed is not None and str(Path(failed.file).resolve()) == mine:
+                self._show_error(failed.line, failed.error, kept=True)
                 return
-            if not failed and str(Path(entry["path"]).resolve()) == mine:
-                n_params, n_variants = len(entry.get("params", [])), len(entry.get("variants", []))
+            if failed is None and str(Path(entry.path).resolve()) == mine:
+                n_params, n_variants = len(entry.params), len(entry.variants)
                 self.set_status(
                     Text(f"✓ saved and reloaded: {n_params} parameters, {n_variants} variants", style="bold green")
                 )
                 return
-        for bad in catalog.get("broken", []):
-            if str(Path(bad["path"]).resolve()) == mine:
-                self._show_error(bad.get("line"), bad.get("error", ""), kept=False)
+        for bad in catalog.broken:
+            if str(Path(bad.path).resolve()) == mine:
+                self._show_error(bad.line, bad.error, kept=False)
                 return
         self.set_status(Text("saved, but the scenario list does not show this file", style="yellow"))
 

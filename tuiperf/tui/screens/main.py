@@ -26,6 +26,7 @@ from textual.widgets import Button, Footer, Header, Input, Tab, Tabs
 
 from tuiperf.common.errors import ParamError, TuiperfError
 from tuiperf.common.text import one_line
+from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import RunFailed
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
@@ -73,7 +74,8 @@ def run_header(request: RunRequest) -> str:
     params = " ".join(f"{k}={v}" for k, v in request.params.items())
     sweep = f" · sweep {request.sweep[0]}" if request.sweep else ""
     return one_line(
-        f"{request.scenario} · {request.device or 'first device'} · {request.dispatch} dispatch · {params}{sweep}"
+        f"{request.scenario} · {request.device or 'first device'} · "
+        f"{request.settings.dispatch} dispatch · {params}{sweep}"
     )
 
 
@@ -84,7 +86,7 @@ class MainScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.catalog: dict[str, Any] | None = None
+        self.catalog: Catalog | None = None
         self.devices: list[dict[str, Any]] = []
         self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
         self.live: LiveState | None = None
@@ -259,8 +261,8 @@ class MainScreen(Screen[None]):
             self.devices = message.devices
         first = None if self._catalog_shown else self.shell.launch.scenario  # the launch's scenario, at once
         self.setup.set_catalog(catalog, message.devices, select=first)
-        n, n_broken, devices = len(catalog["scenarios"]), len(catalog["broken"]), len(self.devices)
-        kept = sum(1 for s in catalog["scenarios"] if s.get("last_good"))
+        n, n_broken, devices = len(catalog.scenarios), len(catalog.broken), len(self.devices)
+        kept = sum(1 for s in catalog.scenarios if s.last_good is not None)
         self.sub_title = (
             f"{n} scenario{'s' * (n != 1)}"
             + (f", {n_broken} broken" if n_broken else "")
@@ -275,12 +277,11 @@ class MainScreen(Screen[None]):
         self._start_panels()
         launch = self.shell.launch
         if launch.scenario and not self.setup.select(launch.scenario):
-            broken = next((b for b in catalog["broken"] if b["id"] == launch.scenario), None)
+            broken = catalog.load_error(launch.scenario)
             if broken is not None:
-                where = broken["path"] + (f":{broken['line']}" if broken.get("line") else "")
-                self.shell.report_error("Broken scenario", f"{where}: {broken['error']} (e opens it in the editor)")
+                self.shell.report_error("Broken scenario", f"{broken} (e opens it in the editor)")
             else:
-                known = ", ".join(s["id"] for s in catalog["scenarios"])
+                known = ", ".join(s.id for s in catalog.scenarios)
                 self.shell.report_error("Unknown scenario", f"no scenario {launch.scenario!r} (known: {known})")
             self._run_ended.set()  # nothing will run: headless drivers stop waiting
         self.query_one("#scenario-options").focus()
@@ -292,7 +293,7 @@ class MainScreen(Screen[None]):
     def on_setup_panel_selected(self, message: SetupPanel.Selected) -> None:
         self._show_plan()
         launch = self.shell.launch
-        if self._launched or message.scenario is None or launch.scenario != message.scenario["id"]:
+        if self._launched or message.scenario is None or launch.scenario != message.scenario.id:
             return
         self._launched = True
         if launch.sweep:
@@ -654,7 +655,8 @@ class MainScreen(Screen[None]):
         self.shell.save_svg(self.screenshot_name())
 
     def screenshot_name(self) -> str:
-        sid = (self.setup.scenario or {}).get("id") or (self.result.scenario.id if self.result else "") or "tuiperf"
+        chosen = self.setup.scenario.id if self.setup.scenario else ""
+        sid = chosen or (self.result.scenario.id if self.result else "") or "tuiperf"
         return f"{sid}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
 
     def action_quit(self) -> None:

@@ -18,8 +18,9 @@ from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch
 
-from tuiperf.api.params import Bool, Choice, Float, Int, Param, param_from_dict
+from tuiperf.api.params import Bool, Choice, Float, Int, Param
 from tuiperf.common.errors import ParamError
+from tuiperf.contract.catalog import ParamSpec
 from tuiperf.tui.widgets.toggle import Toggle
 
 
@@ -59,7 +60,7 @@ class ParamForm(Vertical):
         yield Static("no parameters", id="no-params", classes="dim")
 
     async def set_params(
-        self, params: list[dict[str, Any]], values: dict[str, Any] | None = None, owner: str | None = None
+        self, params: list[ParamSpec], values: dict[str, Any] | None = None, owner: str | None = None
     ) -> bool:
         """Rebuild the form for ``owner``'s parameter descriptions, optionally with given values.
 
@@ -68,7 +69,7 @@ class ParamForm(Vertical):
         values = values or {}
         self._requested += 1
         gen = self._requested
-        specs = {p["name"]: param_from_dict(p) for p in params}
+        specs = {p.name: p.to_param() for p in params}
         # Scenarios chosen in quick succession (typing in the filter) call this while an earlier
         # rebuild is still awaiting its mount: rebuilds run one at a time, and only the newest runs.
         async with self._rebuilding:

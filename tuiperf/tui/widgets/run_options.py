@@ -1,4 +1,5 @@
-"""How to run: which variants, on which device, in which dispatch mode, with what sample budget."""
+"""How to run: which variants, on which device, and a field for each run option the table puts in the
+form (:mod:`tuiperf.contract.options`: dispatch mode, sample budget, samples, ...)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,16 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.validation import ValidationResult, Validator
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Switch
 
-from tuiperf.api.params import Float, Int
 from tuiperf.common.errors import ParamError
-from tuiperf.contract.request import DISPATCH_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.contract import options
+from tuiperf.contract.catalog import VariantEntry
+from tuiperf.contract.options import Declared, RunSettings
 from tuiperf.tui.widgets.checklist import Checklist
-from tuiperf.tui.widgets.param_form import ParamValidator
 from tuiperf.tui.widgets.toggle import Toggle
-
-BUDGET = Float(3.0, min=0.05, max=3600.0).named("budget")
-SAMPLES = Int(0, min=0, max=MAX_SAMPLES_PER_VARIANT).named("samples")
 
 
 class RunOptions(Vertical):
@@ -28,6 +28,29 @@ class RunOptions(Vertical):
 
     _device_options: list[tuple[str, str]] | None = None  # what the device picker lists
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows = [row for row in options.declared() if row.option.label is not None]  # the form's options
+        self.base = options.TABLE()  # values of the options the form does not show (the launch's)
+
+    @staticmethod
+    def _field(row: Declared) -> Widget:
+        o, fid = row.option, row.option.field_id or row.name
+        if o.choices:
+            value = str(row.default)
+            return Select([(c, c) for c in o.choices], value=value, allow_blank=False, id=fid, compact=True)
+        if row.kind is bool:
+            return Toggle(bool(row.default), id=fid, animate=False, tooltip=o.help)
+        return Input(
+            row.text_of(row.default),
+            placeholder=o.none or "",
+            id=fid,
+            compact=True,
+            validators=[OptionValidator(row)],
+            valid_empty=row.optional,
+            tooltip=o.help,
+        )
+
     def compose(self) -> ComposeResult:
         yield Label("Variants", classes="section")
         yield Checklist(id="variants", compact=True)
@@ -35,35 +58,10 @@ class RunOptions(Vertical):
         with Horizontal(classes="param-line"):
             yield Label("device", classes="param-name")
             yield Select([("cpu:0", "cpu:0")], value="cpu:0", allow_blank=False, id="device", compact=True)
-        with Horizontal(classes="param-line"):
-            yield Label("dispatch", classes="param-name")
-            yield Select(
-                [(m, m) for m in DISPATCH_MODES],
-                value=DISPATCH_MODES[0],
-                allow_blank=False,
-                id="dispatch",
-                compact=True,
-            )
-        with Horizontal(classes="param-line"):
-            yield Label("budget s", classes="param-name")
-            yield Input(
-                "3",
-                id="budget",
-                compact=True,
-                validators=[ParamValidator(BUDGET)],
-                tooltip="time budget for sampling each run, in seconds",
-            )
-        with Horizontal(classes="param-line"):
-            yield Label("samples", classes="param-name")
-            yield Input(
-                "",
-                placeholder="auto",
-                id="samples",
-                compact=True,
-                validators=[ParamValidator(SAMPLES)],
-                valid_empty=True,
-                tooltip="fixed samples per variant; empty: until the median is known to ±1 % or the budget ends",
-            )
+        for row in self.rows:
+            with Horizontal(classes="param-line"):
+                yield Label(row.option.label or row.name, classes="param-name")
+                yield self._field(row)
         yield Static("", id="options-error", classes="param-error")
         with Horizontal(classes="param-line"):
             yield Label("live", classes="param-name")
@@ -73,12 +71,12 @@ class RunOptions(Vertical):
             yield Button("Sweep  w", id="sweep-button", compact=True)
             yield Button("Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True)
 
-    def set_variants(self, variants: list[dict[str, Any]]) -> None:
+    def set_variants(self, variants: list[VariantEntry]) -> None:
         sl = self.query_one("#variants", SelectionList)
         sl.clear_options()
         for v in variants:
-            label = v["name"] if v.get("equivalent", True) else f"{v['name']} (computes something else)"
-            sl.add_option((label, v["name"], True))
+            label = v.name if v.equivalent else f"{v.name} (computes something else)"
+            sl.add_option((label, v.name, True))
         self._check_variants()
 
     def set_devices(self, devices: list[dict[str, Any]]) -> None:
@@ -102,32 +100,39 @@ class RunOptions(Vertical):
         return value if isinstance(value, str) else None
 
     @property
-    def dispatch(self) -> str:
-        return str(self.query_one("#dispatch", Select).value)
-
-    @property
     def live(self) -> bool:
         return self.query_one("#live", Switch).value
 
-    def budget_s(self) -> float:
-        return BUDGET.parse(self.query_one("#budget", Input).value)
+    def _raw(self, row: Declared) -> Any:
+        field = self.query_one(f"#{row.option.field_id or row.name}")
+        if isinstance(field, Input):
+            return field.value
+        return field.value  # type: ignore[attr-defined]  # a Select's or a Toggle's value
 
-    def samples(self) -> int | None:
-        raw = self.query_one("#samples", Input).value.strip()
-        if not raw:
-            return None
-        value = SAMPLES.parse(raw)
-        return value or None
+    def set_settings(self, settings: RunSettings) -> None:
+        """Show ``settings`` (the launch's); those the form does not show are kept for :meth:`settings`."""
+        self.base = settings
+        for row in self.rows:
+            field = self.query_one(f"#{row.option.field_id or row.name}")
+            value = getattr(settings, row.name)
+            if isinstance(field, Input):
+                field.value = row.text_of(value)
+            else:
+                field.value = value  # type: ignore[attr-defined]
+
+    def settings(self) -> RunSettings:
+        """The run options: the form's values over the launch's; raises ParamError naming a bad one."""
+        return options.parsed({row.name: self._raw(row) for row in self.rows}, self.base)
 
     def errors(self) -> list[str]:
         out = []
         if not self.variants:
             out.append("variants: choose at least one variant")
-        for name, fn in (("budget", self.budget_s), ("samples", self.samples)):
+        for row in self.rows:
             try:
-                fn()
+                row.parse(self._raw(row))
             except ParamError as exc:
-                out.append(f"{name}: {exc.message}")
+                out.append(f"{row.label_word}: {exc.message}")
         return out
 
     def _check_variants(self) -> None:
@@ -155,10 +160,25 @@ class RunOptions(Vertical):
         event.stop()
         self.post_message(self.Changed(event.select.id or ""))
 
-    def on_switch_changed(self, event: Switch.Changed) -> None:
+    def on_switch_changed(self, event: Switch.Changed) -> None:  # the live switch, and bool options
         event.stop()
         self.post_message(self.Changed(event.switch.id or ""))
 
     def set_running(self, running: bool) -> None:
         self.query_one("#run-button", Button).disabled = False
         self.query_one("#cancel-button", Button).disabled = not running
+
+
+class OptionValidator(Validator):
+    """Textual validator backed by the option's own parser (the one the command line and the run use)."""
+
+    def __init__(self, row: Declared) -> None:
+        super().__init__()
+        self.row = row
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            self.row.parse(value)
+        except ParamError as exc:
+            return self.failure(exc.message, value)
+        return self.success()

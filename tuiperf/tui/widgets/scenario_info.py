@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from tuiperf.common.text import inert, one_line
 
+if TYPE_CHECKING:
+    from tuiperf.contract.catalog import LoadError, ScenarioEntry
+
 
 class ScenarioInfo(Static):
-    def show(self, scenario: dict[str, Any] | None, broken: dict[str, Any] | None = None) -> None:
+    def show(self, scenario: ScenarioEntry | None, broken: LoadError | None = None) -> None:
         if broken is not None:
-            where = broken.get("path", "") + (f":{broken['line']}" if broken.get("line") else "")
             self.update(
                 Text.assemble(
                     ("✗ Broken scenario ", "bold red"),
-                    (one_line(broken.get("id", "")), "bold"),
+                    (one_line(broken.id), "bold"),
                     "\n",
-                    (one_line(where), "dim"),
+                    (one_line(broken.where), "dim"),
                     "\n\n",
-                    inert(broken.get("error", "")),
+                    inert(broken.error),
                 )
             )
             return
@@ -29,35 +31,34 @@ class ScenarioInfo(Static):
             self.update(Text("Loading scenarios…", style="dim"))
             return
         text = Text.assemble(
-            (one_line(scenario.get("title", scenario["id"])), "bold"),
+            (one_line(scenario.title or scenario.id), "bold"),
             "\n",
-            inert(_plain(scenario.get("question", ""))),
+            inert(_plain(scenario.question)),
             "\n",
-            (one_line(scenario.get("path", "")), "dim"),
+            (one_line(scenario.path), "dim"),
             origin_line(scenario),
         )
         self.update(text)
 
 
-def origin_line(scenario: dict[str, Any]) -> Text:
+def origin_line(scenario: ScenarioEntry) -> Text:
     """Built-in, yours, your copy of a built-in, or the last good version of a broken file."""
-    failed = scenario.get("last_good")
-    if failed:
-        where = failed["file"] + (f":{failed['line']}" if failed.get("line") else "")
+    failed = scenario.last_good
+    if failed is not None:
         return Text.assemble(
             "\n",
             ("⚠ the file is broken; this is its last good version (e edits it)", "bold yellow"),
             "\n",
-            (one_line(where), "dim"),
+            (one_line(failed.where), "dim"),
             ": ",
-            inert(one_line(failed.get("error", ""))),
+            inert(one_line(failed.error)),
         )
-    origin = scenario.get("origin")
+    origin = scenario.origin
     if origin == "shadows built-in":
         return Text.assemble(
             "\n",
             ("⇄ your copy of a built-in (palette: Revert to built-in) ", "cyan"),
-            (one_line(scenario.get("shadows", "")), "dim"),
+            (one_line(scenario.shadows or ""), "dim"),
         )
     if origin == "user":
         return Text("\n✎ your scenario: e edits it", style="cyan")

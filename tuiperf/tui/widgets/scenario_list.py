@@ -13,6 +13,7 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from tuiperf.common.text import one_line
+from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 
 
 class ScenarioList(Vertical):
@@ -20,16 +21,16 @@ class ScenarioList(Vertical):
 
     @dataclass
     class Chosen(Message):
-        scenario: dict[str, Any] | None  # None for a broken file
-        broken: dict[str, Any] | None = None
+        scenario: ScenarioEntry | None  # None for a broken file
+        broken: LoadError | None = None
 
     class Entered(Message):
         """Enter on a scenario: the user wants its parameters."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.scenarios: list[dict[str, Any]] = []
-        self.broken: list[dict[str, Any]] = []
+        self.scenarios: list[ScenarioEntry] = []
+        self.broken: list[LoadError] = []
         self._rebuilt = False  # the list on screen shows self.scenarios and self.broken
         self.current_key: str | None = None
 
@@ -37,12 +38,12 @@ class ScenarioList(Vertical):
         yield Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
         yield OptionList(id="scenario-options")
 
-    def set_catalog(self, catalog: dict[str, Any], select: str | None = None) -> None:
+    def set_catalog(self, catalog: Catalog, select: str | None = None) -> None:
         """Show a (re)loaded catalog, with ``select`` (an id) or else the current scenario selected;
         if the selected scenario's description changed (a new default, another variant, the file
         broke or was fixed) it is chosen again."""
         before = self._entry(self.current_key)
-        scenarios, broken = list(catalog.get("scenarios", [])), list(catalog.get("broken", []))
+        scenarios, broken = list(catalog.scenarios), list(catalog.broken)
         if select is None and self._rebuilt and (scenarios, broken) == (self.scenarios, self.broken):
             return  # the list on screen already (a reload, or the fresh catalog matching the cached one)
         self.scenarios, self.broken = scenarios, broken
@@ -52,17 +53,17 @@ class ScenarioList(Vertical):
         if key is not None and key == self.current_key and self._entry(key) != before:
             self._post_chosen(key)
 
-    def _entry(self, key: str | None) -> dict[str, Any] | None:
+    def _entry(self, key: str | None) -> ScenarioEntry | LoadError | None:
         kind, _, sid = (key or "").partition(":")
-        entries = self.scenarios if kind == "ok" else self.broken
-        return next((e for e in entries if e["id"] == sid), None)
+        entries: list[ScenarioEntry] | list[LoadError] = self.scenarios if kind == "ok" else self.broken
+        return next((e for e in entries if e.id == sid), None)
 
     def _post_chosen(self, key: str) -> None:
         entry = self._entry(key)
-        if key.startswith("ok:"):
-            self.post_message(self.Chosen(entry))
-        else:
+        if isinstance(entry, LoadError):
             self.post_message(self.Chosen(None, entry))
+        else:
+            self.post_message(self.Chosen(entry))
 
     @property
     def filter_text(self) -> str:
@@ -73,12 +74,12 @@ class ScenarioList(Vertical):
         blob = " ".join(t.lower() for t in texts if t)
         return all(w in blob for w in words)
 
-    def _rank(self, scenario: dict[str, Any]) -> int:
+    def _rank(self, scenario: ScenarioEntry) -> int:
         """Best matches first, so Enter takes the one meant: id, then id start, title, description."""
         words = self.filter_text.split()
         if not words:
             return 0
-        sid, title = scenario["id"].lower(), scenario.get("title", "").lower()
+        sid, title = scenario.id.lower(), scenario.title.lower()
         if " ".join(words) == sid:
             return 0
         if sid.startswith(words[0]):
@@ -99,15 +100,13 @@ class ScenarioList(Vertical):
         options = self.query_one("#scenario-options", OptionList)
         items: list[Option] = []
         for s in sorted(self.scenarios, key=self._rank):
-            if self._matches(s["id"], s.get("title", ""), s.get("question", "")):
-                label = Text.assemble(
-                    (one_line(s["id"]), "bold"), mark_of(s), "\n", (one_line(s.get("title", "")), "dim")
-                )
-                items.append(Option(label, id=f"ok:{s['id']}"))
+            if self._matches(s.id, s.title, s.question):
+                label = Text.assemble((one_line(s.id), "bold"), mark_of(s), "\n", (one_line(s.title), "dim"))
+                items.append(Option(label, id=f"ok:{s.id}"))
         for b in self.broken:
-            if self._matches(b["id"], b.get("path", ""), b.get("error", "")):
-                label = Text.assemble(("✗ " + one_line(b["id"]), "bold red"), "\n", (_short(b.get("error", "")), "red"))
-                items.append(Option(label, id=f"broken:{b['id']}"))
+            if self._matches(b.id, b.path, b.error):
+                label = Text.assemble(("✗ " + one_line(b.id), "bold red"), "\n", (_short(b.error), "red"))
+                items.append(Option(label, id=f"broken:{b.id}"))
         ids = [o.id for o in items]
         if not keep_selection:  # typing in the filter: the highlight event chooses the best match
             options.clear_options()
@@ -159,11 +158,11 @@ class ScenarioList(Vertical):
         return False
 
 
-def mark_of(scenario: dict[str, Any]) -> tuple[str, str] | str:
+def mark_of(scenario: ScenarioEntry) -> tuple[str, str] | str:
     """What the list says about where a scenario comes from (nothing for a plain built-in)."""
-    if scenario.get("last_good"):
+    if scenario.last_good is not None:
         return ("  ⚠ last good version", "bold yellow")
-    origin = scenario.get("origin")
+    origin = scenario.origin
     if origin == "shadows built-in":
         return ("  ⇄ your copy", "cyan")
     if origin == "user":

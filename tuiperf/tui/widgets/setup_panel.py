@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, SelectionList
+from textual.widgets import Label, Select, SelectionList
 
 from tuiperf.common.errors import ParamError
+from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 from tuiperf.contract.request import RunRequest
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
@@ -30,14 +31,14 @@ class SetupPanel(Vertical):
 
     @dataclass
     class Selected(Message):
-        scenario: dict[str, Any] | None  # None: a broken file or nothing
+        scenario: ScenarioEntry | None  # None: a broken file or nothing
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.scenario: dict[str, Any] | None = None
-        self.broken: dict[str, Any] | None = None  # the broken file selected instead, if any
+        self.scenario: ScenarioEntry | None = None
+        self.broken: LoadError | None = None  # the broken file selected instead, if any
         self._typed: dict[str, dict[str, Any]] = {}  # form values per scenario, kept while browsing
-        self._pending: dict[str, Any] = {}  # launch values for the scenario to select first
+        self._pending: LaunchOptions | None = None  # launch values for the scenario to select first
         self.has_details = False  # the description, form and run options are mounted
         self._early_choice: ScenarioList.Chosen | None = None  # chosen before they were
         self._early_devices: list[dict[str, Any]] | None = None
@@ -74,9 +75,7 @@ class SetupPanel(Vertical):
         return cast("RunOptions", self.query_one("#options"))
 
     # -- catalog and launch options --------------------------------------------------------------
-    def set_catalog(
-        self, catalog: dict[str, Any], devices: list[dict[str, Any]] | None, select: str | None = None
-    ) -> None:
+    def set_catalog(self, catalog: Catalog, devices: list[dict[str, Any]] | None, select: str | None = None) -> None:
         if devices is not None and not self.has_details:
             self._early_devices = devices
         elif devices is not None:
@@ -85,16 +84,11 @@ class SetupPanel(Vertical):
 
     def apply_launch(self, launch: LaunchOptions) -> None:
         """The run options of ``launch`` now; its parameter values when its scenario is selected."""
-        if launch.budget_s is not None:
-            self.options.query_one("#budget", Input).value = f"{launch.budget_s:g}"
-        if launch.samples is not None:
-            self.options.query_one("#samples", Input).value = str(launch.samples)
-        if launch.dispatch:
-            self.options.query_one("#dispatch", Select).value = launch.dispatch
+        self.options.set_settings(launch.settings)
         if launch.device:
             self.options.query_one("#device", Select).value = launch.device
         if launch.scenario:
-            self._pending = {"scenario": launch.scenario, "params": dict(launch.params), "variants": launch.variants}
+            self._pending = launch
 
     def select(self, scenario_id: str) -> bool:
         return self.query_one(ScenarioList).select(scenario_id)
@@ -114,24 +108,24 @@ class SetupPanel(Vertical):
             self.options.set_variants([])
             self.post_message(self.Selected(None))
             return
-        sid = message.scenario["id"]
+        sid = message.scenario.id
         values = dict(self._typed.get(sid, {}))
-        pending = self._pending if self._pending.get("scenario") == sid else None
+        pending = self._pending if self._pending is not None and self._pending.scenario == sid else None
         if pending:
-            values.update(pending["params"])
-        known = {p["name"] for p in message.scenario.get("params", [])}
+            values.update(pending.params)
+        known = set(message.scenario.param_names())
         unknown = [k for k in values if k not in known]
         for k in unknown:
             values.pop(k)
-        if not await self.form.set_params(message.scenario.get("params", []), values, owner=sid):
+        if not await self.form.set_params(message.scenario.params, values, owner=sid):
             return  # another scenario was chosen meanwhile; its own call finishes the job
-        self.options.set_variants(message.scenario.get("variants", []))
+        self.options.set_variants(message.scenario.variants)
         if pending:
-            self._pending = {}
-            if pending["variants"]:
+            self._pending = None
+            if pending.variants:
                 chosen = self.options.query_one("#variants", SelectionList)
                 chosen.deselect_all()
-                for name in pending["variants"]:
+                for name in pending.variants:
                     chosen.select(name)
             for k in unknown:
                 self.app.notify(
@@ -154,7 +148,7 @@ class SetupPanel(Vertical):
         if self.scenario is None:
             return ["choose a scenario first"]
         if self.form.rebuilding:
-            return [f"the form for {self.scenario['id']} is still being built"]
+            return [f"the form for {self.scenario.id} is still being built"]
         problems = [f"{n}: {m}" for n, m in self.form.errors.items() if not (sweep and n == sweep[0])]
         return problems + self.options.errors()
 
@@ -168,15 +162,13 @@ class SetupPanel(Vertical):
             k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if not (sweep and k == sweep[0])
         }
         return RunRequest(
-            scenario=self.scenario["id"],
+            scenario=self.scenario.id,
             params=params,
             variants=self.options.variants,
             device=self.options.device,
-            dispatch=self.options.dispatch,
-            samples=self.options.samples(),
-            budget_s=self.options.budget_s(),
             sweep=sweep,
             scenario_dirs=list(scenario_dirs),
             # A broken file's last good version runs from its copy (see tuiperf.catalog.last_good).
-            scenario_path=self.scenario["path"] if self.scenario.get("last_good") else None,
+            scenario_path=self.scenario.path if self.scenario.last_good is not None else None,
+            settings=self.options.settings(),
         )

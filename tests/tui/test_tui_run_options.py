@@ -1,0 +1,116 @@
+"""A run option is declared once (tuiperf/contract/options.py) and reaches the command line, the setup
+form, the request and the stored result from there: one more row in the table, and it is everywhere."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Input
+from tui_helpers import sync
+
+from tuiperf.cli import parse_args
+from tuiperf.cli.measure import request_from
+from tuiperf.common.errors import ParamError
+from tuiperf.contract import options
+from tuiperf.contract.options import Option, RunSettings
+from tuiperf.contract.request import RunRequest
+from tuiperf.results.model import RunOptions
+from tuiperf.tui.widgets.run_options import RunOptions as RunOptionsForm
+
+
+class WithWarmUps(RunSettings, kw_only=True):
+    """The table with one more option, as a future change would add it."""
+
+    warm_ups: Annotated[
+        int, Option("untimed calls before sampling", flag="--warm-ups", metavar="N", min=0, max=100, label="warm-ups")
+    ] = 5
+
+
+class FormApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield RunOptionsForm(id="options")
+
+
+@pytest.fixture
+def longer_table(monkeypatch):
+    monkeypatch.setattr(options, "TABLE", WithWarmUps)
+
+
+def test_an_option_added_to_the_table_reaches_the_command_line_and_the_request(longer_table):
+    args = parse_args(["run", "tiny", "--warm-ups", "7", "--budget", "2"])
+    request = request_from(args)
+    assert isinstance(request.settings, WithWarmUps) and request.settings.warm_ups == 7
+    assert request.settings.budget_s == 2.0
+    assert request_from(parse_args(["run", "tiny"])).settings.warm_ups == 5  # its default
+    with pytest.raises(ParamError, match=r"above the maximum 100"):
+        request_from(parse_args(["run", "tiny", "--warm-ups", "101"]))
+
+
+@sync
+async def test_an_option_added_to_the_table_appears_in_the_form_and_its_request(longer_table):
+    app = FormApp()
+    async with app.run_test() as pilot:
+        form = app.query_one(RunOptionsForm)
+        field = form.query_one("#warm-ups", Input)
+        assert field.value == "5"
+        field.value = "9"
+        await pilot.pause()
+        request = RunRequest(scenario="tiny", settings=form.settings())
+        assert isinstance(request.settings, WithWarmUps) and request.settings.warm_ups == 9
+        field.value = "-1"
+        await pilot.pause()
+        assert any(e.startswith("warm-ups: ") and "below the minimum 0" in e for e in form.errors())
+
+
+@sync
+async def test_the_form_allows_what_the_run_allows():
+    # the form capped the budget at 3,600 s while a run allowed a day
+    app = FormApp()
+    async with app.run_test() as pilot:
+        form = app.query_one(RunOptionsForm)
+        form.query_one("#budget", Input).value = "7200"
+        form.query_one("#samples", Input).value = ""
+        await pilot.pause()
+        assert form.errors() == ["variants: choose at least one variant"]
+        settings = form.settings()
+        assert settings.budget_s == 7200.0 and settings.samples is None
+        options.check(settings)
+
+
+@sync
+async def test_launch_settings_the_form_does_not_show_reach_the_request():
+    # `tuiperf app --interleave call --timeout 5`: the app ignored both
+    app = FormApp()
+    async with app.run_test() as pilot:
+        form = app.query_one(RunOptionsForm)
+        form.set_settings(RunSettings(interleave="call", timeout_s=5.0, budget_s=0.5))
+        await pilot.pause()
+        assert form.query_one("#budget", Input).value == "0.5"
+        settings = form.settings()
+        assert (settings.interleave, settings.timeout_s, settings.budget_s) == ("call", 5.0, 0.5)
+
+
+def test_every_option_is_stored_in_the_result():
+    # the stored defaults are what an older document without the field meant, so only names must agree
+    assert {row.name for row in options.declared()} == set(RunOptions.__struct_fields__) - {"variants"}
+    record = options.stored(RunSettings(budget_s=2.0, samples=7, timeout_s=None), ["a"], dispatch="async")
+    assert (record.budget_s, record.samples, record.timeout_s, record.variants) == (2.0, 7, None, ["a"])
+    assert record.dispatch == "async"  # what the process really used
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (RunSettings(budget_s=float("nan")), "budget: nan is not a finite number"),
+        (RunSettings(budget_s=25 * 3600.0), "budget: 90000.0 is above the maximum 86400"),
+        (RunSettings(samples=0), "samples: 0 is below the minimum 1"),
+        (RunSettings(dispatch="fast"), "dispatch: 'fast' is not one of the choices"),
+        (RunSettings(processes=101), "processes: 101 is above the maximum 100"),
+    ],
+)
+def test_check_names_the_option_and_what_is_allowed(settings, message):
+    with pytest.raises(ParamError) as caught:
+        options.check(settings)
+    assert str(caught.value).startswith(message)

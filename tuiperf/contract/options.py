@@ -1,0 +1,259 @@
+"""Every run option, declared once: :class:`RunSettings` is the table.
+
+Each field is one option: its name, its type, its default, and an :class:`Option` saying its bounds or
+choices, its help, its command-line flag and whether the setup form shows it. Everything else is
+derived from this table: the command line's arguments (:func:`add_arguments`), the app's run-option
+fields (``tui/widgets/run_options.py``), a request's settings (``RunRequest.settings``), their
+validation (:func:`check`) and what a result stores (:func:`stored`).
+
+The derivations read the table from :data:`TABLE` when they run, so a test can put a table with one
+more option there and see it reach the command line, the form and the request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import typing
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
+
+from tuiperf.common.errors import ParamError
+
+if TYPE_CHECKING:  # the parsers are imported where they are built: the app's first frame needs none
+    from tuiperf.api.params import Param
+    from tuiperf.results.model import RunOptions
+
+DISPATCH_MODES = ("sync", "async")
+# Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
+# with no hand-off to JAX's dispatch thread, and the breakdown's paths are comparable; both modes
+# repeat equally well between fresh processes (README, "How it measures"; benchmarks/dispatch_modes.py).
+DEFAULT_DISPATCH = "sync"
+INTERLEAVE_MODES = ("block", "call")
+MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
+MEASURING_COMMANDS = ("run", "app", "screenshot", "trace")
+
+
+@dataclass(frozen=True)
+class Option:
+    """What the table says of one option besides its name, type and default."""
+
+    help: str
+    flag: str | None = None  # on the command line; a bool's flag sets the opposite of its default
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+    none: str | None = None  # the word for "no value" (None) on the command line and in the form
+    label: str | None = None  # shown in the setup form under this label; None: not in the form
+    commands: tuple[str, ...] = MEASURING_COMMANDS  # the subcommands that take the flag
+
+    @property
+    def field_id(self) -> str:
+        """The form field's id: the flag without its dashes."""
+        return (self.flag or "").lstrip("-")
+
+
+class RunSettings(msgspec.Struct, kw_only=True):
+    """How to measure (besides the scenario, its parameters, variants and device): the option table."""
+
+    dispatch: Annotated[
+        str,
+        Option(
+            "JAX's CPU dispatch mode (see the README's 'How it measures')",
+            flag="--dispatch",
+            choices=DISPATCH_MODES,
+            label="dispatch",
+        ),
+    ] = DEFAULT_DISPATCH
+    budget_s: Annotated[
+        float,
+        Option(
+            "auto mode: sample until each median's 95 % CI is within ±1 % or this many seconds end",
+            flag="--budget",
+            metavar="SECONDS",
+            min=0.01,
+            max=24 * 3600,
+            label="budget s",
+        ),
+    ] = 3.0
+    samples: Annotated[
+        int | None,
+        Option(
+            "fixed samples per variant; auto: until the median is known to ±1 % or the budget ends",
+            flag="--samples",
+            metavar="N",
+            min=1,
+            max=MAX_SAMPLES_PER_VARIANT,
+            none="auto",
+            label="samples",
+        ),
+    ] = None
+    interleave: Annotated[
+        str,
+        Option(
+            "block: ~5 ms turns after a warm-up call (like a timing loop); call: one call per turn",
+            flag="--interleave",
+            choices=INTERLEAVE_MODES,
+        ),
+    ] = "block"
+    timeout_s: Annotated[
+        float | None,
+        Option(
+            "stop a call (or compile) that takes longer than this many seconds (none: never)",
+            flag="--timeout",
+            metavar="SECONDS",
+            min=0.001,
+            max=7 * 24 * 3600,
+            none="none",
+        ),
+    ] = 60.0
+    processes: Annotated[
+        int,
+        Option(
+            "repeat the measurement in N fresh measuring processes and report their spread",
+            flag="--processes",
+            metavar="N",
+            min=1,
+            max=100,
+            commands=("run",),
+        ),
+    ] = 1
+    profile: Annotated[
+        bool, Option("skip the Python profile of each variant", flag="--no-profile", commands=("run",))
+    ] = True
+    seed: Annotated[int, Option("seed of the run's random choices", min=0, max=2**32 - 1)] = 0
+
+
+TABLE: type[RunSettings] = RunSettings  # the table the derivations read (tests put a longer one here)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One row of the table, resolved: name, value type, default, whether None is allowed, and the rest."""
+
+    name: str
+    kind: type  # int, float, str or bool
+    default: Any
+    optional: bool
+    option: Option
+
+    def param(self) -> Param:
+        """The strict parser of this option's values: the same one the CLI, the form and :func:`check` use."""
+        from tuiperf.api.params import Bool, Choice, Float, Int
+
+        spec: Param
+        o = self.option
+        if self.kind is bool:
+            spec = Bool(bool(self.default), help=o.help)
+        elif o.choices:
+            spec = Choice(str(self.default), choices=o.choices, help=o.help)
+        elif self.kind is int:
+            default = self.default if self.default is not None else int(o.min or 0)
+            spec = Int(default, min=_int_or_none(o.min), max=_int_or_none(o.max), help=o.help)
+        else:
+            default = self.default if self.default is not None else (o.min or 0.0)
+            spec = Float(float(default), min=o.min, max=o.max, help=o.help)
+        return spec.named(self.label_word)
+
+    @property
+    def label_word(self) -> str:
+        """How messages name it: the flag's word (``budget``), else the field's name."""
+        return self.option.field_id or self.name
+
+    def parse(self, raw: Any) -> Any:
+        """A value from text or Python: the none word (or None) where allowed, else the parser's result."""
+        if raw is None or (self.optional and isinstance(raw, str) and raw.strip().lower() in ("", self.option.none)):
+            if self.optional:
+                return None
+            raise ParamError(f"a value is needed (allowed: {self.param().allowed()})", where=self.label_word)
+        return self.param().parse(raw)
+
+    def text_of(self, value: Any) -> str:
+        """A value as the form and the command line write it."""
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def declared(table: type[RunSettings] | None = None) -> list[Declared]:
+    """The rows of ``table`` (default: :data:`TABLE`), in declaration order."""
+    table = table or TABLE
+    hints = typing.get_type_hints(table, include_extras=True)
+    rows = []
+    for field in msgspec.structs.fields(table):
+        hint = hints[field.name]
+        base, *extras = typing.get_args(hint)
+        option = next(e for e in extras if isinstance(e, Option))
+        kinds = [k for k in typing.get_args(base) or (base,) if k is not type(None)]
+        rows.append(Declared(field.name, kinds[0], field.default, type(None) in typing.get_args(base), option))
+    return rows
+
+
+def check(settings: RunSettings) -> None:
+    """Every value within its bounds and choices: one :class:`ParamError` naming the first that is not."""
+    for row in declared(type(settings)):
+        value = getattr(settings, row.name)
+        if value is None and row.optional:
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ParamError(f"{value} is not a finite number (allowed: {row.param().allowed()})", where=row.label_word)
+        row.param().parse(value)
+
+
+def parsed(values: dict[str, Any], base: RunSettings | None = None) -> RunSettings:
+    """``base`` (default: the table's defaults) with ``values`` (raw, by option name) parsed and set."""
+    base = base if base is not None else TABLE()
+    rows = {row.name: row for row in declared(type(base))}
+    changes = {}
+    for name, raw in values.items():
+        if name not in rows:
+            raise ParamError(f"unknown run option {name!r} (options: {', '.join(rows)})")
+        changes[name] = rows[name].parse(raw)
+    return msgspec.structs.replace(base, **changes)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    """One argument per option with a flag that ``command`` takes; left out, an option keeps its
+    default (see :func:`from_arguments`)."""
+    for row in declared():
+        o = row.option
+        if o.flag is None or command not in o.commands:
+            continue
+        if row.kind is bool:
+            parser.add_argument(o.flag, dest=row.name, action="store_const", const=not row.default, help=o.help)
+            continue
+        extra = f" (default {row.text_of(row.default) or o.none})" if row.default != 0 or o.none else ""
+        parser.add_argument(  # parsed by from_arguments: a bad value is one ParamError line, as everywhere
+            o.flag,
+            dest=row.name,
+            metavar="{" + ",".join(o.choices) + "}" if o.choices else o.metavar or "VALUE",
+            help=(o.help + extra).replace("%", "%%"),
+        )
+
+
+def from_arguments(args: argparse.Namespace, defaults: dict[str, Any] | None = None) -> RunSettings:
+    """The settings the command line asked for; an option not given takes ``defaults`` (by name), else
+    the table's default."""
+    given = {row.name: getattr(args, row.name) for row in declared() if getattr(args, row.name, None) is not None}
+    return parsed({**(defaults or {}), **given})
+
+
+# -- what a result keeps ------------------------------------------------------------------------------
+def stored(settings: RunSettings, variants: list[str] | None, dispatch: str | None = None) -> RunOptions:
+    """The result's record of how it was measured; ``dispatch`` is the mode the process really used."""
+    from tuiperf.results.model import RunOptions
+
+    values = msgspec.structs.asdict(settings)
+    if dispatch is not None:
+        values["dispatch"] = dispatch
+    return RunOptions(variants=variants, **values)
