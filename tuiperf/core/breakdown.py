@@ -84,18 +84,30 @@ class BreakdownInput:
 
 
 def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: bool) -> Paths:
-    """Compile the lower-level paths of ``jit_fn(*jit_args)`` (see the module docstring)."""
+    """Compile the lower-level paths of ``jit_fn(*jit_args)`` (see the module docstring).
+
+    The paths take the leaves the way ``jax.jit`` traces the call: arrays and Python scalars are
+    arguments (a scalar as a weakly-typed 0-d one), everything else is baked in. A scalar that
+    ``jit_fn`` holds static (``static_argnums``, an Equinox static leaf) stays a constant, as in the call:
+    baking every scalar in let XLA fold them and made the paths another program than the call.
+    """
     import jax
 
     leaves, treedef = jax.tree.flatten(jit_args)
-    dynamic = [i for i, leaf in enumerate(leaves) if isinstance(leaf, jax.Array | np.ndarray)]
-    arrays = tuple(leaves[i] for i in dynamic)
 
-    def flat_program(*flat_arrays):
-        rebuilt = list(leaves)
-        for i, array in zip(dynamic, flat_arrays):
-            rebuilt[i] = array
-        return jit_fn(*jax.tree.unflatten(treedef, rebuilt))
+    def program_over(dynamic: list[int]) -> Callable[..., Any]:
+        def flat_program(*flat_arrays):
+            rebuilt = list(leaves)
+            for i, array in zip(dynamic, flat_arrays):
+                rebuilt[i] = array
+            return jit_fn(*jax.tree.unflatten(treedef, rebuilt))
+
+        return flat_program
+
+    dynamic = _traced_leaves(jit_args, leaves, program_over)
+    flat_program = program_over(dynamic)
+    arrays = tuple(leaves[i] for i in dynamic)
+    on_device = [leaf if isinstance(leaf, jax.Array) else jax.numpy.asarray(leaf) for leaf in arrays]
 
     # keep_unused: every path must receive the same arrays, used or not.
     flat_jit = jax.jit(flat_program, keep_unused=True)
@@ -108,7 +120,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
         "noop_jit": TimedPath(noop_jit, arrays),
         # A partial over a prebuilt list: no Python frame or list building in the timed path (a lambda
         # added ~0.4 µs that the jit path does not pay, and made "jit dispatch" read negative).
-        "noop_execute": TimedPath(functools.partial(noop_executable.execute_sharded, list(arrays)), ()),
+        "noop_execute": TimedPath(functools.partial(noop_executable.execute_sharded, on_device), ()),
     }
     # A single array comes back as it is: no output pytree to rebuild, "outputs" is zero by construction.
     single_output = isinstance(traced.out_info, jax.ShapeDtypeStruct)
@@ -119,6 +131,37 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
     if not call_is_jit:
         paths["jit"] = TimedPath(jit_fn, jit_args)
     return Paths(paths=paths, call_is_jit=call_is_jit, single_output=single_output, flops=flops_of(program))
+
+
+def _traced_leaves(jit_args: tuple, leaves: list, program_over: Callable[[list[int]], Callable[..., Any]]) -> list[int]:
+    """Indices of the leaves the paths take as arguments: every array, and every Python scalar that
+    the jit level does not hold static. A top-level argument whose scalars cannot be traced (a static
+    argument: hashing a tracer fails) keeps its scalars as constants."""
+    import jax
+
+    arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, jax.Array | np.ndarray)]
+    scalars = [i for i, leaf in enumerate(leaves) if type(leaf) in (bool, int, float, complex)]
+    if not scalars:
+        return arrays
+    owner, start = {}, 0  # leaf index -> the top-level argument it belongs to
+    for position, arg in enumerate(jit_args):
+        count = len(jax.tree.leaves(arg))
+        owner.update({i: position for i in range(start, start + count)})
+        start += count
+
+    def traces(dynamic: list[int]) -> bool:
+        try:
+            jax.eval_shape(program_over(dynamic), *(leaves[i] for i in dynamic))
+        except Exception:  # noqa: BLE001 - a scalar the jit level needs static (or concrete)
+            return False
+        return True
+
+    if traces(sorted(arrays + scalars)):
+        return sorted(arrays + scalars)
+    static = {
+        p for p in {owner[i] for i in scalars} if not traces(sorted(arrays + [i for i in scalars if owner[i] == p]))
+    }
+    return sorted(arrays + [i for i in scalars if owner[i] not in static])
 
 
 def measure_breakdowns(
@@ -280,6 +323,25 @@ def _verdict(
     else:
         remedy = "run again on a quieter machine; if it persists, check the variant's jit level"
     return False, "; ".join(problems) + f". {remedy}."
+
+
+def compiling_breakdown(median_ns: float, compiles: int, samples: int | None) -> Breakdown:
+    """No split for a call that compiles while it is timed: its time is mostly compilation, which no
+    path of the breakdown includes, so call − jit would read as the framework's work."""
+    during = f"in {samples} samples while it was sampled" if samples is not None else "while its paths were timed"
+    return Breakdown(
+        stages={},
+        call_ns=median_ns,
+        total_ns=median_ns,
+        residual_ns=0.0,
+        reliable=False,
+        reason=(
+            f"the call compiled {compiles} time(s) {during}: its time is mostly compilation, which none of the "
+            "breakdown's paths include, so no split is given (the Warnings say what changed between calls; "
+            "make that value an array argument, or keep it fixed)"
+        ),
+        compiles=compiles,
+    )
 
 
 def shown_ns(stage: Stage) -> float:

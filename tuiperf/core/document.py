@@ -78,6 +78,7 @@ def variant_result(
     param_count: int | None = None,
     retraces: int = 0,
     recompiles: int = 0,
+    recompile_causes: Sequence[str] = (),
     eager: bool = False,
     profile: Sequence[ProfileRow] = (),
     profile_note: str | None = None,
@@ -98,7 +99,7 @@ def variant_result(
         all_warnings.extend(
             stability_warnings(summary, [{"center_ns": m.center_ns, "fraction": m.fraction} for m in modes])
         )
-    all_warnings.extend(_compile_warnings(retraces, recompiles, eager))
+    all_warnings.extend(_compile_warnings(retraces, recompiles, eager, recompile_causes))
     if eager and retraces and not recompiles:
         all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
     if loops_per_sample > 1:
@@ -127,17 +128,23 @@ def variant_result(
         param_count=param_count,
         retraces=retraces,
         recompiles=recompiles,
+        recompile_causes=list(recompile_causes),
         eager=eager,
         profile=list(profile),
         profile_note=profile_note,
     )
 
 
-def _compile_warnings(retraces: int, recompiles: int, eager: bool) -> list[str]:
+def _compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:
     if recompiles:
+        why = (
+            f"what changed between calls, as JAX explains its cache misses: {'; '.join(causes)}"
+            if causes
+            else "a retrace: a changing static argument, shape, dtype or weak type (JAX explained no cache miss)"
+        )
         return [
             f"{recompiles} XLA compilation(s) and {retraces} trace(s) happened during steady-state sampling: the "
-            "samples include compile time (a retrace: a changing static argument, shape, dtype or weak type)"
+            f"samples include compile time; {why}"
         ]
     if retraces and not eager:
         return [

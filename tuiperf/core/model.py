@@ -117,6 +117,7 @@ class Breakdown(Struct):
     rounds: int = 0
     groups_ns: dict[str, list[float]] = {}  # each path's median per group of rounds (same groups for all
     # variants of a run: a baseline's stages can be compared with a paired bootstrap, see core.reconcile)
+    compiles: int = 0  # XLA compilations of the call while it was timed: then no split is given (stages empty)
 
 
 class ProfileRow(Struct):
@@ -151,6 +152,7 @@ class VariantResult(Struct):
     param_count: int | None = None
     retraces: int = 0  # traces during steady-state sampling
     recompiles: int = 0  # XLA compilations during steady-state sampling
+    recompile_causes: list[str] = []  # what changed between calls, from JAX's explanation of each cache miss
     eager: bool = False  # eager by design: traces per call are expected, no jit level
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
@@ -252,6 +254,7 @@ class Equivalence(Struct):
     reference: str | None = None
     checked: list[str] = []
     mismatches: list[Mismatch] = []
+    notes: list[str] = []  # the same values computed by different programs (FLOPs differ): not a verdict
 
     def differs(self, name: str) -> bool:
         return any(m.a == name for m in self.mismatches)

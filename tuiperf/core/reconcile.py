@@ -58,8 +58,8 @@ def stage_values(paths: dict[str, float]) -> dict[str, float]:
 def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation | None:
     """The gap between two measured variants, split by stage; None without both breakdowns."""
     a, b = variant.breakdown_ns, baseline.breakdown_ns
-    if a is None or b is None or variant.stats is None or baseline.stats is None:
-        return None
+    if a is None or b is None or variant.stats is None or baseline.stats is None or not (a.stages and b.stages):
+        return None  # no split to compare (a call that compiled while timed has none)
     gap = variant.stats.median_ns - baseline.stats.median_ns
     point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
     intervals = _paired_intervals(a, b)

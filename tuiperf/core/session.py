@@ -19,13 +19,14 @@ from typing import Any
 import numpy as np
 
 from tuiperf.core import document
-from tuiperf.core.breakdown import BreakdownInput, TimedPath, measure_breakdowns
+from tuiperf.core.breakdown import BreakdownInput, TimedPath, compiling_breakdown, measure_breakdowns
 from tuiperf.core.document import RunHeader
 from tuiperf.core.env import all_devices, describe_device, device_id, dispatch_mode, environment
 from tuiperf.core.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.core.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.core.guard import Subject, check_equivalence, describe
+from tuiperf.core.guard import Subject, check, describe
 from tuiperf.core.model import (
+    Breakdown,
     Calibration,
     DeviceInfo,
     Equivalence,
@@ -150,6 +151,7 @@ class Run:
         self.results: dict[str, VariantResult] = {}
         self.warnings: list[str] = []
         self.compile_counts: dict[str, tuple[int, int]] = {}  # (traces, compiles) during sampling
+        self.compile_causes: dict[str, list[str]] = {}  # what changed between calls, per variant
         self.equivalence = Equivalence()
 
     def header(self, *, with_env: bool = True, resolution: float | None = None) -> RunHeader:
@@ -327,20 +329,24 @@ class Run:
                 self.on_turn(target.name)
 
         self.sampling_started_ns = time.perf_counter_ns()
-        sample_interleaved(
-            targets,
-            samples=self.request.samples,
-            budget_s=self.request.budget_s,
-            cancel=self.cancel,
-            interleave=self.request.interleave,
-            on_tick=on_tick,
-            on_turn=on_turn,
-        )
+        for target in targets:
+            watch.take_causes(target.name)  # only cache misses while sampling are explained below
+        with watch.explaining():
+            sample_interleaved(
+                targets,
+                samples=self.request.samples,
+                budget_s=self.request.budget_s,
+                cancel=self.cancel,
+                interleave=self.request.interleave,
+                on_tick=on_tick,
+                on_turn=on_turn,
+            )
         watch.current = None
         on_tick(0.0, 1.0)
         for target in targets:
             traces, compiles = watch.snapshot(target.name)
             self.compile_counts[target.name] = (traces - before[target.name][0], compiles - before[target.name][1])
+            self.compile_causes[target.name] = watch.take_causes(target.name)
         return targets
 
     def sample_span(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
@@ -369,6 +375,7 @@ class Run:
                 param_count=item.param_count,
                 retraces=traces,
                 recompiles=compiles,
+                recompile_causes=self.compile_causes.get(item.name, []) if compiles else [],
                 eager=item.bench.eager,
             )
             if target.error is not None:
@@ -410,10 +417,15 @@ class Run:
     def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
         """Every measured variant's breakdown paths, sampled together in the same rounds."""
         inputs = []
+        withheld: dict[str, Breakdown] = {}
         for item in measured:
             if item.paths is None:
                 continue
             samples = targets[item.name].samples
+            compiles = self.compile_counts.get(item.name, (0, 0))[1]
+            if compiles:
+                withheld[item.name] = compiling_breakdown(float(np.median(samples)), compiles, len(samples))
+                continue
             inputs.append(
                 BreakdownInput(
                     name=item.name,
@@ -425,9 +437,10 @@ class Run:
                 )
             )
         if not inputs or self.cancel.is_set():
-            return {}
+            return withheld
         self.emit(PhaseChanged("breakdown", None, "timing the lower-level paths of every variant together"))
         watch = sentinel()
+        before = {item.name: watch.snapshot(item.name)[1] for item in inputs}
 
         def on_turn(target: Target) -> None:
             variant = target.name.split("/", 1)[0]
@@ -436,7 +449,7 @@ class Run:
                 self.on_turn(variant)
 
         try:
-            return measure_breakdowns(
+            found = measure_breakdowns(
                 inputs,
                 resolution_ns=resolution,
                 budget_s=breakdown_budget(self.request.budget_s, len(inputs)),
@@ -447,18 +460,32 @@ class Run:
             )
         finally:
             watch.current = None
+        for timed in inputs:  # a call that compiled while its paths were timed: the same, found later
+            compiles = watch.snapshot(timed.name)[1] - before[timed.name]
+            if compiles and timed.name in found:
+                found[timed.name] = compiling_breakdown(timed.total_ns, compiles, None)
+        return {**found, **withheld}
 
     def guard(self, prepared: list[Prepared]) -> None:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
         subjects = [
-            Subject(p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance)
+            Subject(
+                p.name,
+                p.output,
+                p.flops,
+                p.param_count,
+                compare=p.bench.compare,
+                tolerance=p.bench.tolerance,
+                check_costs=self.scenario.variants[p.name].check_costs,
+            )
             for p in prepared
             if self.scenario.variants[p.name].same_as_default and self.results[p.name].ok
         ]
         reference = self.scenario.reference_name()
         reference = reference if any(s.name == reference for s in subjects) else None
         tolerance = self.scenario.tolerance_for(SimpleNamespace(**self.params))
-        found = check_equivalence(subjects, tolerance, reference)
+        findings = check(subjects, tolerance, reference)
+        found = findings.mismatches
         self.warnings.extend(describe(found))
         for m in found:
             self.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
@@ -466,6 +493,7 @@ class Run:
             reference=reference or (subjects[0].name if subjects else None),
             checked=[s.name for s in subjects],
             mismatches=[Mismatch(**m) for m in found],
+            notes=findings.notes,
         )
 
     def document(self, header: RunHeader) -> RunResult:
