@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="repeat the measurement in N fresh measuring processes and report their spread",
     )
     run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
+    run.add_argument(
+        "--baseline",
+        metavar="VARIANT",
+        help="ratios against this variant (default: the reference=True one, or the first)",
+    )
     run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
     run.add_argument("--force", action="store_true", help="replace the --json file if it exists")
     run.add_argument("--no-profile", action="store_true", help="skip the Python profile of each variant")

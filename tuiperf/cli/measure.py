@@ -34,6 +34,7 @@ def request_from(args: argparse.Namespace, *, budget: float | None = None) -> Ru
         interleave=args.interleave,
         processes=getattr(args, "processes", 1),
         timeout_s=args.timeout if args.timeout and args.timeout > 0 else None,
+        baseline=getattr(args, "baseline", None),
     )
     check_options(request)
     return request

@@ -99,6 +99,10 @@ class Stage(Struct):
 
     ns: float
     ci95_ns: tuple[float, float] | None = None
+    # What the method can tell apart for this stage at this call's size (its CI's half-width, and for a
+    # difference of two compiled programs the A/A pair's): a stage below it is shown as "< resolution".
+    resolution_ns: float | None = None
+    by_construction: bool = False  # zero because its two paths are the same path (not measured)
 
 
 class Breakdown(Struct):
@@ -117,6 +121,7 @@ class Breakdown(Struct):
     rounds: int = 0
     groups_ns: dict[str, list[float]] = {}  # each path's median per group of rounds (same groups for all
     # variants of a run: a baseline's stages can be compared with a paired bootstrap, see core.reconcile)
+    resolution_ns: float | None = None  # two compiles of one program (A/A) differ by at most this
     compiles: int = 0  # XLA compilations of the call while it was timed: then no split is given (stages empty)
 
 
@@ -200,6 +205,7 @@ class RunOptions(Struct):
     processes: int = 1
     timeout_s: float | None = None
     profile: bool = True
+    baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
 
 
 class Environment(Struct):

@@ -25,6 +25,7 @@ class StageDelta:
     delta_ns: float
     ci95_ns: tuple[float, float] | None
     share: float | None  # of the gap between the medians
+    resolution_ns: float = 0.0  # what the two stages' method can tell apart, combined
 
 
 @dataclass
@@ -37,12 +38,14 @@ class Reconciliation:
     reliable: bool
 
     def clear_stages(self) -> list[StageDelta]:
-        """The stage differences worth naming: the CI excludes zero and it is at least 2 % of the gap."""
+        """The stage differences worth naming: the CI excludes zero, it is at least 2 % of the gap and
+        beyond the two stages' resolution (two compiles of one program differ by that much)."""
         return [
             s
             for s in self.stages
             if s.delta_ns != 0
             and abs(s.delta_ns) >= 0.02 * abs(self.gap_ns)
+            and abs(s.delta_ns) >= s.resolution_ns
             and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
         ]
 
@@ -66,7 +69,8 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
-        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None))
+        resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
+        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None, resolution))
     explained = sum(s.delta_ns for s in stages)
     return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
 

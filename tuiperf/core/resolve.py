@@ -55,6 +55,8 @@ def resolve(request: RunRequest) -> Resolved:
         if unknown:
             raise ParamError(f"unknown variant {unknown[0]!r} (variants: {', '.join(names)})")
         names = [n for n in names if n in request.variants]
+    if request.baseline is not None and request.baseline not in names:
+        raise ParamError(f"unknown baseline {request.baseline!r} (variants of this run: {', '.join(names)})")
     sweep_values = None
     if request.sweep is not None:
         parameter, raw_values = request.sweep

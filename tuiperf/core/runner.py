@@ -49,6 +49,7 @@ class RunRequest:
     interleave: str = "block"  # "block": ~5 ms turns after an untimed warm-up call; "call": one call per turn
     processes: int = 1  # repeat the whole measurement in this many fresh measuring processes
     timeout_s: float | None = DEFAULT_TIMEOUT_S  # longest one call (or compile) may take before it is stopped
+    baseline: str | None = None  # the variant ratios are against (default: the scenario's reference=True one)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

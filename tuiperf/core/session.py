@@ -181,11 +181,19 @@ class Run:
                 processes=request.processes,
                 timeout_s=request.timeout_s,
                 profile=request.profile,
+                baseline=self.baseline(),
             ),
             env=env,
             calibration=calibration,
             started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         )
+
+    def baseline(self) -> str | None:
+        """The variant ratios are against: the one asked for, else one the scenario marks reference=True."""
+        if self.request.baseline is not None:
+            return self.request.baseline
+        marked = next((v.name for v in self.scenario.variants.values() if v.reference), None)
+        return marked if marked in self.names else None
 
     # -- progress ---------------------------------------------------------------------------------
     def remaining_s(self, fraction: float) -> float | None:
