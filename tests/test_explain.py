@@ -120,3 +120,30 @@ def test_an_unknown_baseline_is_a_user_error(fixture_dir, capsys):
     code = main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--baseline", "nope"])
     err = capsys.readouterr().err
     assert code == 2 and "unknown baseline 'nope'" in err and err.count("\n") == 1
+
+
+def test_a_sweep_measures_its_first_point_again_and_flags_drift(runner):
+    doc, _ = run(runner, scenario="drifting", samples=20, profile=False, sweep=("size", ["8", "16"]))
+    sweep = doc.sweep
+    assert sweep is not None and len(doc.points) == 2
+    first = doc.points[0].variant("slowing")
+    assert first is not None and first.stats is not None
+    assert sweep.anchor_ns["slowing"] > first.stats.median_ns  # measured again after the last point
+    (drift,) = [w for w in doc.warnings if w.startswith("drift: slowing at size=8")]
+    assert "the points between may carry up to that much drift" in drift
+
+
+def test_a_steady_first_point_is_not_called_drift():
+    import factories
+
+    from tuiperf.core import document
+
+    point = factories.result({"a": factories.steady(1000.0)}, params={"n": 1})
+    again = factories.result({"a": factories.steady(1010.0)}, params={"n": 1})
+    later = factories.result({"a": factories.steady(2000.0)}, params={"n": 2})
+    steady = document.sweep_result("n", [1, 2], [point, later], factories.header(), duration_s=1.0, anchor=again)
+    assert steady.sweep is not None and steady.sweep.anchor_ns == {"a": 1010.0}
+    assert not any(w.startswith("drift") for w in steady.warnings)  # 1 %: within the limit
+    moved = factories.result({"a": factories.steady(1200.0)}, params={"n": 1})
+    drifted = document.sweep_result("n", [1, 2], [point, later], factories.header(), duration_s=1.0, anchor=moved)
+    assert drifted.warnings[0].startswith("drift: a at n=1 read 1.00 µs at the start of the sweep and 1.20 µs")

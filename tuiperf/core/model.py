@@ -271,6 +271,8 @@ class Sweep(Struct):
     values: list[Scalar]
     medians_ns: dict[str, list[float | None]]
     slopes: dict[str, float | None]
+    # The first point measured again after the last one: each variant's median then (drift check).
+    anchor_ns: dict[str, float | None] = {}
 
 
 class RunResult(Struct, kw_only=True):

@@ -7,6 +7,8 @@ first (:mod:`tuiperf.core.resolve`); documents are assembled by :mod:`tuiperf.co
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -118,9 +120,31 @@ def execute(
             break
         if points[-1].partial:
             break
+    anchor = None
+    if len(points) > 1 and len(points) == len(values) and not cancel.is_set():
+        # Points are measured one after another: re-measure the first at the end, so drift between
+        # them is seen (and flagged) rather than read as a slope.
+        emit(PhaseChanged("sample", None, f"re-measuring {parameter}={values[0]} to check the sweep for drift"))
+        again = Run(
+            resolved,
+            {**resolved.params, parameter: values[0]},
+            dataclasses.replace(request, profile=False),
+            lambda event: None,
+            cancel,
+            on_turn=on_turn,
+            anchor=True,
+        )
+        with contextlib.suppress(TuiperfError):
+            anchor = again.measure()
     base = Run(resolved, resolved.params, request, emit, cancel).header(with_env=False)
     return document.sweep_result(
-        parameter, values, points, base, duration_s=time.monotonic() - started, warnings=stopped
+        parameter,
+        values,
+        points,
+        base,
+        duration_s=time.monotonic() - started,
+        warnings=stopped,
+        anchor=anchor if anchor is not None and not anchor.partial else None,
     )
 
 
@@ -138,7 +162,9 @@ class Run:
         sweep_value: Any = None,
         sweep_started: float | None = None,
         on_turn: Callable[[str], None] | None = None,
+        anchor: bool = False,
     ) -> None:
+        self.anchor = anchor  # a sweep's first point measured again: medians only, no breakdown
         self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
         self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
@@ -444,7 +470,7 @@ class Run:
                     call_flops=item.call_flops,
                 )
             )
-        if not inputs or self.cancel.is_set():
+        if not inputs or self.cancel.is_set() or self.anchor:
             return withheld
         self.emit(PhaseChanged("breakdown", None, "timing the lower-level paths of every variant together"))
         watch = sentinel()
