@@ -147,3 +147,8 @@ def test_a_steady_first_point_is_not_called_drift():
     moved = factories.result({"a": factories.steady(1200.0)}, params={"n": 1})
     drifted = document.sweep_result("n", [1, 2], [point, later], factories.header(), duration_s=1.0, anchor=moved)
     assert drifted.warnings[0].startswith("drift: a at n=1 read 1.00 µs at the start of the sweep and 1.20 µs")
+
+
+def test_calls_on_the_default_device_are_not_timed_inside_a_default_device_scope(runner):
+    doc, _ = run(runner, scenario="default-device", samples=5, profile=False)
+    assert variant(doc, "jit").ok, variant(doc, "jit").error

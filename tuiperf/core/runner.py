@@ -22,10 +22,9 @@ from tuiperf.core.model import RunResult
 
 DISPATCH_MODES = ("sync", "async")
 # Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
-# with no hand-off to JAX's dispatch thread (async added 18-19 % to filter-jit-overhead at width 256,
-# 38 -> 46 us and 100 -> 119 us, on the 2-core CI machine) and the breakdown's paths are comparable.
-# Repeatability was the same in both modes there (1-8 % between fresh processes,
-# benchmarks/dispatch_modes.py). Async is one flag away and always labelled.
+# with no hand-off to JAX's dispatch thread (what that hand-off costs depends on how busy the CPU is:
+# the README gives benchmarks/dispatch_modes.py's figures) and the breakdown's paths are comparable.
+# Async is one flag away and always labelled.
 DEFAULT_DISPATCH = "sync"
 INTERLEAVE_MODES = ("block", "call")
 MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
