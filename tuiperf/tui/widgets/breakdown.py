@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 
 from tuiperf.core.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
 from tuiperf.core.ratios import against
@@ -174,7 +175,12 @@ class OverheadBreakdown(VerticalScroll):
     def settled(self) -> bool:
         """On screen, the gaps are reconciled (screenshots and tests wait for this, as for the plots)."""
         base = self._base()
-        return not self.region.area or base is None or base.name in self._splits
+        # Shown but not laid out yet (a tab just switched to) counts as on screen: its reconciliation
+        # starts at the first layout, and a wait that ended before it read "reconciling…".
+        shown = self.region.area > 0 or all(
+            node.display for node in self.ancestors_with_self if isinstance(node, Widget)
+        )
+        return not shown or base is None or base.name in self._splits
 
     @work(thread=True, group="reconcile", exit_on_error=False)
     def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:
