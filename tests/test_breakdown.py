@@ -144,3 +144,10 @@ def test_a_jax_jit_framework_stage_is_zero_by_construction_not_measured():
     costs["call"] = 60_000
     result = measure([lambda c: breakdown_input(c, costs=costs, call_is_jit=True)])["v"]
     assert result.stages["framework"].by_construction and not result.stages["compute"].by_construction
+
+
+def test_too_few_rounds_of_slow_paths_are_not_a_split():
+    slow = {path: cost * 20_000 for path, cost in COSTS.items()}  # 2 s calls: one round fills the budget
+    result = measure([lambda c: breakdown_input(c, costs=slow)])["v"]
+    assert result.rounds < 4 and not result.reliable
+    assert f"only {result.rounds} round(s) of the paths fit in the breakdown's time" in result.reason

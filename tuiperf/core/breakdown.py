@@ -53,6 +53,7 @@ assert list(STAGE_PATHS) == [key for key, _, _ in BREAKDOWN_STAGES]
 MIN_ROUNDS = 8  # paths take ~5 ms turns like the main sampling (shorter turns read Python-heavy
 # calls 12-20 % slower: fewer warm calls per turn), so rounds are long; pair at least this many
 MAX_GROUPS = 40  # rounds are pooled into at most this many groups for the bootstrap
+MIN_GROUPS = 4  # fewer (slow calls, a short budget) and the bootstrap cannot tell noise from a stage
 BOOTSTRAP = 1000
 NEGLIGIBLE = 0.03  # a stage larger than the call by more than this share (or 30 ns) is impossible
 TIMER_FLOOR_NS = 30.0  # differences smaller than this are below what the clock itself resolves
@@ -261,7 +262,8 @@ def _breakdown(item: BreakdownInput, targets: dict[str, Target], outcome: Outcom
     if item.paths.single_output:
         stages["outputs"] = Stage(ns=0.0, ci95_ns=(0.0, 0.0), by_construction=True)
     call = medians["call"]
-    reliable, reason = _verdict(item, stages, call, cis["call"], dispatch)
+    rounds = len(groups["call"])
+    reliable, reason = _verdict(item, stages, call, cis["call"], dispatch, rounds)
     return Breakdown(
         stages=stages,
         call_ns=call,
@@ -328,10 +330,20 @@ def _bootstrap(groups: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
 
 
 def _verdict(
-    item: BreakdownInput, stages: dict[str, Stage], call: float, call_ci: tuple[float, float], dispatch: str
+    item: BreakdownInput,
+    stages: dict[str, Stage],
+    call: float,
+    call_ci: tuple[float, float],
+    dispatch: str,
+    rounds: int = MIN_GROUPS,
 ) -> tuple[bool, str | None]:
     """Whether the stages can be read as a split of the call; if not, why and what to do."""
     problems = []
+    if rounds < MIN_GROUPS:
+        problems.append(
+            f"only {rounds} round(s) of the paths fit in the breakdown's time: too few to tell noise from a stage "
+            "(give a larger --budget)"
+        )
     for key, label, _ in BREAKDOWN_STAGES:
         stage = stages[key]
         lo, hi = stage.ci95_ns or (stage.ns, stage.ns)
