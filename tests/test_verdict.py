@@ -106,3 +106,11 @@ def test_a_stage_cell_says_below_resolution_and_by_construction():
     assert stage_cell(Stage(ns=120.0, resolution_ns=400.0)) == "< 400 ns"
     assert stage_cell(Stage(ns=0.0, by_construction=True)) == "none†"
     assert stage_cell(Stage(ns=1_500.0, resolution_ns=400.0)) == "1.50 µs"
+
+
+def test_a_guard_note_on_the_pair_is_carried_by_the_sentence():
+    note = "slow and base: same result, different programs (4× the XLA FLOPs: 64 FLOP vs 16 FLOP)"
+    result = pair({**BASE, "call": 40_000.0}, 40_000.0, equivalence=Equivalence(reference="base", notes=[note]))
+    assert verdict(result, "slow", "base").endswith(
+        "; the guard notes same result, different programs (4× the XLA FLOPs: 64 FLOP vs 16 FLOP)."
+    )

@@ -159,7 +159,7 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
     elif isinstance(split, Reconciliation) and split.variant != slow.name:
         split = reconcile(slow, fast)  # the caller's was the other way round
     notes = [n for n in eq.notes if name in n and base_name in n]
-    tail = f" ({notes[0].split(': ', 1)[1]})" if notes else ""
+    tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     if not isinstance(split, Reconciliation):
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
     cause = _cause(split, slow, fast)
