@@ -115,3 +115,39 @@ def test_the_gap_between_two_variants_is_split_by_stage():
     assert by_key["framework"].delta_ns == 40_000 and by_key["jit_dispatch"].delta_ns == -10_000
     assert by_key["framework"].share == pytest.approx(4 / 3) and by_key["compute"].delta_ns == 0
     assert by_key["framework"].ci95_ns == (40_000, 40_000)  # paired over the same rounds: no noise here
+
+
+def test_a_stage_clearly_below_zero_is_never_reliable_whatever_its_share_of_the_call():
+    costs = {**COSTS, "flat_leaves": 52_000}  # outputs -2 µs: 2 % of the call, once tolerated up to 3 %
+    result = measure([lambda c: breakdown_input(c, costs=costs)])["v"]
+    assert not result.reliable and "outputs is negative (-2000 ns" in result.reason
+
+
+def test_stages_below_the_resolution_of_two_compiles_of_one_program_are_named_as_such():
+    from tuiperf.measuring.breakdown import below_resolution
+
+    # The A/A pair (twin vs flat_jit) differs by 2 µs: framework, jit dispatch and outputs cannot be told
+    # apart from zero below that; launch and compute are not differences of two such programs.
+    costs = {**COSTS, "twin": 52_000, "jit": 51_000, "noop_jit": 10_000, "flat_leaves": 51_000}
+    result = measure([lambda c: breakdown_input(c, costs=costs)])["v"]
+    assert result.resolution_ns == 2_000
+    stages = result.stages
+    assert stages["jit_dispatch"].ns == 1_000 and below_resolution(stages["jit_dispatch"])
+    assert stages["outputs"].ns == -1_000 and below_resolution(stages["outputs"])
+    assert result.reliable  # a negative stage within what two compiles differ by is noise, not a finding
+    assert not below_resolution(stages["framework"]) and not below_resolution(stages["launch"])
+    assert stages["launch"].resolution_ns == 30.0  # the timer's floor: launch is one path, not a difference
+
+
+def test_a_jax_jit_framework_stage_is_zero_by_construction_not_measured():
+    costs = {p: c for p, c in COSTS.items() if p != "jit"}
+    costs["call"] = 60_000
+    result = measure([lambda c: breakdown_input(c, costs=costs, call_is_jit=True)])["v"]
+    assert result.stages["framework"].by_construction and not result.stages["compute"].by_construction
+
+
+def test_too_few_rounds_of_slow_paths_are_not_a_split():
+    slow = {path: cost * 20_000 for path, cost in COSTS.items()}  # 2 s calls: one round fills the budget
+    result = measure([lambda c: breakdown_input(c, costs=slow)])["v"]
+    assert result.rounds < 4 and not result.reliable
+    assert f"only {result.rounds} round(s) of the paths fit in the breakdown's time" in result.reason

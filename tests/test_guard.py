@@ -164,24 +164,49 @@ def test_the_worst_leaf_is_the_one_reported():
     assert found["detail"].startswith("leaf 1: max relative difference 0.5 ")
 
 
+OFF = B * 2  # other values: the costs then decide whether it is the same computation
+
+
 def test_flops_within_five_percent_are_the_same_program():
     def costs(flops):
-        return check_equivalence([subject("a", B, flops=1000.0), subject("b", B, flops=flops)], 1e-6)
+        return check_equivalence([subject("a", B, flops=1000.0), subject("b", OFF, flops=flops)], 1e-6)
 
-    assert costs(1040.0) == [] and costs(960.0) == []
-    (more,) = costs(1060.0)
+    assert [m["quantity"] for m in costs(1040.0)] == ["output values"]
+    assert [m["quantity"] for m in costs(960.0)] == ["output values"]
+    more = costs(1060.0)[1]
     assert more["quantity"] == "XLA FLOPs" and more["detail"] == "1.06 kFLOP vs 1 kFLOP (1.06×)"
-    assert costs(None) == []
-    assert check_equivalence([subject("a", B, flops=6.26e6), subject("b", B, flops=786e3)], 1e-6)[0]["detail"] == (
-        "786 kFLOP vs 6.26 MFLOP (0.126×)"
-    )
+    assert len(costs(None)) == 1
+    found = check_equivalence([subject("a", B, flops=6.26e6), subject("b", OFF, flops=786e3)], 1e-6)
+    assert found[1]["detail"] == "786 kFLOP vs 6.26 MFLOP (0.126×)"
+
+
+def test_equal_values_by_different_programs_are_a_note_not_a_mismatch():
+    from tuiperf.measuring.guard import check
+
+    found = check([subject("padded", B, flops=708.0), subject("sliced", B, flops=506.0)], 1e-6)
+    assert found.mismatches == []
+    assert found.notes == [
+        "sliced and padded: same result, different programs (0.715× the XLA FLOPs: 506 FLOP vs 708 FLOP)"
+    ]
+
+
+def test_values_only_equivalence_keeps_the_value_check_and_drops_the_costs():
+    from tuiperf.measuring.guard import Subject, check
+
+    def values_only(name, output):
+        return Subject(name, output, 506.0, 3, check_costs=False)
+
+    same = check([subject("a", B, flops=708.0, params=4), values_only("b", B)], 1e-6)
+    assert same.mismatches == [] and same.notes == []
+    (differs,) = check([subject("a", B, flops=708.0, params=4), values_only("b", OFF)], 1e-6).mismatches
+    assert differs["quantity"] == "output values"
 
 
 def test_parameter_counts_are_compared_only_when_both_are_known():
-    assert check_equivalence([subject("a", B, params=436), subject("b", B, params=None)], 1e-6) == []
-    assert check_equivalence([subject("a", B, params=None), subject("b", B, params=52)], 1e-6) == []
-    (found,) = check_equivalence([subject("a", B, params=436), subject("b", B, params=52)], 1e-6)
-    assert found == {"a": "b", "b": "a", "quantity": "parameter count", "detail": "52 vs 436"}
+    assert len(check_equivalence([subject("a", B, params=436), subject("b", OFF, params=None)], 1e-6)) == 1
+    assert len(check_equivalence([subject("a", B, params=None), subject("b", OFF, params=52)], 1e-6)) == 1
+    found = check_equivalence([subject("a", B, params=436), subject("b", OFF, params=52)], 1e-6)
+    assert found[1] == {"a": "b", "b": "a", "quantity": "parameter count", "detail": "52 vs 436"}
 
 
 def test_empty_complex_and_infinite_values():
@@ -215,8 +240,11 @@ def test_a_complex_output_is_not_a_real_one_and_all_nan_outputs_are_equal():
 def test_the_sentence_names_both_variants_and_every_difference():
     from tuiperf.measuring.guard import describe
 
-    found = check_equivalence([subject("a", B, flops=1000.0, params=4), subject("b", B, flops=2000.0, params=5)], 1e-6)
+    found = check_equivalence(
+        [subject("a", B, flops=1000.0, params=4), subject("b", OFF, flops=2000.0, params=5)], 1e-6
+    )
     assert describe(found) == [
-        "b does not compute the same thing as a: XLA FLOPs 2 kFLOP vs 1 kFLOP (2×); parameter count 5 vs 4. "
+        "b does not compute the same thing as a: output values leaf 0: max relative difference 1 (tolerance 1e-06); "
+        "XLA FLOPs 2 kFLOP vs 1 kFLOP (2×); parameter count 5 vs 4. "
         "The comparison is not fair: check the layer configuration."
     ]

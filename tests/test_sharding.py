@@ -46,6 +46,7 @@ print(json.dumps(dict(
     statuses={v.name: v.status for v in result.variants},
     errors={v.name: v.error for v in result.variants if v.error},
     mismatches=[(m.a, m.quantity) for m in result.equivalence.mismatches],
+    notes=list(result.equivalence.notes),
     checked=result.equivalence.checked,
     memory_devices={v.name: v.memory.devices for v in result.variants if v.memory},
 )))
@@ -67,11 +68,11 @@ def test_sharded_variants_are_measured_on_n_devices(n):
     assert seen["shards"] == n and seen["shards_ready"]
     assert seen["count"] == n
     assert set(seen["statuses"].values()) == {"ok"}, seen["errors"]
-    # gathered outputs (loss and weights after three steps) agree with the one-device step; only XLA's
-    # FLOPs may differ (collectives, and the replicated step computes everything n times)
-    assert len(seen["checked"]) == 5
-    assert all(quantity == "XLA FLOPs" for _, quantity in seen["mismatches"])
-    assert ["replicated-jax.jit", "XLA FLOPs"] in seen["mismatches"] or n == 1
+    # gathered outputs (loss and weights after three steps) agree with the one-device step; XLA's FLOPs
+    # may differ (collectives; the replicated step computes everything n times): a note, not a mismatch
+    assert len(seen["checked"]) == 5 and seen["mismatches"] == []
+    assert all("FLOPs" in note for note in seen["notes"]), seen["notes"]
+    assert any(note.startswith("replicated-jax.jit") for note in seen["notes"]) == (n > 1), seen["notes"]
     assert seen["memory_devices"]["data-parallel-jax.jit"] == n and seen["memory_devices"]["one-device"] == 1
 
 

@@ -105,7 +105,10 @@ def test_warnings_show_the_results_own_list_once_then_notes():
         [failed, skipped, noted],
         duration_s=1.0,
         warnings=warnings,
-        equivalence=Equivalence(mismatches=[Mismatch(a="b", b="a", quantity="XLA FLOPs", detail="")]),
+        equivalence=Equivalence(
+            mismatches=[Mismatch(a="b", b="a", quantity="XLA FLOPs", detail="")],
+            notes=["c and a: same result, different programs (0.715× the XLA FLOPs: 506 FLOP vs 708 FLOP)"],
+        ),
     )
     items = collect_warnings(result)
     assert [t for _, t in items][:4] == warnings  # the core's order, nothing repeated
@@ -115,6 +118,10 @@ def test_warnings_show_the_results_own_list_once_then_notes():
     assert severity["b: multi-modal: clusters at 1 µs, 5 µs"] == "warning"
     assert ("info", "c: skipped — inox is not installed") in items
     assert ("info", "b: closures bake weights in") in items
+    assert (
+        "info",
+        "guard: c and a: same result, different programs (0.715× the XLA FLOPs: 506 FLOP vs 708 FLOP)",
+    ) in items
 
 
 def test_guard_findings_come_from_the_structured_mismatches():

@@ -99,6 +99,7 @@ class Variant:
     same_as_default: bool = True  # computes the same function as the scenario's other variants
     doc: str = ""
     reference: bool = False  # the equivalence guard compares the others with this one
+    check_costs: bool = True  # False for equivalent="values": the guard compares outputs, not FLOPs or parameters
 
 
 @dataclass
@@ -143,17 +144,23 @@ class Scenario:
     def tolerance_for(self, values: SimpleNamespace) -> float:
         return float(self.tolerance(values) if callable(self.tolerance) else self.tolerance)
 
-    def variant(self, name: str, *, equivalent: bool = True, reference: bool = False) -> Callable[[Callable], Callable]:
+    def variant(
+        self, name: str, *, equivalent: bool | str = True, reference: bool = False
+    ) -> Callable[[Callable], Callable]:
         """Decorate a variant builder ``(p, ctx) -> Bench``.
 
         ``equivalent=False`` tells the equivalence guard this variant computes something else on
-        purpose, so its outputs and FLOPs are not compared with the others. ``reference=True`` makes it
+        purpose, so its outputs and FLOPs are not compared with the others; ``equivalent="values"``
+        compares its outputs but not its XLA FLOPs or parameter count (the same result by another
+        program, e.g. a padded gradient). ``reference=True`` makes it
         the one the guard compares every other equivalent variant with (default: the first declared).
         """
         if not isinstance(name, str) or not name or any(c in name for c in ", \t\n") or not name.isprintable():
             raise ScenarioError(f"variant name {name!r} must be non-empty text without spaces or commas")
         if name in self.variants:
             raise ScenarioError(f"variant {name!r} is declared twice")
+        if equivalent not in (True, False, "values"):
+            raise ScenarioError(f'variant {name!r}: equivalent must be True, False or "values", not {equivalent!r}')
         if reference and not equivalent:
             raise ScenarioError(f"variant {name!r}: a reference must be equivalent (drop equivalent=False)")
         if reference and any(v.reference for v in self.variants.values()):
@@ -164,7 +171,14 @@ class Scenario:
             if not callable(fn):
                 raise ScenarioError(f"@scenario.variant({name!r}) must decorate a function (p, ctx) -> Bench")
             doc = (fn.__doc__ or "").strip()
-            self.variants[name] = Variant(name=name, build=fn, same_as_default=equivalent, doc=doc, reference=reference)
+            self.variants[name] = Variant(
+                name=name,
+                build=fn,
+                same_as_default=bool(equivalent),
+                doc=doc,
+                reference=reference,
+                check_costs=equivalent is True,
+            )
             return fn
 
         return register

@@ -22,6 +22,7 @@ from tuiperf.common.units import format_ns, format_p
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import reconcile
+from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
 
 INDENT = 4
 
@@ -193,24 +194,33 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
     rows: list[list[str]] = []
     reasons: list[str] = []
     widest = {key: 0.0 for key, _, _ in BREAKDOWN_STAGES}
+    constructed = False
     for v in measured:
         b = v.breakdown_ns
         assert b is not None
         cells = []
         for key, _, _ in BREAKDOWN_STAGES:
             stage = b.stages.get(key)
-            cells.append("–" if stage is None else _in_unit(stage.ns, scale))
+            cells.append(stage_cell(stage, lambda ns: _in_unit(ns, scale)))
+            constructed = constructed or (stage is not None and stage.by_construction)
             if stage is not None and stage.ci95_ns is not None:
                 widest[key] = max(widest[key], (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2)
         name = one_line(v.name)
         if not b.reliable:
             reasons.append(f"({len(reasons) + 1}) {name}: not a reliable split: {inert(b.reason)}")
             name += f" ({len(reasons)})"
-        rows.append([name, *cells, _in_unit(b.residual_ns, scale)])
-    rows.append(["± widest 95% CI", *[f"±{_in_unit(widest[key], scale)}" for key, _, _ in BREAKDOWN_STAGES], ""])
-    headers = ["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual"]
+        aa = "–" if b.resolution_ns is None else f"±{_in_unit(b.resolution_ns, scale)}"
+        rows.append([name, *cells, _in_unit(b.residual_ns, scale), aa])
+    rows.append(["± widest 95% CI", *[f"±{_in_unit(widest[key], scale)}" for key, _, _ in BREAKDOWN_STAGES], "", ""])
+    headers = ["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual", "A/A"]
     title = f"where one call's time goes, {unit} per call (differences of measured paths){where}"
     parts: list[Any] = [Text(""), grid(title, headers, rows, width, console)]
+    notes = [BY_CONSTRUCTION_NOTE] if constructed else []
+    notes.append(
+        "< x: below what the method resolves at this size (the stage's CI, and for framework, jit dispatch and "
+        "outputs the A/A pair: two compiles of one program differ by up to that much)"
+    )
+    parts.extend(Text(note, style="dim") for note in notes)
     parts.extend(Text(reason, style="yellow") for reason in reasons)
     parts.extend(gaps(result))
     return parts
@@ -229,19 +239,29 @@ def gaps(result: RunResult) -> list[Text]:
         split = reconcile(v, baseline)
         if split is None or not split.gap_ns:
             continue
-        clear = split.clear_stages()
-        named = ", ".join(f"{s.label} {_signed(s.delta_ns)}" for s in clear) or "no stage beyond noise"
-        rest = "; other stages within noise" if clear and len(clear) < len(split.stages) else ""
-        note = " (a breakdown involved is not reliable)" if not split.reliable else ""
         lines.append(
-            Text(
-                f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {named}{rest}; "
-                f"unexplained {_signed(split.unexplained_ns)}{note}"
-            )
+            Text(f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {inert(gap_words(split))}")
         )
     if lines:
         lines[:0] = [Text(""), Text(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
     return lines
+
+
+def why(result: RunResult) -> list[Text]:
+    """Why each variant is slower or faster than the baseline, one sentence each (core.verdict)."""
+    baseline, _ = against(result)
+    found = verdicts(result, baseline)
+    if not found:
+        return []
+    return [
+        Text(""),
+        Text(f"why, against {one_line(baseline)}", style="bold"),
+        *[Text(f"• {inert(sentence)}") for _, sentence in found],
+    ]
+
+
+def guard_notes(result: RunResult) -> list[Text]:
+    return [Text(f"ℹ {inert(note)}", style="dim") for note in result.equivalence.notes]
 
 
 def _in_unit(ns: float, scale: float) -> str:
@@ -321,6 +341,8 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend([Text(""), stages(shown, width, console, where)])
     parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
+    parts.extend(why(shown))
+    parts.extend(guard_notes(shown))
     if profiles:
         parts.extend(profile_table(v) for v in shown.variants if v.profile)
     if result.warnings:

@@ -125,6 +125,16 @@ class RunSettings(msgspec.Struct, kw_only=True):
         bool, Option("skip the Python profile of each variant", flag="--no-profile", commands=("run",))
     ] = True
     seed: Annotated[int, Option("seed of the run's random choices", min=0, max=2**32 - 1)] = 0
+    baseline: Annotated[
+        str | None,
+        Option(
+            "ratios against this variant (default: the one the scenario marks reference=True, else the first)",
+            flag="--baseline",
+            metavar="VARIANT",
+            none="",
+            commands=("run",),
+        ),
+    ] = None
 
 
 TABLE: type[RunSettings] = RunSettings  # the table the derivations read (tests put a longer one here)
@@ -150,6 +160,8 @@ class Declared:
             spec = Bool(bool(self.default), help=o.help)
         elif o.choices:
             spec = Choice(str(self.default), choices=o.choices, help=o.help)
+        elif self.kind is str:
+            spec = _Name(o.help)
         elif self.kind is int:
             default = self.default if self.default is not None else int(o.min or 0)
             spec = Int(default, min=_int_or_none(o.min), max=_int_or_none(o.max), help=o.help)
@@ -178,6 +190,28 @@ class Declared:
         if isinstance(value, float):
             return f"{value:g}"
         return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _Name(help: str) -> Param:
+    """A name (a variant's): one word of text, no spaces or commas; the parser built on first use."""
+    from tuiperf.api.params import Param
+
+    class Name(Param):
+        kind = "name"
+
+        def __init__(self) -> None:
+            self._init(None, (), help)
+
+        def parse(self, raw: Any) -> str:
+            text = self.text_of(raw) if isinstance(raw, str) else ""
+            if not text or any(c.isspace() or c == "," for c in text):
+                raise self.error(raw, "is not a name")
+            return text
+
+        def allowed(self) -> str:
+            return "a variant's name (no spaces or commas)"
+
+    return Name()
 
 
 def _int_or_none(value: float | None) -> int | None:
@@ -249,11 +283,16 @@ def from_arguments(args: argparse.Namespace, defaults: dict[str, Any] | None = N
 
 
 # -- what a result keeps ------------------------------------------------------------------------------
-def stored(settings: RunSettings, variants: list[str] | None, dispatch: str | None = None) -> RunOptions:
-    """The result's record of how it was measured; ``dispatch`` is the mode the process really used."""
+def stored(
+    settings: RunSettings, variants: list[str] | None, dispatch: str | None = None, baseline: str | None = None
+) -> RunOptions:
+    """The result's record of how it was measured; ``dispatch`` is the mode the process really used,
+    ``baseline`` the variant ratios are against (asked for, or the scenario's reference)."""
     from tuiperf.results.model import RunOptions
 
     values = msgspec.structs.asdict(settings)
     if dispatch is not None:
         values["dispatch"] = dispatch
+    if baseline is not None:
+        values["baseline"] = baseline
     return RunOptions(variants=variants, **values)

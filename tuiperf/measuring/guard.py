@@ -5,6 +5,11 @@ A comparison is only fair if both sides do the same work. Flax's ``kernel_size=3
 compares every equivalent variant with the reference variant on output structure, shapes, dtypes,
 values, XLA FLOPs and parameter count, and names both variants and the quantity that differs.
 
+Values decide. Different FLOPs with values that agree are a note ("same result, different programs":
+one pads a sliced gradient, another fuses differently), not a verdict; the FLOPs rule exists for the
+trap where the values *and* the work differ. A variant declared ``equivalent="values"`` is compared
+on its outputs only: FLOPs and parameter count are not checked for it.
+
 Outputs of different libraries rarely share a container type (a tuple of parameters here, a dict or
 an NNX ``State`` there). A variant's ``Bench(compare=...)`` projects its output to a canonical form
 first; when either side was projected, leaves are matched by key path (``['params']['w']``), so
@@ -33,6 +38,13 @@ class Subject:
     param_count: int | None
     compare: Callable[[Any], Any] | None = None  # projection applied before comparing
     tolerance: float | None = None  # this variant's relative tolerance
+    check_costs: bool = True  # False: declared equivalent in values only (FLOPs, parameters unchecked)
+
+
+@dataclass
+class Findings:
+    mismatches: list[dict[str, str]]  # {"a", "b", "quantity", "detail"}: not the same computation
+    notes: list[str]  # the same result by different programs (FLOPs differ, values agree)
 
 
 def _leaves(output: Any, keyed: bool) -> dict[str, Any] | list[Any]:
@@ -59,6 +71,11 @@ def _project(subject: Subject) -> Any:
 
 def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, str]]:
     """Mismatches between two variants, each ``{"a", "b", "quantity", "detail"}``."""
+    return compare_pair(reference, other, rtol).mismatches
+
+
+def compare_pair(reference: Subject, other: Subject, rtol: float) -> Findings:
+    """Mismatches between two variants, and notes on the same values computed by different programs."""
     found: list[dict[str, str]] = []
 
     def mismatch(quantity: str, detail: str) -> None:
@@ -79,8 +96,31 @@ def compare(reference: Subject, other: Subject, rtol: float) -> list[dict[str, s
             )
     if len(projected) == 2:
         _compare_outputs(projected[0], projected[1], reference, other, rtol, mismatch)
-    _compare_costs(reference, other, mismatch)
-    return found
+    values_agree = not found
+    costs: list[dict[str, str]] = []
+    if reference.check_costs and other.check_costs:
+        _compare_costs(
+            reference,
+            other,
+            lambda quantity, detail: costs.append(
+                {"a": other.name, "b": reference.name, "quantity": quantity, "detail": detail}
+            ),
+        )
+    notes = []
+    if values_agree:  # the same result: a program that does other work is a note, not a verdict
+        notes = [
+            f"{other.name} and {reference.name}: same result, different programs ({_cost_words(c)})" for c in costs
+        ]
+        costs = []
+    return Findings(found + costs, notes)
+
+
+def _cost_words(finding: dict[str, str]) -> str:
+    """``0.715× the FLOPs (506 FLOP vs 708 FLOP)`` from a cost mismatch's detail."""
+    if finding["quantity"] == "XLA FLOPs":
+        counts, _, ratio = finding["detail"].rpartition(" (")
+        return f"{ratio.rstrip(')')} the XLA FLOPs: {counts}"
+    return f"{finding['quantity']} {finding['detail']}"
 
 
 def _compare_outputs(
@@ -175,10 +215,16 @@ def _weak(pair: tuple[Any, Any]) -> bool:
 
 def check_equivalence(subjects: list[Subject], rtol: float, reference: str | None = None) -> list[dict[str, str]]:
     """Compare every subject with the reference (by name; default: the first)."""
+    return check(subjects, rtol, reference).mismatches
+
+
+def check(subjects: list[Subject], rtol: float, reference: str | None = None) -> Findings:
+    """Every subject against the reference (by name; default: the first): mismatches and notes."""
     if len(subjects) < 2:
-        return []
+        return Findings([], [])
     ref = next((s for s in subjects if s.name == reference), subjects[0])
-    return [m for other in subjects if other is not ref for m in compare(ref, other, rtol)]
+    pairs = [compare_pair(ref, other, rtol) for other in subjects if other is not ref]
+    return Findings([m for p in pairs for m in p.mismatches], [n for p in pairs for n in p.notes])
 
 
 def describe(mismatches: list[dict[str, str]]) -> list[str]:

@@ -39,6 +39,9 @@ def resolve(request: RunRequest) -> Resolved:
         if unknown:
             raise ParamError(f"unknown variant {unknown[0]!r} (variants: {', '.join(names)})")
         names = [n for n in names if n in request.variants]
+    baseline = request.settings.baseline
+    if baseline is not None and baseline not in names:
+        raise ParamError(f"unknown baseline {baseline!r} (variants of this run: {', '.join(names)})")
     sweep_values = None
     if request.sweep is not None:
         parameter, raw_values = request.sweep

@@ -7,6 +7,8 @@ first (:mod:`tuiperf.measuring.resolve`); documents are assembled by :mod:`tuipe
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -16,6 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from tuiperf.api.devices import use_devices
@@ -25,9 +28,9 @@ from tuiperf.common.units import format_ns
 from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
 from tuiperf.contract.request import RunRequest
-from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, measure_breakdowns
+from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, compiling_breakdown, measure_breakdowns
 from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment, run_devices
-from tuiperf.measuring.guard import Subject, check_equivalence, describe
+from tuiperf.measuring.guard import Subject, check, describe
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.profiling import PROFILE_SECONDS, profile_call
 from tuiperf.measuring.resolve import Resolved, resolve
@@ -38,6 +41,7 @@ from tuiperf.measuring.xla_costs import process_memory
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
 from tuiperf.results.model import (
+    Breakdown,
     Calibration,
     DeviceInfo,
     Equivalence,
@@ -71,6 +75,20 @@ def breakdown_budget(budget_s: float, variants: int) -> float:
 # The live estimate (shown as "≈") is the median of the latest samples: ten times a second, a
 # median over every sample of every variant would cost the measuring process tens of milliseconds.
 ESTIMATE_WINDOW = 5000
+
+
+def device_scope(device: Any) -> Any:
+    """``jax.default_device(device)``, or nothing where ``device`` is the default already.
+
+    A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the README's
+    fidelity figures): measured inside one, every figure read above a plain script that has none.
+    Inputs are committed to the device either way.
+    """
+    import jax
+
+    if device == jax.devices()[0] and getattr(jax.config, "jax_default_device", None) is None:
+        return contextlib.nullcontext()
+    return jax.default_device(device)
 
 
 def describe_exception(exc: BaseException, path: str) -> str:
@@ -125,9 +143,31 @@ def execute(
             break
         if points[-1].partial:
             break
+    anchor = None
+    if len(points) > 1 and len(points) == len(values) and not cancel.is_set():
+        # Points are measured one after another: re-measure the first at the end, so drift between
+        # them is seen (and flagged) rather than read as a slope.
+        emit(PhaseChanged("sample", None, f"re-measuring {parameter}={values[0]} to check the sweep for drift"))
+        again = Run(
+            resolved,
+            {**resolved.params, parameter: values[0]},
+            dataclasses.replace(request, settings=msgspec.structs.replace(request.settings, profile=False)),
+            lambda event: None,
+            cancel,
+            on_turn=on_turn,
+            anchor=True,
+        )
+        with contextlib.suppress(TuiperfError):
+            anchor = again.measure()
     base = Run(resolved, resolved.params, request, emit, cancel).header(with_env=False)
     return document.sweep_result(
-        parameter, values, points, base, duration_s=time.monotonic() - started, warnings=stopped
+        parameter,
+        values,
+        points,
+        base,
+        duration_s=time.monotonic() - started,
+        warnings=stopped,
+        anchor=anchor if anchor is not None and not anchor.partial else None,
     )
 
 
@@ -145,7 +185,9 @@ class Run:
         sweep_value: Any = None,
         sweep_started: float | None = None,
         on_turn: Callable[[str], None] | None = None,
+        anchor: bool = False,
     ) -> None:
+        self.anchor = anchor  # a sweep's first point measured again: medians only, no breakdown
         self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
         self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
@@ -159,6 +201,7 @@ class Run:
         self.results: dict[str, VariantResult] = {}
         self.warnings: list[str] = []
         self.compile_counts: dict[str, tuple[int, int]] = {}  # (traces, compiles) during sampling
+        self.compile_causes: dict[str, list[str]] = {}  # what changed between calls, per variant
         self.equivalence = Equivalence()
 
     def header(self, *, with_env: bool = True, resolution: float | None = None) -> RunHeader:
@@ -180,11 +223,18 @@ class Run:
             device=DeviceInfo(
                 **describe_device(self.device, all_devices().index(self.device)), count=len(run_devices(self.device))
             ),
-            options=stored(request.settings, self.names, dispatch=self.dispatch),
+            options=stored(request.settings, self.names, dispatch=self.dispatch, baseline=self.baseline()),
             env=env,
             calibration=calibration,
             started_at=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         )
+
+    def baseline(self) -> str | None:
+        """The variant ratios are against: the one asked for, else one the scenario marks reference=True."""
+        if self.request.settings.baseline is not None:
+            return self.request.settings.baseline
+        marked = next((v.name for v in self.scenario.variants.values() if v.reference), None)
+        return marked if marked in self.names else None
 
     # -- progress ---------------------------------------------------------------------------------
     def remaining_s(self, fraction: float) -> float | None:
@@ -249,7 +299,6 @@ class Run:
 
     # -- the run ----------------------------------------------------------------------------------
     def measure(self) -> RunResult:
-        import jax
 
         resolution = timer_resolution_ns()
         header = self.header(resolution=resolution)
@@ -257,7 +306,7 @@ class Run:
             RunStarted(self.scenario.id, self.names, device_id(self.device), self.dispatch, self.sweep_value, header)
         )
         use_devices(run_devices(self.device))
-        with jax.default_device(self.device):
+        with device_scope(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)
             self.plan(prepared)
@@ -331,20 +380,24 @@ class Run:
                 self.on_turn(target.name)
 
         self.sampling_started_ns = time.perf_counter_ns()
-        sample_interleaved(
-            targets,
-            samples=self.request.settings.samples,
-            budget_s=self.request.settings.budget_s,
-            cancel=self.cancel,
-            interleave=self.request.settings.interleave,
-            on_tick=on_tick,
-            on_turn=on_turn,
-        )
+        for target in targets:
+            watch.take_causes(target.name)  # only cache misses while sampling are explained below
+        with watch.explaining():
+            sample_interleaved(
+                targets,
+                samples=self.request.settings.samples,
+                budget_s=self.request.settings.budget_s,
+                cancel=self.cancel,
+                interleave=self.request.settings.interleave,
+                on_tick=on_tick,
+                on_turn=on_turn,
+            )
         watch.current = None
         on_tick(0.0, 1.0)
         for target in targets:
             traces, compiles = watch.snapshot(target.name)
             self.compile_counts[target.name] = (traces - before[target.name][0], compiles - before[target.name][1])
+            self.compile_causes[target.name] = watch.take_causes(target.name)
         return targets
 
     def sample_span(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
@@ -374,6 +427,7 @@ class Run:
                 param_count=item.param_count,
                 retraces=traces,
                 recompiles=compiles,
+                recompile_causes=self.compile_causes.get(item.name, []) if compiles else [],
                 eager=item.bench.eager,
             )
             if target.error is not None:
@@ -415,10 +469,15 @@ class Run:
     def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
         """Every measured variant's breakdown paths, sampled together in the same rounds."""
         inputs = []
+        withheld: dict[str, Breakdown] = {}
         for item in measured:
             if item.paths is None:
                 continue
             samples = targets[item.name].samples
+            compiles = self.compile_counts.get(item.name, (0, 0))[1]
+            if compiles:
+                withheld[item.name] = compiling_breakdown(float(np.median(samples)), compiles, len(samples))
+                continue
             inputs.append(
                 BreakdownInput(
                     name=item.name,
@@ -429,10 +488,11 @@ class Run:
                     call_flops=item.call_flops,
                 )
             )
-        if not inputs or self.cancel.is_set():
-            return {}
+        if not inputs or self.cancel.is_set() or self.anchor:
+            return withheld
         self.emit(PhaseChanged("breakdown", None, "timing the lower-level paths of every variant together"))
         watch = sentinel()
+        before = {item.name: watch.snapshot(item.name)[1] for item in inputs}
 
         def on_turn(target: Target) -> None:
             variant = target.name.split("/", 1)[0]
@@ -441,7 +501,7 @@ class Run:
                 self.on_turn(variant)
 
         try:
-            return measure_breakdowns(
+            found = measure_breakdowns(
                 inputs,
                 resolution_ns=resolution,
                 budget_s=breakdown_budget(self.request.settings.budget_s, len(inputs)),
@@ -452,18 +512,32 @@ class Run:
             )
         finally:
             watch.current = None
+        for timed in inputs:  # a call that compiled while its paths were timed: the same, found later
+            compiles = watch.snapshot(timed.name)[1] - before[timed.name]
+            if compiles and timed.name in found:
+                found[timed.name] = compiling_breakdown(timed.total_ns, compiles, None)
+        return {**found, **withheld}
 
     def guard(self, prepared: list[Prepared]) -> None:
         self.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
         subjects = [
-            Subject(p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance)
+            Subject(
+                p.name,
+                p.output,
+                p.flops,
+                p.param_count,
+                compare=p.bench.compare,
+                tolerance=p.bench.tolerance,
+                check_costs=self.scenario.variants[p.name].check_costs,
+            )
             for p in prepared
             if self.scenario.variants[p.name].same_as_default and self.results[p.name].ok
         ]
         reference = self.scenario.reference_name()
         reference = reference if any(s.name == reference for s in subjects) else None
         tolerance = self.scenario.tolerance_for(SimpleNamespace(**self.params))
-        found = check_equivalence(subjects, tolerance, reference)
+        findings = check(subjects, tolerance, reference)
+        found = findings.mismatches
         self.warnings.extend(describe(found))
         for m in found:
             self.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
@@ -471,6 +545,7 @@ class Run:
             reference=reference or (subjects[0].name if subjects else None),
             checked=[s.name for s in subjects],
             mismatches=[Mismatch(**m) for m in found],
+            notes=findings.notes,
         )
 
     def document(self, header: RunHeader) -> RunResult:

@@ -1,16 +1,46 @@
-"""Counts JAX traces and XLA compilations, attributed to whichever variant is running.
+"""Counts JAX traces and XLA compilations, attributed to whichever variant is running, and says what
+changed between two calls when one missed jit's cache.
 
 A compile inside the steady-state loop means a retrace (a changing static argument, a weak-type
 flip, a new shape): the samples then include compile time. ``jax.monitoring`` reports every trace
-and backend compile; we only need to know who was running when it happened.
+and backend compile; we only need to know who was running when it happened. While
+:meth:`CompileSentinel.explaining` is on, JAX's ``jax_explain_cache_misses`` logs why each cache miss
+happened (logger ``jax._src.interpreters.partial_eval``, WARNING), naming the argument: those records
+are kept, per variant, as one line each (:func:`cause_of`).
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+MAX_CAUSES = 3  # distinct causes kept per variant
+CONTEXT = 24  # characters shown either side of where a long static value changed
+
+
+class _Explanations(logging.Handler):
+    def __init__(self, sentinel: CompileSentinel) -> None:
+        super().__init__(logging.WARNING)
+        self.sentinel = sentinel
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted explains nothing
+            return
+        if "CACHE MISS" not in message:
+            return
+        cause = cause_of(message)
+        self.sentinel.misses[self.sentinel.current] += 1
+        causes = self.sentinel.causes.setdefault(self.sentinel.current, Counter())
+        if cause in causes or len(causes) < MAX_CAUSES:
+            causes[cause] += 1
 
 
 class CompileSentinel:
@@ -18,6 +48,8 @@ class CompileSentinel:
         self.current: str | None = None
         self.traces: Counter[str | None] = Counter()
         self.compiles: Counter[str | None] = Counter()
+        self.causes: dict[str | None, Counter[str]] = {}  # variant -> what changed -> how often
+        self.misses: Counter[str | None] = Counter()  # explained cache misses, listed or not
 
     def on_duration(self, event: str, duration_secs: float, **_: object) -> None:
         if event == TRACE_EVENT:
@@ -27,6 +59,84 @@ class CompileSentinel:
 
     def snapshot(self, name: str) -> tuple[int, int]:
         return self.traces[name], self.compiles[name]
+
+    @contextmanager
+    def explaining(self) -> Iterator[None]:
+        """Keep JAX's explanation of every cache miss while inside (only misses pay for it)."""
+        import jax
+
+        logger = logging.getLogger(EXPLAIN_LOGGER)
+        handler = _Explanations(self)
+        before = bool(getattr(jax.config, "jax_explain_cache_misses", False))
+        propagate = logger.propagate
+        logger.addHandler(handler)
+        logger.propagate = False  # kept here, not printed on the measuring process's stderr
+        jax.config.update("jax_explain_cache_misses", True)
+        try:
+            yield
+        finally:
+            jax.config.update("jax_explain_cache_misses", before)
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+
+    def take_causes(self, name: str) -> list[str]:
+        """What changed between calls of ``name`` (most frequent first, with a count), and forget them."""
+        counted = self.causes.pop(name, Counter())
+        misses = self.misses.pop(name, 0)
+        causes = [f"{cause} ({n} times)" if n > 1 else cause for cause, n in counted.most_common()]
+        unlisted = misses - sum(counted.values())
+        if unlisted > 0:
+            causes.append(f"{unlisted} more cache miss{'es' if unlisted > 1 else ''} like these")
+        return causes
+
+
+_DIFFERENCE = re.compile(r"^\s*\*\s*at (?P<where>.+?), now (?P<now>.+) and before (?P<before>.+?)(?:, so .*)?$")
+_STATIC = re.compile(r"Static\(val=(.*)\)$")
+
+
+def cause_of(message: str) -> str:
+    """One line from JAX's explanation of a cache miss: where, and what it was before and now."""
+    for line in message.splitlines():
+        found = _DIFFERENCE.match(line)
+        if found is None:
+            continue
+        where, now, before = found["where"], _tidy(found["now"]), _tidy(found["before"])
+        static_now, static_before = _STATIC.search(now), _STATIC.search(before)
+        if static_now and static_before:
+            old, new = _around_change(static_before[1], static_now[1])
+            return f"{_where(where)}: static value {old} → {new}"
+        return f"{_where(where)}: {before} → {now}"
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    detail = next((line for line in lines[1:] if not line.startswith("for ")), lines[0] if lines else "")
+    return detail[: 2 * CONTEXT * 3]
+
+
+def _where(where: str) -> str:
+    return f"argument {where}" if not where.startswith("input path") else where
+
+
+def _tidy(value: str) -> str:
+    """An aval as a reader writes it: ``f32[]{weak_type=True}`` without layout braces or a docs link."""
+    value = re.sub(r"https?://\S+", "", value).replace("({})", "")
+    value = re.sub(r"<class '[^']*'> with pytree metadata ", "", value)
+    return value.replace("{weak_type=True}", " (weakly typed)").replace("{weak_type=False}", "").strip()
+
+
+def _around_change(old: str, new: str) -> tuple[str, str]:
+    """The two values, cut to where they differ (a static partition of a module prints long)."""
+    if len(old) <= 2 * CONTEXT and len(new) <= 2 * CONTEXT:
+        return old, new
+    start = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    tail = 0
+    while tail < min(len(old), len(new)) - start and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    lo = max(0, start - CONTEXT)
+
+    def cut(text: str) -> str:
+        hi = min(len(text), len(text) - tail + CONTEXT)
+        return ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")
+
+    return cut(old), cut(new)
 
 
 _SENTINEL: CompileSentinel | None = None

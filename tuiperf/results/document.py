@@ -80,6 +80,7 @@ def variant_result(
     param_count: int | None = None,
     retraces: int = 0,
     recompiles: int = 0,
+    recompile_causes: Sequence[str] = (),
     eager: bool = False,
     profile: Sequence[ProfileRow] = (),
     profile_note: str | None = None,
@@ -100,7 +101,7 @@ def variant_result(
         all_warnings.extend(
             stability_warnings(summary, [{"center_ns": m.center_ns, "fraction": m.fraction} for m in modes])
         )
-    all_warnings.extend(_compile_warnings(retraces, recompiles, eager))
+    all_warnings.extend(_compile_warnings(retraces, recompiles, eager, recompile_causes))
     if eager and retraces and not recompiles:
         all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
     if loops_per_sample > 1:
@@ -130,17 +131,23 @@ def variant_result(
         param_count=param_count,
         retraces=retraces,
         recompiles=recompiles,
+        recompile_causes=list(recompile_causes),
         eager=eager,
         profile=list(profile),
         profile_note=profile_note,
     )
 
 
-def _compile_warnings(retraces: int, recompiles: int, eager: bool) -> list[str]:
+def _compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:
     if recompiles:
+        why = (
+            f"what changed between calls, as JAX explains its cache misses: {'; '.join(causes)}"
+            if causes
+            else "a retrace: a changing static argument, shape, dtype or weak type (JAX explained no cache miss)"
+        )
         return [
             f"{recompiles} XLA compilation(s) and {retraces} trace(s) happened during steady-state sampling: the "
-            "samples include compile time (a retrace: a changing static argument, shape, dtype or weak type)"
+            f"samples include compile time; {why}"
         ]
     if retraces and not eager:
         return [
@@ -218,8 +225,13 @@ def sweep_result(
     *,
     duration_s: float,
     warnings: Sequence[str] = (),
+    anchor: RunResult | None = None,
 ) -> RunResult:
-    """A sweep: one complete result per value (``points``), medians and log-log slopes per variant."""
+    """A sweep: one complete result per value (``points``), medians and log-log slopes per variant.
+
+    ``anchor`` is the first point measured again after the last: a variant whose median moved beyond
+    both CIs and by more than :data:`DRIFT_LIMIT` gets a warning (the points between saw that drift).
+    """
     from tuiperf.results.stats import loglog_slope
 
     measured_values = values[: len(points)]
@@ -238,6 +250,22 @@ def sweep_result(
         slopes[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
     partial = any(p.partial for p in points) or len(points) < len(values)
     point_warnings = [f"[{parameter}={p.params.get(parameter)}] {w}" for p in points for w in p.warnings]
+    anchor_ns: dict[str, float | None] = {}
+    if anchor is not None and points:
+        for name in names:
+            start, end = points[0].variant(name), anchor.variant(name)
+            if start is None or end is None or start.stats is None or end.stats is None:
+                continue
+            anchor_ns[name] = end.stats.median_ns
+            drift = _drift(start.stats, end.stats)
+            if drift is not None:
+                point_warnings.insert(
+                    0,
+                    f"drift: {name} at {parameter}={measured_values[0]} read {_ns(start.stats.median_ns)} at the "
+                    f"start of the sweep and {_ns(end.stats.median_ns)} after its last point ({100 * drift:+.1f} %): "
+                    "the points between may carry up to that much drift, so read slopes and ratios across points "
+                    "with that margin (or run the points one at a time)",
+                )
     return RunResult(
         schema_version=SCHEMA_VERSION,
         tool=tool(),
@@ -251,7 +279,9 @@ def sweep_result(
         duration_s=duration_s,
         partial=partial,
         warnings=list(dict.fromkeys([*warnings, *point_warnings])),
-        sweep=Sweep(parameter=parameter, values=measured_values, medians_ns=medians, slopes=slopes),
+        sweep=Sweep(
+            parameter=parameter, values=measured_values, medians_ns=medians, slopes=slopes, anchor_ns=anchor_ns
+        ),
         points=points,
     )
 
@@ -281,6 +311,24 @@ def after_cancel(
     measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
     why = f"partial result: the run was cancelled (variants with samples: {measured}); the measuring process {how}"
     return run_result(header, variants, duration_s=duration_s, partial=True, warnings=[why])
+
+
+DRIFT_LIMIT = 0.05  # a first point that moved more than this between the start and end of a sweep
+
+
+def _drift(start: Stats, end: Stats) -> float | None:
+    """end/start − 1 when it is beyond both medians' CIs and the limit, else None."""
+    if start.median_ns <= 0:
+        return None
+    separated = end.ci95_median_ns[0] > start.ci95_median_ns[1] or end.ci95_median_ns[1] < start.ci95_median_ns[0]
+    change = end.median_ns / start.median_ns - 1
+    return change if separated and abs(change) > DRIFT_LIMIT else None
+
+
+def _ns(value: float) -> str:
+    from tuiperf.common.units import format_ns
+
+    return format_ns(value)
 
 
 def after_crash(

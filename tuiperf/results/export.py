@@ -13,7 +13,9 @@ import io
 
 from tuiperf.common.units import format_ns, format_p
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
+from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
+from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, stage_cell, verdicts
 
 FORMATS = ("json", "csv", "markdown", "script")
 
@@ -106,13 +108,16 @@ def markdown(result: RunResult) -> str:
 
     measured = [v.name for v in shown.measured]
     if len(measured) > 1:
-        baseline = measured[0]
+        baseline, against_base = against(shown)
         lines += ["", f"### Ratios to `{baseline}`", ""]
-        rows = []
-        for c in shown.comparisons:
-            if c.b == baseline:
-                rows.append([f"`{c.a}`", f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)])
+        rows = [
+            [f"`{name}`", f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)]
+            for name, c in against_base.items()
+        ]
         lines += _table(["variant", "median / baseline", "95% CI", "p (Mann-Whitney)"], rows)
+        found = verdicts(shown, baseline)
+        if found:
+            lines += ["", f"### Why, against `{baseline}`", ""] + [f"- {_cell(sentence)}" for _, sentence in found]
 
     broken_down = [v for v in shown.variants if v.breakdown_ns is not None]
     if broken_down:
@@ -121,10 +126,16 @@ def markdown(result: RunResult) -> str:
         for v in broken_down:
             b = v.breakdown_ns
             assert b is not None
-            cells = [format_ns(b.stages[key].ns) if key in b.stages else "—" for key, _, _ in BREAKDOWN_STAGES]
+            cells = [stage_cell(b.stages.get(key)) for key, _, _ in BREAKDOWN_STAGES]
             verdict = "reliable" if b.reliable else f"unreliable: {b.reason}"
-            rows.append([f"`{v.name}`", *cells, format_ns(b.residual_ns), verdict])
-        lines += _table(["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual", ""], rows)
+            aa = "—" if b.resolution_ns is None else f"±{format_ns(b.resolution_ns)}"
+            rows.append([f"`{v.name}`", *cells, format_ns(b.residual_ns), aa, verdict])
+        lines += _table(["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual", "A/A", ""], rows)
+        lines += [
+            "",
+            f"_{BY_CONSTRUCTION_NOTE}. `< x`: below what the method resolves at this size (the stage's CI; for "
+            "framework, jit dispatch and outputs also the A/A pair, two compiles of one program)._",
+        ]
 
     lines += _memory_section(shown)
 
@@ -138,6 +149,7 @@ def markdown(result: RunResult) -> str:
         ]
     else:
         lines += ["Not checked (fewer than two equivalent variants measured)."]
+    lines += [f"- {_cell(note)} (a note: the values agree)" for note in eq.notes]
     notes = list(result.warnings) + [f"`{v.name}`: {w}" for v in shown.variants for w in v.warnings]
     if notes:
         lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]

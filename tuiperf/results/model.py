@@ -130,6 +130,10 @@ class Stage(Struct):
 
     ns: float
     ci95_ns: tuple[float, float] | None = None
+    # What the method can tell apart for this stage at this call's size (its CI's half-width, and for a
+    # difference of two compiled programs the A/A pair's): a stage below it is shown as "< resolution".
+    resolution_ns: float | None = None
+    by_construction: bool = False  # zero because its two paths are the same path (not measured)
 
 
 class Breakdown(Struct):
@@ -148,6 +152,8 @@ class Breakdown(Struct):
     rounds: int = 0
     groups_ns: dict[str, list[float]] = {}  # each path's median per group of rounds (same groups for all
     # variants of a run: a baseline's stages can be compared with a paired bootstrap, see core.reconcile)
+    resolution_ns: float | None = None  # two compiles of one program (A/A) differ by at most this
+    compiles: int = 0  # XLA compilations of the call while it was timed: then no split is given (stages empty)
 
 
 class ProfileRow(Struct):
@@ -183,6 +189,7 @@ class VariantResult(Struct):
     param_count: int | None = None
     retraces: int = 0  # traces during steady-state sampling
     recompiles: int = 0  # XLA compilations during steady-state sampling
+    recompile_causes: list[str] = []  # what changed between calls, from JAX's explanation of each cache miss
     eager: bool = False  # eager by design: traces per call are expected, no jit level
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
@@ -231,6 +238,7 @@ class RunOptions(Struct):
     processes: int = 1
     timeout_s: float | None = None
     profile: bool = True
+    baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
 
 
 class Environment(Struct):
@@ -286,6 +294,7 @@ class Equivalence(Struct):
     reference: str | None = None
     checked: list[str] = []
     mismatches: list[Mismatch] = []
+    notes: list[str] = []  # the same values computed by different programs (FLOPs differ): not a verdict
 
     def differs(self, name: str) -> bool:
         return any(m.a == name for m in self.mismatches)
@@ -296,6 +305,8 @@ class Sweep(Struct):
     values: list[Scalar]
     medians_ns: dict[str, list[float | None]]
     slopes: dict[str, float | None]
+    # The first point measured again after the last one: each variant's median then (drift check).
+    anchor_ns: dict[str, float | None] = {}
 
 
 class RunResult(Struct, kw_only=True):

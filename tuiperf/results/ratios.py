@@ -6,8 +6,11 @@ from tuiperf.results.model import Comparison, RunResult
 
 
 def against(result: RunResult, baseline: str | None = None) -> tuple[str | None, dict[str, Comparison]]:
-    """The baseline (default: the first measured variant) and each other variant's row against it."""
+    """The baseline (default: the run's own, ``--baseline`` or the scenario's ``reference=True``
+    variant, else the first measured one) and each other variant's row against it."""
     measured = [v.name for v in result.measured]
+    if baseline not in measured:
+        baseline = result.options.baseline
     base = baseline if baseline in measured else (measured[0] if measured else None)
     rows: dict[str, Comparison] = {}
     for row in result.comparisons:

@@ -25,6 +25,7 @@ class StageDelta:
     delta_ns: float
     ci95_ns: tuple[float, float] | None
     share: float | None  # of the gap between the medians
+    resolution_ns: float = 0.0  # what the two stages' method can tell apart, combined
 
 
 @dataclass
@@ -37,12 +38,14 @@ class Reconciliation:
     reliable: bool
 
     def clear_stages(self) -> list[StageDelta]:
-        """The stage differences worth naming: the CI excludes zero and it is at least 2 % of the gap."""
+        """The stage differences worth naming: the CI excludes zero, it is at least 2 % of the gap and
+        beyond the two stages' resolution (two compiles of one program differ by that much)."""
         return [
             s
             for s in self.stages
             if s.delta_ns != 0
             and abs(s.delta_ns) >= 0.02 * abs(self.gap_ns)
+            and abs(s.delta_ns) >= s.resolution_ns
             and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
         ]
 
@@ -58,15 +61,16 @@ def stage_values(paths: dict[str, float]) -> dict[str, float]:
 def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation | None:
     """The gap between two measured variants, split by stage; None without both breakdowns."""
     a, b = variant.breakdown_ns, baseline.breakdown_ns
-    if a is None or b is None or variant.stats is None or baseline.stats is None:
-        return None
+    if a is None or b is None or variant.stats is None or baseline.stats is None or not (a.stages and b.stages):
+        return None  # no split to compare (a call that compiled while timed has none)
     gap = variant.stats.median_ns - baseline.stats.median_ns
     point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
     intervals = _paired_intervals(a, b)
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
-        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None))
+        resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
+        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None, resolution))
     explained = sum(s.delta_ns for s in stages)
     return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
 

@@ -81,6 +81,7 @@ def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
             text.startswith(f"{name} does not compute") for name in unfair
         )
         out.append(("error" if serious else "warning", text))
+    out.extend(("info", f"guard: {note}") for note in result.equivalence.notes)  # equal values, other programs
     for v in result.variants:
         notes = "; ".join(v.notes)
         if v.skipped:

@@ -16,11 +16,13 @@ from rich.text import Text
 from textual import work
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 
 from tuiperf.common.text import one_line
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, RunResult, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, reconcile
+from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdict
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.plot_base import no_color
@@ -36,6 +38,7 @@ LOOK = {
 }
 PARTS = [(key, label, *LOOK[key]) for key, label, _ in BREAKDOWN_STAGES]
 NAME_WIDTH = 24
+RESOLUTION_NOTE = "< x: below what the method resolves at this size (the stage's CI, or two compiles of one program)"
 
 
 def stage_ns(breakdown: Breakdown, key: str) -> float:
@@ -69,6 +72,7 @@ class OverheadBreakdown(VerticalScroll):
         generation: int
         baseline: str
         splits: list[Reconciliation]
+        why: list[str]  # one sentence per variant against the baseline (core.verdict)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -76,6 +80,7 @@ class OverheadBreakdown(VerticalScroll):
         self.baseline: str | None = None
         self._generation = 0  # counts the results shown, so a late reconciliation is recognised
         self._splits: dict[str, list[Reconciliation]] = {}  # per baseline, for the result shown
+        self._why: dict[str, list[str]] = {}
         self._reconciling: set[str] = set()
 
     def compose(self):
@@ -88,7 +93,7 @@ class OverheadBreakdown(VerticalScroll):
     def show(self, result: RunResult | None, baseline: str | None = None) -> None:
         if result is not self.result:
             self._generation += 1
-            self._splits, self._reconciling = {}, set()
+            self._splits, self._why, self._reconciling = {}, {}, set()
         self.result = result
         self.baseline = baseline
         self._render_bars()
@@ -159,36 +164,43 @@ class OverheadBreakdown(VerticalScroll):
             v = result.variant(split.variant)
             if v is None or not split.gap_ns:
                 continue
-            named = split.clear_stages()
-            parts = ", ".join(f"{s.label} {_signed(s.delta_ns)}" for s in named) or "no stage beyond noise"
-            line = Text.assemble(
-                (one_line(v.name), "bold"),
-                f" {_signed(split.gap_ns)}: {parts}",
-                (f"  (unexplained {_signed(split.unexplained_ns)})", "dim"),
-            )
-            if not split.reliable:
-                line.append("  — a breakdown involved is not reliable", style="yellow")
+            line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
+        why = [Text(f"• {sentence}") for sentence in self._why.get(base.name, [])]
+        if why:
+            lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
         return lines if len(lines) > 2 else []
 
     @property
     def settled(self) -> bool:
         """On screen, the gaps are reconciled (screenshots and tests wait for this, as for the plots)."""
         base = self._base()
-        return not self.region.area or base is None or base.name in self._splits
+        # Shown but not laid out yet (a tab just switched to) counts as on screen: its reconciliation
+        # starts at the first layout, and a wait that ended before it read "reconciling…".
+        shown = self.region.area > 0 or all(
+            node.display for node in self.ancestors_with_self if isinstance(node, Widget)
+        )
+        return not shown or base is None or base.name in self._splits
 
     @work(thread=True, group="reconcile", exit_on_error=False)
     def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:
         base = result.variant(base_name)
         assert base is not None
-        splits = [reconcile(v, base) for v in result.measured if v.name != base_name]
-        self.post_message(self.Reconciled(generation, base_name, [s for s in splits if s is not None]))
+        others = [v for v in result.measured if v.name != base_name]
+        splits = [reconcile(v, base) for v in others]
+        why = [verdict(result, v.name, base_name, split) for v, split in zip(others, splits)]
+        self.post_message(
+            self.Reconciled(
+                generation, base_name, [s for s in splits if s is not None], [w for w in why if w is not None]
+            )
+        )
 
     def on_overhead_breakdown_reconciled(self, message: Reconciled) -> None:
         message.stop()
         if message.generation != self._generation:
             return  # a result shown since
         self._splits[message.baseline] = message.splits
+        self._why[message.baseline] = message.why
         self._reconciling.discard(message.baseline)
         self._render_bars()
 
@@ -212,11 +224,16 @@ class OverheadBreakdown(VerticalScroll):
                     cells.append(Text("—"))
                     continue
                 half = (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2 if stage.ci95_ns else 0.0
-                cells.append(Text(format_ns(stage.ns) + (f" ±{format_ns(half)}" if half >= 0.5 else "")))
+                shown = stage_cell(stage, format_ns)
+                measured = shown == format_ns(stage.ns)
+                cells.append(Text(shown + (f" ±{format_ns(half)}" if half >= 0.5 and measured else "")))
             per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
             stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
         lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
         lines += columns(per_call, "l" + "r" * (len(PARTS) + 1))
+        if any(s.by_construction for v in variants if v.breakdown_ns for s in v.breakdown_ns.stages.values()):
+            lines.append(Text(BY_CONSTRUCTION_NOTE, style="dim"))
+        lines.append(Text(RESOLUTION_NOTE, style="dim"))
         lines += [Text(""), Text("one-time stages", style="bold")]
         lines += columns(stages, "l" + "r" * len(COMPILE_STAGES))
         if self.result is not None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -15,6 +16,7 @@ from tuiperf.common.text import one_line
 from tuiperf.common.units import format_p
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
+from tuiperf.results.verdict import how_much
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_grid import TextGrid
@@ -50,6 +52,14 @@ class StatsTable(Vertical):
     class BaselineChanged(Message):
         baseline: str
 
+    @dataclass
+    class Explained(Message):
+        """Why each variant differs from ``baseline`` in ``result`` (sentences from core.verdict)."""
+
+        result: RunResult
+        baseline: str
+        sentences: list[str]
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.result: RunResult | None = None
@@ -62,6 +72,7 @@ class StatsTable(Vertical):
             yield Label("baseline", classes="param-name")
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
+        yield Static("", id="stats-why")
         yield TextGrid(COLUMNS, "lrlrrlrrrrr", id="stats-table")
         yield Static("", id="stats-verdict")
 
@@ -69,7 +80,7 @@ class StatsTable(Vertical):
         """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
         ok = [v.name for v in result.measured] if result else []
         if result is not None and (self.baseline not in ok or ok != self._measured):
-            self.baseline = ok[0] if ok else None
+            self.baseline = against(result)[0]  # the run's own (--baseline, reference=True), else the first
             self._measured = ok
         return self.baseline
 
@@ -111,9 +122,13 @@ class StatsTable(Vertical):
         if result is None:
             table.clear()
             self.query_one("#stats-verdict", Static).update("")
+            self.query_one("#stats-why", Static).update("")
             note.update("")
             return
         self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
+        self.query_one("#stats-why", Static).update("")
+        if self.baseline and len(result.measured) > 1:
+            self._explain(result, self.baseline)
         note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
         rows = []
         for i, v in enumerate(result.variants):
@@ -148,6 +163,20 @@ class StatsTable(Vertical):
             rows.append((v.name, [c if isinstance(c, Text) else Text(c) for c in cells]))
         table.set_rows(rows)
 
+    @work(thread=True, group="explain", exclusive=True, exit_on_error=False)
+    def _explain(self, result: RunResult, baseline: str) -> None:
+        """The verdicts reconcile every pair's stages (a paired bootstrap in pure Python): in a thread."""
+        from tuiperf.results.verdict import verdicts as why
+
+        self.post_message(self.Explained(result, baseline, [sentence for _, sentence in why(result, baseline)]))
+
+    def on_stats_table_explained(self, message: Explained) -> None:
+        message.stop()
+        if message.result is not self.result or message.baseline != self.baseline:
+            return  # a result or baseline shown since
+        text = Text("\n").join(Text(f"• {one_line(s, 400)}") for s in message.sentences)
+        self.query_one("#stats-why", Static).update(text)
+
 
 def verdicts(result: RunResult, baseline: str | None) -> Text:
     """One line per variant against the baseline, in words: faster/slower by how much, or no difference."""
@@ -168,9 +197,12 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
                 + (f"; the distributions differ in shape, p {format_p(p)})" if p is not None and p < 0.05 else ")"),
             )
         else:
-            word, pct = ("slower", (ratio - 1) * 100) if ratio >= 1 else ("faster", (1 - ratio) * 100)
+            words = how_much(ratio)
             line = Text.assemble(
-                (one_line(v.name), "bold"), " is ", (f"{pct:.1f} % {word}", "bold"), f" than {one_line(baseline)}"
+                (one_line(v.name), "bold"),
+                " is ",
+                (words, "bold"),
+                f" {'as' if '×' in words else 'than'} {one_line(baseline)}",
             )
             if ci:
                 lo, hi = sorted(abs(c - 1) * 100 for c in ci)

@@ -1,0 +1,154 @@
+"""The breakdown, the guard and the recompile sentinel on cases where they used to say something false
+with confidence: each test reproduces one with a fixture scenario and fails on the old code."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_session import run, variant
+
+
+def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(runner):
+    doc, _ = run(runner, scenario="recompiling", samples=5, profile=False)
+    recompiling = variant(doc, "recompiling")
+    assert recompiling.recompiles >= 5
+    b = recompiling.breakdown_ns
+    assert b is not None and not b.reliable and b.stages == {} and b.compiles == recompiling.recompiles
+    assert f"compiled {recompiling.recompiles} time(s) in 5 samples" in (b.reason or "")
+    # JAX's own explanation names the argument and the static value that changed
+    causes = recompiling.recompile_causes
+    assert causes and causes[0].startswith("input path [0][2]: static value") and "((None, 0)" in causes[0]
+    (warning,) = [w for w in recompiling.warnings if "XLA compilation(s)" in w]
+    assert "as JAX explains its cache misses: input path [0][2]" in warning
+    assert variant(doc, "stable").recompile_causes == []
+
+
+def test_cache_miss_explanations_become_one_line_each():
+    from tuiperf.measuring.sentinel import cause_of
+
+    static = (
+        "TRACING CACHE MISS at f.py:3 (g):\n  for <lambda> defined at f.py:1\n"
+        "  all previously seen cache keys differ.\n"
+        "  different input pytree:\n  * at input path [0][1], now <class 'jax._src.tree_util.Static'> with pytree "
+        "metadata Static(val=2) and before <class 'jax._src.tree_util.Static'> with pytree metadata Static(val=1), "
+        "so the pytree node metadata does not match"
+    )
+    assert cause_of(static) == "input path [0][1]: static value 1 → 2"
+    shape = "TRACING CACHE MISS at f.py:3 (g):\n  different input types:\n  * at x, now f32[4] and before f32[3]"
+    assert cause_of(shape) == "argument x: f32[3] → f32[4]"
+    weak = (
+        "TRACING CACHE MISS:\n  * at x, now f32[]({}){weak_type=True} and before f32[3]({}){weak_type=False}"
+        "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
+    )
+    assert cause_of(weak) == "argument x: f32[3] → f32[] (weakly typed)"
+    part = "((f, (None, 0), T(M[a, b])))"
+    long_old, long_new = part * 3, part * 2 + part.replace("0", "7")
+    cut = cause_of(f"MISS\n  * at input path [0], now Static(val={long_new}) and before Static(val={long_old})")
+    assert "(None, 0)" in cut.split("→")[0] and "(None, 7)" in cut.split("→")[1] and len(cut) < 160
+
+
+def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays_static():
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf import eqx_filter_jit_level
+    from tuiperf.measuring.breakdown import build_paths
+    from tuiperf.measuring.xla_costs import flops_of
+
+    class Scaled(eqx.Module):
+        w: jax.Array
+        power: float
+
+    def forward(model, x, alpha):
+        return jnp.tanh(model.w * x) * alpha * alpha + x * alpha + model.power
+
+    model, x = Scaled(jnp.linspace(0.0, 1.0, 16), 3.0), jnp.ones(16)
+    jitted = jax.jit(forward)
+    call_flops = flops_of(jitted.trace(model, x, 2.0).lower().compile())
+    paths = build_paths(jitted, (model, x, 2.0), call_is_jit=True)
+    assert paths.flops == call_flops  # baked in as constants, XLA folded alpha * alpha: 0.833× the FLOPs
+    assert len(paths.paths["flat_jit"].args) == 4  # w, x, power and alpha, as jax.jit traces them
+    jit_fn, jit_args = eqx_filter_jit_level(forward, model, x, 2.0)  # Equinox holds both floats static
+    eqx_paths = build_paths(jit_fn, jit_args, call_is_jit=False)
+    assert eqx_paths.flops == flops_of(jit_fn.trace(*jit_args).lower().compile())
+    assert len(eqx_paths.paths["flat_jit"].args) == 2  # the arrays only
+
+
+def test_python_scalars_leave_the_breakdown_comparable(runner):
+    doc, _ = run(runner, scenario="scalars", samples=10, profile=False)
+    b = variant(doc, "jax.jit").breakdown_ns
+    assert b is not None and "XLA FLOPs" not in (b.reason or "")
+
+
+def test_equal_values_by_different_programs_are_a_note_and_different_values_still_a_verdict(runner):
+    doc, _ = run(runner, scenario="same-values", samples=5, profile=False)
+    eq = doc.equivalence
+    assert {m.a for m in eq.mismatches} == {"doubled"}  # values and FLOPs differ: the 1-D-conv trap
+    assert {m.quantity for m in eq.mismatches} == {"output values", "XLA FLOPs"}
+    assert eq.notes == ["sliced and padded: same result, different programs (0.25× the XLA FLOPs: 16 FLOP vs 64 FLOP)"]
+    assert not any(w.startswith(("sliced", "padded-values-only")) and "not fair" in w for w in doc.warnings)
+    assert "padded-values-only" in eq.checked  # equivalent="values": values compared, FLOPs not
+    assert not any("padded-values-only" in n for n in eq.notes)
+
+
+def test_equivalent_takes_true_false_or_values():
+    from tuiperf.api.scenario import Scenario
+    from tuiperf.common.errors import ScenarioError
+
+    scenario = Scenario(title="t", question="q")
+    scenario.variant("a", equivalent="values")(lambda p, ctx: None)
+    assert scenario.variants["a"].same_as_default and not scenario.variants["a"].check_costs
+    with pytest.raises(ScenarioError, match='equivalent must be True, False or "values"'):
+        scenario.variant("b", equivalent="flops")
+
+
+def test_the_reference_variant_is_the_default_baseline_and_baseline_overrides_it(runner):
+    from tuiperf.results.ratios import against
+
+    doc, _ = run(runner, scenario="same-values", samples=5, profile=False, variants=["sliced", "padded"])
+    assert doc.options.baseline == "padded" and against(doc)[0] == "padded"  # reference=True
+    doc, _ = run(
+        runner, scenario="same-values", samples=5, profile=False, variants=["sliced", "padded"], baseline="sliced"
+    )
+    assert doc.options.baseline == "sliced" and against(doc)[0] == "sliced"
+
+
+def test_an_unknown_baseline_is_a_user_error(fixture_dir, capsys):
+    from tuiperf.cli import main
+
+    code = main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--baseline", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown baseline 'nope'" in err and err.count("\n") == 1
+
+
+def test_a_sweep_measures_its_first_point_again_and_flags_drift(runner):
+    doc, _ = run(runner, scenario="drifting", samples=20, profile=False, sweep=("size", ["8", "16"]))
+    sweep = doc.sweep
+    assert sweep is not None and len(doc.points) == 2
+    first = doc.points[0].variant("slowing")
+    assert first is not None and first.stats is not None
+    assert sweep.anchor_ns["slowing"] > first.stats.median_ns  # measured again after the last point
+    (drift,) = [w for w in doc.warnings if w.startswith("drift: slowing at size=8")]
+    assert "the points between may carry up to that much drift" in drift
+
+
+def test_a_steady_first_point_is_not_called_drift():
+    import factories
+
+    from tuiperf.results import document
+
+    point = factories.result({"a": factories.steady(1000.0)}, params={"n": 1})
+    again = factories.result({"a": factories.steady(1010.0)}, params={"n": 1})
+    later = factories.result({"a": factories.steady(2000.0)}, params={"n": 2})
+    steady = document.sweep_result("n", [1, 2], [point, later], factories.header(), duration_s=1.0, anchor=again)
+    assert steady.sweep is not None and steady.sweep.anchor_ns == {"a": 1010.0}
+    assert not any(w.startswith("drift") for w in steady.warnings)  # 1 %: within the limit
+    moved = factories.result({"a": factories.steady(1200.0)}, params={"n": 1})
+    drifted = document.sweep_result("n", [1, 2], [point, later], factories.header(), duration_s=1.0, anchor=moved)
+    assert drifted.warnings[0].startswith("drift: a at n=1 read 1.00 µs at the start of the sweep and 1.20 µs")
+
+
+def test_calls_on_the_default_device_are_not_timed_inside_a_default_device_scope(runner):
+    doc, _ = run(runner, scenario="default-device", samples=5, profile=False)
+    assert variant(doc, "jit").ok, variant(doc, "jit").error

@@ -1,0 +1,178 @@
+"""Why is A slower than B? One sentence per pair, built only from evidence the result holds.
+
+The evidence, strongest first: the guard (two variants that do not compute the same thing have no
+"why"), recompiles during sampling (compile time, and what JAX says changed), then the breakdown's
+stage differences that explain the gap beyond their resolution (how much of it each explains, the
+profile's top function where the stage is Python work), with the usual remedy for that stage. Where
+the evidence does not support a cause, the sentence says so. Pure: no numpy or JAX (the UI uses it).
+Also the words for one stage's figure and for a gap split by stage, shared by every display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tuiperf.common.text import one_line
+from tuiperf.common.units import format_ns
+from tuiperf.results.model import RunResult, Stage, VariantResult
+from tuiperf.results.ratios import against
+from tuiperf.results.reconcile import Reconciliation, StageDelta, reconcile
+
+BY_CONSTRUCTION = "none by construction"
+BY_CONSTRUCTION_NOTE = (
+    "† none by construction: a jax.jit call is its own jit level (no framework), a program returning one "
+    "array has no output pytree (no outputs); not a measured zero"
+)
+MAIN_SHARE = 0.5  # a stage that explains at least half of the gap is named as the cause
+
+# The usual remedy when a stage explains the gap.
+REMEDIES = {
+    "jit_dispatch": "pre-flatten the arguments (tuiperf.preflatten) so jit walks a flat list, not the pytree",
+    "outputs": "return a flat tuple of arrays instead of a module or nested pytree",
+    "launch": "pass fewer, larger arrays (the executable is launched with every leaf)",
+}
+
+
+def stage_cell(stage: Stage | None, fmt: Callable[[float], str] = format_ns) -> str:
+    """One stage as a table shows it: a figure, "< resolution" below it, "none†" by construction."""
+    if stage is None:
+        return "–"
+    if stage.by_construction:
+        return "none†"
+    if stage.resolution_ns is not None and abs(stage.ns) < stage.resolution_ns:
+        return f"< {fmt(stage.resolution_ns)}"
+    return fmt(stage.ns)
+
+
+def how_much(ratio: float) -> str:
+    """``26.6× as slow`` (not ``2558.6 % slower``), ``12.0 % slower``, ``3× as fast``, ``40.0 % faster``."""
+    if ratio >= 100:
+        return f"{ratio:,.0f}× as slow"
+    if ratio >= 2:
+        return f"{ratio:.3g}× as slow"
+    if ratio >= 1:
+        return f"{(ratio - 1) * 100:.1f} % slower"
+    if ratio <= 0.01:
+        return f"{1 / ratio:,.0f}× as fast"
+    if ratio <= 0.5:
+        return f"{1 / ratio:.3g}× as fast"
+    return f"{(1 - ratio) * 100:.1f} % faster"
+
+
+def signed(ns: float) -> str:
+    return ("+" if ns > 0 else "−" if ns < 0 else "") + format_ns(abs(ns))
+
+
+def gap_words(split: Reconciliation) -> str:
+    """The stages that explain a gap beyond noise, and what is left; never more than the gap to one
+    stage without saying that the rest is noise."""
+    if not split.reliable:
+        return "not split: a breakdown involved is not reliable"
+    clear = split.clear_stages()
+    if not clear:
+        return f"no stage beyond its resolution (unexplained {signed(split.unexplained_ns)})"
+    named = []
+    for s in clear:
+        share = f", {100 * s.share:.0f} % of it" if s.share is not None and 0 < s.share <= 1 else ""
+        over = " (more than the whole gap: the other stages offset it, within noise)" if (s.share or 0) > 1 else ""
+        named.append(f"{s.label} {signed(s.delta_ns)}{share}{over}")
+    rest = "; the other stages within noise" if len(clear) < len(split.stages) else ""
+    return ", ".join(named) + rest + f"; unexplained {signed(split.unexplained_ns)}"
+
+
+def _top_function(variant: VariantResult) -> str | None:
+    rows = [r for r in variant.profile if r.kind == "python" and not r.function.startswith("{")]
+    return one_line(max(rows, key=lambda r: r.tottime_us).function, 60) if rows else None
+
+
+def _framework_remedy(variant: VariantResult) -> str:
+    text = " ".join(r.function for r in variant.profile).lower()
+    if "nnx" in text or ("flax" in text and "graph" in text):
+        return "split once (nnx.split), jax.jit over the state, nnx.merge inside, or nnx.jit(graph=False)"
+    return "call jax.jit over arrays partitioned once outside the call (eqx.partition, or tuiperf.preflatten)"
+
+
+def _cause(split: Reconciliation, slow: VariantResult, fast: VariantResult) -> str | None:
+    """The stage that explains the gap, with how much and the usual remedy; None when none does."""
+    if not split.reliable:
+        return None
+    clear: list[StageDelta] = [s for s in split.clear_stages() if s.share is not None and s.share > 0]
+    if not clear:
+        return None
+    main = max(clear, key=lambda s: s.share or 0.0)
+    if (main.share or 0.0) < MAIN_SHARE:
+        listed = ", ".join(f"{s.label} {signed(s.delta_ns)}" for s in clear)
+        return f"the gap is spread over stages ({listed}), none of which explains half of it"
+    if (main.share or 0) > 1:
+        sentence = (
+            f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) is more than the whole gap "
+            f"({signed(split.gap_ns)}; the other stages offset the rest, within noise)"
+        )
+    else:
+        sentence = (
+            f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) explains {100 * (main.share or 0):.0f} % of the gap"
+        )
+    if main.key == "framework":
+        top = _top_function(slow)
+        if top:
+            sentence += f"; the profile's top Python function is {top}"
+        return sentence + f": {_framework_remedy(slow)}"
+    if main.key == "compute":
+        if slow.flops and fast.flops and abs(slow.flops / fast.flops - 1) > 0.05:
+            return sentence + f": the program does other work ({slow.flops / fast.flops:.3g}× the XLA FLOPs)"
+        return sentence + ": the compiled programs themselves differ in speed (same FLOPs); no framework remedy"
+    return sentence + f": {REMEDIES[main.key]}"
+
+
+def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation | bool | None = True) -> str | None:
+    """One sentence on why ``name`` is slower or faster than ``baseline``; None without a ratio.
+
+    ``split`` is the pair's reconciliation when the caller has it (``True``: compute it here).
+    """
+    base_name, rows = against(result, baseline)
+    row = rows.get(name)
+    a, b = result.variant(name), result.variant(base_name or "")
+    if row is None or a is None or b is None or base_name is None:
+        return None
+    lo, hi = row.ci95
+    if lo <= 1.0 <= hi:
+        opening = f"{name} and {base_name} take the same time within noise (ratio CI {lo:.3f}–{hi:.3f})"
+    else:
+        words = how_much(row.ratio)
+        opening = f"{name} is {words} {'as' if '×' in words else 'than'} {base_name}"
+    eq = result.equivalence
+    unfair = [m for m in eq.mismatches if m.a in (name, base_name)]  # the one that differs from the reference
+    if unfair:
+        m = unfair[0]
+        return f"{opening}, but {m.a} does not compute the same thing as {m.b} ({m.quantity}): no fair cause to give."
+    if lo <= 1.0 <= hi:
+        return opening + "."
+    slow, fast = (a, b) if row.ratio > 1 else (b, a)
+    if slow.recompiles:
+        causes = f" ({slow.recompile_causes[0]})" if slow.recompile_causes else ""
+        return (
+            f"{opening}: {slow.name} compiled {slow.recompiles} time(s) while it was timed, so its time is mostly "
+            f"compilation: what changes between calls{causes} must stay fixed or become an array argument."
+        )
+    if split is True:
+        split = reconcile(slow, fast)
+    elif isinstance(split, Reconciliation) and split.variant != slow.name:
+        split = reconcile(slow, fast)  # the caller's was the other way round
+    notes = [n for n in eq.notes if name in n and base_name in n]
+    tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
+    if not isinstance(split, Reconciliation):
+        return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
+    cause = _cause(split, slow, fast)
+    if cause is None:
+        why = "a breakdown involved is not reliable" if not split.reliable else "no stage explains it beyond noise"
+        return f"{opening}: the evidence does not support a cause ({why}){tail}."
+    return f"{opening}: {cause}{tail}."
+
+
+def verdicts(result: RunResult, baseline: str | None = None) -> list[tuple[str, str]]:
+    """(variant, sentence) for every measured variant against the baseline."""
+    base, _ = against(result, baseline)
+    if base is None:
+        return []
+    found = [(v.name, verdict(result, v.name, base)) for v in result.measured if v.name != base]
+    return [(name, sentence) for name, sentence in found if sentence]
