@@ -118,21 +118,24 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
     console = Console(highlight=False)
+    cut = console.is_terminal  # a pipe gets every character: a script may parse it
     rows = [
         [
             str(run.id),
-            run.started_at[:19].replace("T", " "),
+            one_line(run.started_at[:19].replace("T", " ")),
             one_line(run.scenario),
-            one_line(run.params, 40),
-            f"{run.device} {run.dispatch}",
-            run.jax_version,
-            run.status,
-            one_line(", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60),
+            one_line(run.params, 40 if cut else None),
+            one_line(f"{run.device} {run.dispatch}"),
+            one_line(run.jax_version),
+            one_line(run.status),
+            one_line(
+                ", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60 if cut else None
+            ),
         ]
         for run in runs
     ]
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
-    console.print(grid(f"{len(runs)} runs in {path}", header, rows, console.width, console))
+    console.print(grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console))
     return 0
 
 

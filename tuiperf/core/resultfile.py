@@ -6,6 +6,7 @@ of another schema version or of another shape. Every such problem is one :class:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,34 @@ from tuiperf.core.model import SCHEMA_VERSION, RunResult
 MAX_BYTES = 2 << 30  # a result of 10 variants x 1M samples is ~200 MB; beyond this, refuse
 
 
+# The invisible characters JSON may carry raw in UTF-8 (C0 controls msgspec escapes already): C1
+# controls (U+009B is a CSI to many terminals), bidi marks and line separators, matched as UTF-8.
+_RAW_INVISIBLE = re.compile(rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escaped(match: re.Match[bytes]) -> bytes:
+    return f"\\u{ord(match.group().decode('utf-8')):04x}".encode("ascii")
+
+
 def encode(result: RunResult) -> bytes:
-    return msgspec.json.encode(result) + b"\n"
+    """The document as JSON, with every invisible character escaped (``\\u009b``): the same data,
+    and a file that prints inert in a terminal. A lone surrogate (UTF-8 cannot hold one) becomes
+    U+FFFD rather than losing the result."""
+    try:
+        data = msgspec.json.encode(result)
+    except UnicodeEncodeError:
+        data = msgspec.json.encode(_without_surrogates(msgspec.to_builtins(result)))
+    return _RAW_INVISIBLE.sub(_escaped, data) + b"\n"
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def decode(data: bytes | str, where: str = "result") -> RunResult:
@@ -28,6 +55,8 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         raise TuiperfError(f"not a JSON result document ({exc})", where=where) from None
+    except UnicodeDecodeError as exc:
+        raise TuiperfError(f"not a JSON result document (not UTF-8 at byte {exc.start})", where=where) from None
     except RecursionError:
         raise TuiperfError("not a result document (nested too deeply)", where=where) from None
     if not isinstance(raw, dict):
