@@ -200,14 +200,14 @@ def test_no_history_stores_nothing_and_says_so_for_run_ids(tmp_path, capsys):
     assert "history is turned off" in capsys.readouterr().err
 
 
-def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_path):
+def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, fixture_dir, tmp_path):
     from tuiperf.core.export import export
     from tuiperf.core.runner import RunRequest
 
     for scenario, params in (("tiny", {"size": "4"}), ("steps", {})):
         run = runner.run(RunRequest(scenario=scenario, params=params, samples=10, profile=False, dispatch="sync"))
         script = tmp_path / f"{scenario}.py"
-        script.write_text(export(run, "script"))
+        script.write_text(export(run, "script", scenario_dirs=[fixture_dir]))
         block = "import sys; sys.modules['tuiperf.core'] = None; sys.argv = ['repro', '0.05']; "
         block += f"exec(compile(open({str(script)!r}).read(), 'repro', 'exec'), {{'__name__': '__main__'}})"
         done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
@@ -230,7 +230,7 @@ def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner
     run = InProcessRunner([str(folder)]).run(RunRequest(scenario="steps", samples=5, profile=False, dispatch="sync"))
     (folder / "steps.py").write_text((folder / "steps.py").read_text() + "\n# changed\n")
     with pytest.raises(TuiperfError, match="changed since this run"):
-        script(run)
+        script(run, [str(folder)])
 
 
 def test_a_trend_lines_up_each_variant_across_runs_oldest_first(tmp_path):

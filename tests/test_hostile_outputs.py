@@ -131,3 +131,47 @@ def test_history_lists_a_hostile_row_inert_and_whole_when_piped(tmp_path, capsys
     out = capsys.readouterr().out
     assert raw_controls(out) == []
     assert long_value in out and "…" not in out  # piped: nothing cut
+
+
+def test_compare_with_statistics_but_no_samples_names_the_variant_instead_of_a_traceback(tmp_path, capsys):
+    old = factories.result({"jit": factories.steady(1000.0), "eager": factories.steady(2000.0)}, scenario="tiny")
+    new = factories.result({"jit": factories.steady(1100.0), "eager": factories.steady(2000.0)}, scenario="tiny")
+    new.variants[0].samples_ns = []  # a file that kept the statistics only
+    paths = [resultfile.save(doc, tmp_path / f"{i}.json") for i, doc in enumerate((old, new))]
+    assert main(["compare", *map(str, paths)]) == 0
+    out, err = capsys.readouterr()
+    assert "eager" in out and "jit: no samples stored" in err
+
+
+def test_markdown_prints_each_warning_once_and_every_point_of_a_sweep():
+    from tuiperf.core.export import markdown
+
+    points = [factories.result({"a": factories.steady(m)}, params={"n": n}) for n, m in ((1, 1000.0), (8, 4000.0))]
+    points[0].variants[0].warnings.append("noisy")
+    points[0].warnings.append("a: noisy")
+    sweep = document.sweep_result("n", [1, 8], points, factories.header(params={"n": 1}), duration_s=2.0)
+    text = markdown(sweep)
+    assert text.count("noisy") == 1
+    assert "### At `n=1`" in text and "### At `n=8`" in text and "| `a` | 1.00 µs |" in text
+    assert "| `a` | 4.00 µs |" in text
+    single = factories.result({"a": factories.steady(1000.0)})
+    single.variants[0].warnings.append("noisy")
+    single.warnings.append("a: noisy")
+    assert markdown(single).count("noisy") == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"schema_version": 2, "scenario": {"id": "\xff\xfe"}}',
+        b'{"schema_version": 1, "variants": [[1]]}',
+        b'{"schema_version": 1, "env": {"jax": 1}, "runs": [3]}',
+        b'{"schema_version": 1, "variants": [{"stages_ms": [1]}]}',
+    ],
+)
+def test_a_malformed_file_is_one_error_line(data, tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    assert main(["show", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tuiperf: ") and err.count("\n") == 1

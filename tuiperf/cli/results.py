@@ -144,7 +144,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from tuiperf.core.files import write_atomic
 
     result, label = load_run(args.run, args)
-    text = export(result, args.format, run_label=label)
+    text = export(result, args.format, run_label=label, scenario_dirs=args.scenarios)
     if args.out:
         print(write_atomic(args.out, text.encode("utf-8"), force=args.force))
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable
 
 from tuiperf.core.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.core.resultfile import encode
@@ -20,7 +21,8 @@ from tuiperf.core.units import format_ns, format_p
 FORMATS = ("json", "csv", "markdown", "script")
 
 
-def export(result: RunResult, fmt: str, run_label: str = "") -> str:
+def export(result: RunResult, fmt: str, run_label: str = "", scenario_dirs: Iterable[str] = ()) -> str:
+    """``result`` in ``fmt``; a script's source is looked for in ``scenario_dirs`` and the usual folders."""
     if fmt == "json":
         return encode(result).decode("utf-8")
     if fmt == "csv":
@@ -30,7 +32,7 @@ def export(result: RunResult, fmt: str, run_label: str = "") -> str:
     if fmt == "script":
         from tuiperf.core.repro import script
 
-        return script(result)
+        return script(result, scenario_dirs)
     raise ValueError(f"unknown export format {fmt!r} (one of {', '.join(FORMATS)})")
 
 

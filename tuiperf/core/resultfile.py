@@ -20,8 +20,8 @@ MAX_BYTES = 2 << 30  # a result of 10 variants x 1M samples is ~200 MB; beyond t
 
 
 # The invisible characters JSON may carry raw in UTF-8 (C0 controls msgspec escapes already): C1
-# controls (U+009B is a CSI to many terminals), bidi marks and line separators, matched as UTF-8.
-_RAW_INVISIBLE = re.compile(rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+# controls (U+009B is a CSI to many terminals), DEL, bidi marks and line separators, matched as UTF-8.
+_RAW_INVISIBLE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def _escaped(match: re.Match[bytes]) -> bytes:
@@ -63,7 +63,12 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
         raise TuiperfError(f"not a result document (a JSON {type(raw).__name__}, not an object)", where=where)
     version = raw.get("schema_version")
     if version == 1:
-        raw = upgrade_v1(raw)
+        try:
+            raw = upgrade_v1(raw)
+        except (AttributeError, TypeError, ValueError, KeyError):  # a field of another type than v1 wrote
+            raise TuiperfError(
+                "not a valid version-1 result document (a field of the wrong type)", where=where
+            ) from None
     elif version != SCHEMA_VERSION:
         raise TuiperfError(
             f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where

@@ -119,7 +119,9 @@ class RunHistory:
                 return
             fmt, target = answer
             try:
-                path = write_atomic(Path(target).expanduser(), export(result, fmt).encode("utf-8"))
+                path = write_atomic(
+                    Path(target).expanduser(), export(result, fmt, scenario_dirs=shell.scenario_dirs).encode("utf-8")
+                )
             except TuiperfError as exc:
                 shell.report_error("Export failed", str(exc))
                 return
