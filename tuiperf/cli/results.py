@@ -83,17 +83,22 @@ def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
     return resultfile.load(ref), ref
 
 
-def store(result: RunResult, args: argparse.Namespace, err: Console) -> None:
-    """Keep ``result`` in the history; a history that cannot be written is said, never fatal."""
+def store(result: RunResult, args: argparse.Namespace, err: Console) -> bool:
+    """Keep ``result`` in the history; whether it was. A history that cannot be written (a full
+    disk, a corrupt page, a read-only folder, a file size limit) is one line, never fatal."""
+    import sqlite3
+
     from tuiperf.core.history import record
+    from tuiperf.core.text import one_line
 
     try:
         run_id = record(result, history_path(args))
-    except TuiperfError as exc:
-        err.print(Text(f"not stored in the history: {exc}", style="yellow"))
-        return
+    except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
+        err.print(Text(f"not stored in the history: {one_line(exc)}", style="yellow"))
+        return False
     if run_id is not None:
         err.print(Text(f"stored as run {run_id} (tuiperf show {run_id})", style="dim"))
+    return True
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -75,7 +75,22 @@ def safe_send(conn: Connection, message: tuple[str, Any]) -> None:
 
         if message[0] == "event":
             return  # a live update is not worth a failure
+        if message[0] == "ok":  # a result holding an object that cannot be pickled: send it as text
+            try:
+                conn.send(("ok", as_plain(message[1])))
+                return
+            except Exception:  # noqa: BLE001 - then say why it could not be sent
+                pass
         conn.send(("error", ("Internal error", one_line(f"the result could not be sent: {exc}", 300), None)))
+
+
+def as_plain(value: Any) -> Any:
+    """A result document with every object in it that is not plain data replaced by its text."""
+    import msgspec
+
+    from tuiperf.core.text import inert
+
+    return msgspec.convert(msgspec.to_builtins(value, enc_hook=inert), type(value))
 
 
 def resident_mb(pid: int | str = "self") -> float | None:

@@ -21,29 +21,32 @@ class RunHistory:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self.last_stored: int | None = None  # the run id of the latest stored run
-        self._warned = False
 
     @property
     def path(self) -> Path | None:
         return self.screen.shell.history_path
 
     def store(self, result: RunResult) -> None:
-        """Keep a finished (or partial) run, off the UI thread; a failure is said once, not per run."""
+        """Keep a finished (or partial) run, off the UI thread. A run that could not be stored (a full
+        disk, a corrupt or read-only database) is said, with why, and kept as a recovery copy."""
         path = self.path
         if path is None:
             return
 
         def work() -> None:
+            import sqlite3
+
+            from tuiperf.core import recovery
             from tuiperf.core.history import record
+            from tuiperf.core.text import one_line
 
             try:
                 run_id = record(result, path)
-            except TuiperfError as exc:
-                if not self._warned:
-                    self._warned = True
-                    self.screen.app.call_from_thread(
-                        self.screen.notify, str(exc), title="Runs are not being stored", severity="warning"
-                    )
+            except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
+                why = f"{one_line(exc, 300)}; {recovery.keep(result)}"
+                self.screen.app.call_from_thread(
+                    self.screen.notify, why, title="This run was not stored", severity="warning", markup=False
+                )
                 return
             self.last_stored = run_id
 
