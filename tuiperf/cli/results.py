@@ -78,7 +78,7 @@ def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
         path = history_path(args)
         if path is None:
             raise TuiperfError(f"{ref} is a run id, but the history is turned off (--no-history)")
-        with History(path) as history:
+        with History(path, readonly=True) as history:
             return history.get(int(ref)), f"run {ref}"
     return resultfile.load(ref), ref
 
@@ -113,11 +113,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     path = history_path(args)
     if path is None:
         raise TuiperfError("the history is turned off (--no-history or TUIPERF_HISTORY=off)")
-    with History(path) as history:
-        if args.prune_before or args.keep is not None:
-            deleted = history.prune(before=args.prune_before, keep=args.keep)
-            print(f"deleted {deleted} run{'s' * (deleted != 1)} from {path}")
-            return 0
+    if args.prune_before is not None or args.keep is not None:
+        return prune(path, args)
+    with History(path, readonly=True) as history:
         runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
     if args.json:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
@@ -142,6 +140,47 @@ def cmd_history(args: argparse.Namespace) -> int:
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
     console.print(grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console))
     return 0
+
+
+def prune(path: Path, args: argparse.Namespace) -> int:
+    """Delete stored runs: say which first, then ask (a terminal) or need --yes (a script)."""
+    import sys
+
+    from tuiperf.core.history import History, parse_date
+    from tuiperf.core.text import one_line
+
+    before = parse_date(args.prune_before, "--prune-before") if args.prune_before is not None else None
+    with History(path) as history:
+        ids = history.prunable(before=before, keep=args.keep)
+        which = [f"started before {before}"] if before else []
+        which += [f"all but the newest {args.keep}"] if args.keep is not None else []
+        if not ids:
+            print(f"no run to delete ({' and '.join(which)}) in {one_line(path)}")
+            return 0
+        plural = "s" * (len(ids) != 1)
+        what = f"{len(ids)} run{plural} ({' and '.join(which)}; ids {_id_ranges(ids)}) from {one_line(path)}"
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise TuiperfError(f"would delete {what}: pass --yes to delete them")
+            answer = input(f"delete {what}? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                print("nothing deleted")
+                return 1
+        deleted = history.delete(ids)
+    print(f"deleted {deleted} run{'s' * (deleted != 1)} from {one_line(path)}")
+    return 0
+
+
+def _id_ranges(ids: list[int]) -> str:
+    """``1-4, 7, 9-10``: run ids in ranges (a prune of thousands stays one line)."""
+    spans: list[list[int]] = []
+    for run_id in ids:
+        if spans and run_id == spans[-1][1] + 1:
+            spans[-1][1] = run_id
+        else:
+            spans.append([run_id, run_id])
+    text = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans[:20])
+    return text + (", …" if len(spans) > 20 else "")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

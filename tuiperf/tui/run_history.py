@@ -72,7 +72,7 @@ class RunHistory:
             from tuiperf.core.history import History
 
             try:
-                with History(path) as history:
+                with History(path, readonly=True) as history:
                     stored = history.get(run_id)
             except TuiperfError as exc:
                 self.screen.app.call_from_thread(self.screen.shell.report_error, exc.title, str(exc))
