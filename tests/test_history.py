@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -300,9 +301,9 @@ def test_reading_takes_no_lock_writes_nothing_and_works_on_a_read_only_file(tmp_
         writer.execute("ROLLBACK")
         writer.close()
     capsys.readouterr()
-    before = open(path, "rb").read()
+    before = Path(path).read_bytes()
     assert main(["--history", path, "history"]) == 0 and "tiny" in capsys.readouterr().out
-    assert open(path, "rb").read() == before  # not a byte of the database, not even its change counter
+    assert Path(path).read_bytes() == before  # not a byte of the database, not even its change counter
     for name in os.listdir(tmp_path):
         os.chmod(tmp_path / name, 0o444)
     os.chmod(tmp_path, 0o555)
