@@ -159,7 +159,7 @@ class ScenarioFiles:
             except OSError as exc:
                 shell.report_error("Could not revert", f"{copy}: {exc.strerror or exc}")
                 return
-            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in")
+            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in", markup=False)
             self.screen.reload_scenarios()
 
         question = f"Use the built-in {entry['id']} again? Your copy is renamed to {aside.name} (not deleted)."

@@ -41,7 +41,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.runs: list[StoredRun] = []
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Stored runs in {self.path}", id="history-title")
+        yield Static(Text(f"Stored runs in {one_line(self.path)}"), id="history-title")
         yield Input(self.scenario, placeholder="/ scenario id (empty: all)", id="history-filter", compact=True)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         hint = "enter shows a run as it was measured · b compares the shown result with it · p plots medians over runs"
@@ -123,7 +123,8 @@ class TrendScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trend-box"):
-            yield Static(f"{self.scenario}: medians over {len(self.sweep.values)} stored runs", classes="box-title")
+            title = f"{one_line(self.scenario)}: medians over {len(self.sweep.values)} stored runs"
+            yield Static(Text(title), classes="box-title")
             yield SweepPlot(id="trend-plot")
 
     def on_mount(self) -> None:

@@ -11,6 +11,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -20,6 +21,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 
 from tuiperf.core.errors import ParamError
 from tuiperf.core.params import Bool, Choice, Float, Int, Param, param_from_dict
+from tuiperf.core.text import inert, one_line
 from tuiperf.tui.widgets.toggle import Toggle
 
 
@@ -93,7 +95,8 @@ class ParamForm(Vertical):
         wid = f"p{gen}-{name}"
         field: Widget
         if isinstance(spec, Choice):
-            field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False, id=wid, compact=True)
+            choices = [(Text(one_line(c)), c) for c in spec.choices]  # Text: "[/]" is a legal choice, never markup
+            field = Select(choices, value=str(value), allow_blank=False, id=wid, compact=True)
         elif isinstance(spec, Bool):
             field = Toggle(
                 value=bool(spec.parse(value)) if not isinstance(value, bool) else value, id=wid, animate=False
@@ -106,14 +109,16 @@ class ParamForm(Vertical):
                 compact=True,
                 validators=[ParamValidator(spec)],
                 valid_empty=False,
-                tooltip=spec.help or None,
+                tooltip=Text(inert(spec.help)) if spec.help else None,
             )
         hint = spec.allowed() if isinstance(spec, (Int, Float)) else ""
         label = Label(name, classes="param-name")
-        label.tooltip = spec.help or None
+        label.tooltip = Text(inert(spec.help)) if spec.help else None
         row = Vertical(
             Horizontal(label, field, classes="param-line"),
-            Static(" ".join(x for x in (spec.help, f"[{hint}]" if hint else "") if x), classes="param-help"),
+            Static(
+                Text(" ".join(x for x in (inert(spec.help), f"[{hint}]" if hint else "") if x)), classes="param-help"
+            ),
             Static("", classes="param-error", id=f"err-{wid}"),
             classes="param-row",
         )
@@ -182,7 +187,7 @@ class ParamForm(Vertical):
         else:
             self.errors.pop(name, None)
         err = self.query_one(f"#err-{field.id}", Static)
-        err.update(f"✗ {message}" if message else "")
+        err.update(Text(f"✗ {one_line(message)}") if message else "")
         err.set_class(bool(message), "-shown")
         field.set_class(bool(message), "-invalid")
 

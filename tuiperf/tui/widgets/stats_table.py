@@ -82,7 +82,7 @@ class StatsTable(Vertical):
             # Only a new set of variants replaces the options, and a cleared table (a run starting)
             # keeps them and the user's baseline: each replacement restyles the select (10-30 ms).
             if result is not None and ok != self._options:
-                select.set_options([(n, n) for n in ok])
+                select.set_options([(Text(one_line(n)), n) for n in ok])  # Text: a name is never markup
                 self._options = ok
             if self.baseline in ok and select.value != self.baseline:
                 select.value = self.baseline
