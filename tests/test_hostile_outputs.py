@@ -175,3 +175,29 @@ def test_a_malformed_file_is_one_error_line(data, tmp_path, capsys):
     assert main(["show", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tuiperf: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "grow, message",
+    [
+        (
+            lambda d: d["variants"].extend([dict(d["variants"][0], name=f"v{i}") for i in range(300)]),
+            "$.variants has more than 200 entries",
+        ),
+        (lambda d: d["variants"][0].update(name="x" * 2_000), "$.variants[0].name has more than 1,000 characters"),
+        (lambda d: d["warnings"].append("w" * 200_000), "$.warnings[0] has more than 100,000 characters"),
+    ],
+)
+def test_a_document_beyond_what_a_real_result_reaches_is_refused_at_once(grow, message, tmp_path, capsys):
+    import json
+
+    import msgspec
+
+    doc = msgspec.to_builtins(factories.result({"jit": factories.steady(1000.0)}))
+    doc["warnings"] = []
+    grow(doc)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    assert main(["show", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -16,7 +16,18 @@ from tuiperf.core.errors import TuiperfError
 from tuiperf.core.files import write_atomic
 from tuiperf.core.model import SCHEMA_VERSION, RunResult
 
-MAX_BYTES = 2 << 30  # a result of 10 variants x 1M samples is ~200 MB; beyond this, refuse
+# What a real result reaches, x10 (beyond it a file is refused, saying which limit): the largest run
+# tuiperf writes (10 variants x 1,000,000 samples, the --samples cap) is ~100-200 MB; scenarios have a
+# handful of variants (the built-ins at most 8) and sweeps a handful of values; names are short and the
+# longest text is a crash's output tail (20 lines of at most 500 characters).
+MAX_BYTES = 1 << 30
+MAX_VARIANTS = 200
+MAX_POINTS = 500
+MAX_SAMPLES = 10_000_000
+MAX_ITEMS = 50_000  # any other list: warnings, notes, profile rows, comparisons (pairs of variants)
+MAX_NAME_CHARS = 1_000  # a variant, scenario, parameter or device name
+MAX_TEXT_CHARS = 100_000  # any other text
+_NAMES = {("VariantResult", "name"), ("ScenarioRef", "id"), ("DeviceInfo", "id"), ("Sweep", "parameter")}
 
 
 # The invisible characters JSON may carry raw in UTF-8 (C0 controls msgspec escapes already): C1
@@ -74,18 +85,65 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
             f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where
         )
     try:
-        return msgspec.convert(raw, RunResult)
+        result = msgspec.convert(raw, RunResult)
+        check_limits(result, where)
+        return result
     except msgspec.ValidationError as exc:
         raise TuiperfError(f"not a valid result document: {exc}", where=where) from None
     except RecursionError:
         raise TuiperfError("not a result document (nested too deeply)", where=where) from None
 
 
+def check_limits(result: RunResult, where: str = "result") -> None:
+    """Refuse a document beyond what a real result reaches x10 (see the limits above), naming the
+    first field past its limit: 200,000 variants or a 100 MB name otherwise keep a reader busy for minutes."""
+
+    def too(what: str, path: str, limit: int) -> TuiperfError:
+        return TuiperfError(f"not a result tuiperf reads: {path} has more than {limit:,} {what}", where=where)
+
+    def walk(value: Any, path: str) -> None:
+        for name in value.__struct_fields__:
+            item, here = getattr(value, name), f"{path}.{name}"
+            limit = MAX_NAME_CHARS if (type(value).__name__, name) in _NAMES else MAX_TEXT_CHARS
+            if isinstance(item, str):
+                if len(item) > limit:
+                    raise too("characters", here, limit)
+            elif isinstance(item, msgspec.Struct):
+                walk(item, here)
+            elif isinstance(item, dict):
+                if len(item) > MAX_ITEMS:
+                    raise too("entries", here, MAX_ITEMS)
+                for key, entry in item.items():
+                    if len(key) > MAX_NAME_CHARS or (isinstance(entry, str) and len(entry) > MAX_TEXT_CHARS):
+                        raise too("characters", f"{here}[{key[:20]!r}]", MAX_TEXT_CHARS)
+                    if isinstance(entry, msgspec.Struct):
+                        walk(entry, f"{here}[{key[:20]!r}]")
+                    elif isinstance(entry, list) and len(entry) > MAX_SAMPLES:
+                        raise too("values", f"{here}[{key[:20]!r}]", MAX_SAMPLES)
+            elif isinstance(item, list | tuple):
+                numbers = not item or not isinstance(item[0], str | msgspec.Struct)
+                limit = {"variants": MAX_VARIANTS, "points": MAX_POINTS}.get(
+                    name, MAX_SAMPLES if numbers else MAX_ITEMS
+                )
+                if len(item) > limit:
+                    raise too("entries", here, limit)
+                for index, entry in enumerate(item):
+                    if isinstance(entry, str) and len(entry) > MAX_TEXT_CHARS:
+                        raise too("characters", f"{here}[{index}]", MAX_TEXT_CHARS)
+                    if isinstance(entry, msgspec.Struct):
+                        walk(entry, f"{here}[{index}]")
+
+    walk(result, "$")
+
+
 def load(path: str | Path) -> RunResult:
     path = Path(path)
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise TuiperfError(f"result file larger than {MAX_BYTES >> 30} GB", where=str(path))
+            raise TuiperfError(
+                f"result file larger than {MAX_BYTES >> 20:,} MB (a real result is a few hundred at most)",
+                where=str(path),
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise TuiperfError(f"cannot read result file: {exc.strerror or exc}", where=str(path)) from None

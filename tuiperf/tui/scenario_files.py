@@ -111,8 +111,10 @@ class ScenarioFiles:
             return
         try:
             shell.push_screen(EditorScreen(*selected))
-        except (OSError, UnicodeDecodeError) as exc:
-            shell.report_error("Cannot open the scenario", f"{selected[0]}: {exc}")
+        except (OSError, UnicodeDecodeError, TuiperfError) as exc:
+            shell.report_error(
+                "Cannot open the scenario", f"{selected[0]}: {exc}" if not isinstance(exc, TuiperfError) else str(exc)
+            )
 
     def new_scenarios_folder(self) -> Path:
         """The first --scenarios folder if one was given, else the user's own folder."""
