@@ -246,3 +246,36 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     from tuiperf.core import resultfile
 
     assert resultfile.load(out).partial
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting for init counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, monkeypatch):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setenv("TUIPERF_FORK_MARKERS", str(markers))
+    folder = Path(__file__).parent / "fixtures" / "forks"
+    runner = WorkerRunner("sync", [str(folder)], load_timeout_s=30)
+    try:
+        catalog = runner.catalog()
+        assert "forks" in [s["id"] for s in catalog["scenarios"]]
+        result = runner.run(RunRequest(scenario="forks", samples=5, profile=False, dispatch="sync"))
+        assert result.variant("abs").stats is not None
+        deadline = time.monotonic() + 30
+        while len(list(markers.glob("*.pid"))) < 2 and time.monotonic() < deadline:  # the loader's, the run's
+            time.sleep(0.05)
+        forked = [int(p.stem) for p in markers.glob("*.pid")]
+        assert len(forked) == 2 and all(_running(pid) for pid in forked)
+    finally:
+        runner.close()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in forked) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in forked)
