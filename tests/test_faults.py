@@ -279,3 +279,33 @@ def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, m
     while any(_running(pid) for pid in forked) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_running(pid) for pid in forked)
+
+
+def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
+    folder = Path(__file__).parent / "fixtures" / "base_exceptions"
+    runner = WorkerRunner("sync", [str(folder)], load_timeout_s=30)
+    try:
+        names = ["healthy", "exit-when-built", "interrupt-when-built", "escape-when-called", "also-healthy"]
+        result = runner.run(RunRequest(scenario="raises", variants=names, samples=50, profile=False, dispatch="sync"))
+    finally:
+        runner.close()
+    assert result.crash is None and not result.partial
+    assert result.variant("healthy").stats is not None and result.variant("also-healthy").stats is not None
+    failures = {v.name: v.error for v in result.variants if v.status == "failed"}
+    assert "SystemExit: 3" in failures["exit-when-built"]
+    assert "KeyboardInterrupt" in failures["interrupt-when-built"]
+    assert "Escape: out of here" in failures["escape-when-called"]
+
+
+def test_a_timeout_names_the_variant_that_was_running():
+    folder = Path(__file__).parent / "fixtures" / "base_exceptions"
+    runner = WorkerRunner("sync", [str(folder)], load_timeout_s=30)
+    variants = ["healthy", "hangs-when-profiled"]
+    try:
+        result = runner.run(
+            RunRequest(scenario="raises", variants=variants, samples=20, timeout_s=3.0, dispatch="sync")
+        )
+    finally:
+        runner.close()
+    assert result.crash is not None and result.crash.how == "did not return within 3 s"
+    assert (result.crash.variant, result.crash.phase) == ("hangs-when-profiled", "profile")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import threading
 import time
@@ -33,7 +34,7 @@ def request_from(args: argparse.Namespace, *, budget: float | None = None) -> Ru
         profile=not getattr(args, "no_profile", False),
         interleave=args.interleave,
         processes=getattr(args, "processes", 1),
-        timeout_s=args.timeout if args.timeout and args.timeout > 0 else None,
+        timeout_s=None if args.timeout == math.inf else args.timeout,  # nan, 0 or -1 are refused, not "no timeout"
     )
     check_options(request)
     return request
@@ -213,6 +214,21 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_folder(folder: Any) -> None:
+    """A folder the profiler can write into, checked before JAX fails deep inside with a runtime error."""
+    import os
+
+    if folder.exists() and not folder.is_dir():
+        raise TuiperfError("is not a folder; --out takes the folder for the trace", where=str(folder))
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise TuiperfError(f"{existing} is a file, so no folder can be made under it", where=str(folder))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise TuiperfError(f"cannot write into {existing}", where=str(folder))
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
     """Trace steady-state calls of one variant in this process and say where the files are."""
     from pathlib import Path
@@ -220,6 +236,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from tuiperf.core.trace import OPEN_HINT, trace
 
     request = request_from(args, budget=1.0)
+    _check_folder(Path(args.out))
     files = trace(request, args.variant, Path(args.out), calls=args.calls)
     if not files:
         raise TuiperfError(f"the profiler wrote no file under {args.out}")

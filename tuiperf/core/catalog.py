@@ -156,7 +156,10 @@ def discover(dirs: list[Path]) -> tuple[list[Path], list[BrokenScenario]]:
             broken.append(BrokenScenario(str(directory), None, f"cannot list the folder: {exc.strerror or exc}"))
             continue
         if entries is None:
-            broken.append(BrokenScenario(str(directory), None, "scenario folder does not exist"))
+            why = (
+                "is a file, not a folder of scenario files" if directory.exists() else "scenario folder does not exist"
+            )
+            broken.append(BrokenScenario(str(directory), None, why))
             continue
         for path in entries:
             if path.suffix != ".py" or path.name.startswith("_"):

@@ -148,6 +148,10 @@ def serve(conn: Connection, shared: Shared) -> None:
                     variants = getattr(event, "variants", None)
                     if isinstance(variants, list) and hasattr(event, "header"):  # RunStarted
                         names[:] = variants
+                    elif hasattr(event, "phase"):  # PhaseChanged: the variant it names is the one running
+                        # now (a profile or a guard after sampling must not leave the last sampled one named)
+                        variant = event.variant
+                        shared.set_turn(names.index(variant) if variant in names else -1)
                     safe_send(conn, ("event", event))
 
                 def on_turn(variant: str, names: list[str] = names) -> None:

@@ -93,3 +93,12 @@ def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
         elif notes:
             out.append(("info", f"{v.name}: {notes}"))
     return out
+
+
+def partial_cause(result: RunResult) -> str:
+    """Why a partial result stopped, in a word: a crash (a segfault, a kill, a timeout) is not a cancel."""
+    if result.crash is not None and result.error:
+        return "timed out" if "did not return within" in result.crash.how else "crashed"
+    if result.error:
+        return "stopped"
+    return "cancelled"

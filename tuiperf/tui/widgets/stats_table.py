@@ -16,6 +16,7 @@ from tuiperf.core.ratios import against
 from tuiperf.core.text import one_line
 from tuiperf.core.units import format_p
 from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_grid import TextGrid
 
@@ -114,7 +115,8 @@ class StatsTable(Vertical):
             note.update("")
             return
         self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
-        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
+        partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
+        note.update(partial if result.partial else "")
         rows = []
         for i, v in enumerate(result.variants):
             s = v.stats
