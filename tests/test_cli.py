@@ -280,3 +280,14 @@ def test_a_scenarios_file_is_named_a_file_and_a_trace_folder_under_a_file_is_ref
     code = main(["trace", "tiny", "--scenarios", fixture_dir, "--variant", "jax.jit", "--out", str(afile / "t")])
     err = capsys.readouterr().err
     assert code == 2 and "is a file, so no folder can be made under it" in err and err.count("\n") == 1
+
+
+def test_list_says_when_a_file_of_yours_replaces_a_built_in(tmp_path, capsys):
+    from tuiperf.core.catalog import builtin_dir
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "dispatch_floor.py").write_text((builtin_dir() / "dispatch_floor.py").read_text())
+    assert main(["list", "--scenarios", str(mine)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "replaces the built-in dispatch-floor" in out and str(mine / "dispatch_floor.py") in out
