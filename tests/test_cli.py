@@ -266,7 +266,7 @@ def test_show_prints_hostile_text_from_a_result_file_inert(tmp_path, capsys):
     assert "[bold red]fake[/]" in out and "[link=https://x]click[/link]" in out  # markup shown, not applied
 
 
-@pytest.mark.parametrize("value", ["nan", "-1", "0"])
+@pytest.mark.parametrize("value", ["nan", "-1"])
 def test_a_timeout_that_is_no_timeout_is_refused_not_silently_dropped(value, fixture_dir, capsys):
     assert main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--timeout", value]) == 2
     assert "timeout must be a positive number of seconds" in capsys.readouterr().err

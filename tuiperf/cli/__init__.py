@@ -65,7 +65,7 @@ def _measuring(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
-        help="stop a call (or compile) that takes longer than this (default %(default)g s; inf: never)",
+        help="stop a call (or compile) that takes longer than this (default %(default)g s; 0 or inf: never)",
     )
 
 

@@ -34,7 +34,7 @@ def request_from(args: argparse.Namespace, *, budget: float | None = None) -> Ru
         profile=not getattr(args, "no_profile", False),
         interleave=args.interleave,
         processes=getattr(args, "processes", 1),
-        timeout_s=None if args.timeout == math.inf else args.timeout,  # nan, 0 or -1 are refused, not "no timeout"
+        timeout_s=None if args.timeout in (0, math.inf) else args.timeout,  # as the help says; nan, -1: refused
     )
     check_options(request)
     return request
