@@ -45,3 +45,31 @@ def breakdown(paths: dict[str, float], groups: dict[str, list[float]] | None = N
         paths_ns=paths,
         groups_ns=groups or {},
     )
+
+
+# Text that would be code, markup or a terminal command if any output took it as such: a docstring
+# break followed by Python, Rich markup, an OSC 52 clipboard write, a C1 CSI, a bidi override, a
+# Markdown table break and a CSV formula.
+HOSTILE = (
+    '"""\nimport os; os.system("echo pwned")\n"""\x1b]52;c;Y3VybCB4IHwgc2g=\x07\x1b]0;owned\x07'
+    "\x9b2J[/][link=file:///etc/passwd]x[/link]|`*\r\u202e=cmd|' /C calc'!A0"
+)
+
+
+def hostile(result: RunResult, payload: str = HOSTILE) -> RunResult:
+    """``result`` with ``payload`` appended to every text in it (keys too), statuses kept."""
+    import msgspec
+
+    def walk(value, key=None):
+        if isinstance(value, str):
+            return value if key == "status" else value + payload
+        if isinstance(value, msgspec.Struct):
+            fields = {name: walk(getattr(value, name), name) for name in value.__struct_fields__}
+            return msgspec.structs.replace(value, **fields)
+        if isinstance(value, dict):
+            return {walk(k): walk(v, k) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(walk(v, key) for v in value)
+        return value
+
+    return walk(result)

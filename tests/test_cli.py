@@ -267,3 +267,31 @@ def test_show_prints_hostile_text_from_a_result_file_inert(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out  # no OSC 52 clipboard write, no clear screen
     assert "[bold red]fake[/]" in out and "[link=https://x]click[/link]" in out  # markup shown, not applied
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0"])
+def test_a_timeout_that_is_no_timeout_is_refused_not_silently_dropped(value, fixture_dir, capsys):
+    assert main(["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--timeout", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tuiperf: timeout: ") and "(allowed: number 0.001..604800)" in err  # `none`: no limit
+
+
+def test_a_scenarios_file_is_named_a_file_and_a_trace_folder_under_a_file_is_refused(fixture_dir, tmp_path, capsys):
+    afile = tmp_path / "scenarios.py"
+    afile.write_text("")
+    assert main(["list", "--scenarios", str(afile)]) == 0
+    assert "is a file, not a folder of scenario files" in " ".join(capsys.readouterr().out.split())
+    code = main(["trace", "tiny", "--scenarios", fixture_dir, "--variant", "jax.jit", "--out", str(afile / "t")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is a file, so no folder can be made under it" in err and err.count("\n") == 1
+
+
+def test_list_says_when_a_file_of_yours_replaces_a_built_in(tmp_path, capsys):
+    from tuiperf.catalog.folders import builtin_dir
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "dispatch_floor.py").write_text((builtin_dir() / "dispatch_floor.py").read_text())
+    assert main(["list", "--scenarios", str(mine)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "replaces the built-in dispatch-floor" in out and str(mine / "dispatch_floor.py") in out

@@ -288,3 +288,74 @@ def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fi
     assert "did not stop within 1 s of the cancel" in result.warnings[0]
     hung = result.variant("hangs")
     assert "crash" not in (hung.error or "") and not any("crash" in w for w in result.warnings), result.warnings
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting for init counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, monkeypatch):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setenv("TUIPERF_FORK_MARKERS", str(markers))
+    folder = Path(__file__).parent / "fixtures" / "forks"
+    runner = ProcessRunner([str(folder)], load_timeout_s=30)
+    try:
+        catalog = runner.catalog()
+        assert "forks" in [s.id for s in catalog.scenarios]
+        result = runner.run(
+            RunRequest(scenario="forks", settings=RunSettings(samples=5, profile=False, dispatch="sync"))
+        )
+        assert result.variant("abs").stats is not None
+        deadline = time.monotonic() + 30
+        while len(list(markers.glob("*.pid"))) < 2 and time.monotonic() < deadline:  # the loader's, the run's
+            time.sleep(0.05)
+        forked = [int(p.stem) for p in markers.glob("*.pid")]
+        assert len(forked) == 2 and all(_running(pid) for pid in forked)
+    finally:
+        runner.close()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in forked) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in forked)
+
+
+def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
+    folder = Path(__file__).parent / "fixtures" / "base_exceptions"
+    runner = ProcessRunner([str(folder)], load_timeout_s=30)
+    try:
+        names = ["healthy", "exit-when-built", "interrupt-when-built", "escape-when-called", "also-healthy"]
+        result = runner.run(
+            RunRequest(
+                scenario="raises", variants=names, settings=RunSettings(samples=50, profile=False, dispatch="sync")
+            )
+        )
+    finally:
+        runner.close()
+    assert result.crash is None and not result.partial
+    assert result.variant("healthy").stats is not None and result.variant("also-healthy").stats is not None
+    failures = {v.name: v.error for v in result.variants if v.status == "failed"}
+    assert "SystemExit: 3" in failures["exit-when-built"]
+    assert "KeyboardInterrupt" in failures["interrupt-when-built"]
+    assert "Escape: out of here" in failures["escape-when-called"]
+
+
+def test_a_timeout_names_the_variant_that_was_running():
+    folder = Path(__file__).parent / "fixtures" / "base_exceptions"
+    runner = ProcessRunner([str(folder)], load_timeout_s=30)
+    variants = ["healthy", "hangs-when-profiled"]
+    try:
+        result = runner.run(
+            RunRequest(
+                scenario="raises", variants=variants, settings=RunSettings(samples=20, timeout_s=3.0, dispatch="sync")
+            )
+        )
+    finally:
+        runner.close()
+    assert result.crash is not None and result.crash.how == "did not return within 3 s"
+    assert (result.crash.variant, result.crash.phase) == ("hangs-when-profiled", "profile")

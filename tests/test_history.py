@@ -8,11 +8,13 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import msgspec
 import pytest
 from factories import result, steady
 
+from tuiperf.catalog.folders import scenario_files
 from tuiperf.common.errors import TuiperfError
 from tuiperf.results.history import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, History, HistoryError
 from tuiperf.results.resultfile import encode
@@ -39,12 +41,14 @@ def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
 def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):
     with History(tmp_path / "h.sqlite") as history:
         for day, scenario in ((1, "a"), (2, "b"), (3, "a")):
-            run = msgspec.structs.replace(result({"v": steady(10.0)}, scenario=scenario), started_at=f"2026-11-0{day}")
+            run = msgspec.structs.replace(
+                result({"v": steady(10.0)}, scenario=scenario), started_at=f"2026-11-0{day}T00:00:00+00:00"
+            )
             history.add(run)
-        assert [r.started_at for r in history.list(scenario="a")] == ["2026-11-03", "2026-11-01"]
+        assert [r.started_at[:10] for r in history.list(scenario="a")] == ["2026-11-03", "2026-11-01"]
         assert [r.scenario for r in history.list(since="2026-11-02")] == ["a", "b"]
         assert history.prune(before="2026-11-02") == 1 and len(history.list()) == 2
-        assert history.prune(keep=1) == 1 and [r.started_at for r in history.list()] == ["2026-11-03"]
+        assert history.prune(keep=1) == 1 and [r.started_at[:10] for r in history.list()] == ["2026-11-03"]
         remaining = history._db.execute("SELECT COUNT(*) FROM medians").fetchone()[0]
         assert remaining == 1  # the pruned runs' medians went with them (foreign keys)
 
@@ -204,7 +208,7 @@ TUIPERF_PACKAGES = [f"tuiperf.{p}" for p in ("common", "api", "results", "catalo
 TUIPERF_PACKAGES.append("tuiperf.processes")
 
 
-def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_path):
+def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, fixture_dir, tmp_path):
     from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
     from tuiperf.results.export import export
@@ -216,7 +220,7 @@ def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, tmp_p
             )
         )
         script = tmp_path / f"{scenario}.py"
-        script.write_text(export(run, "script"))
+        script.write_text(export(run, "script", scenario_files=scenario_files([fixture_dir])))
         block = "import sys; sys.modules.update(dict.fromkeys(" + repr(TUIPERF_PACKAGES) + "));"
         block += "sys.argv = ['repro', '0.05']; "
         block += f"exec(compile(open({str(script)!r}).read(), 'repro', 'exec'), {{'__name__': '__main__'}})"
@@ -243,7 +247,7 @@ def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner
     )
     (folder / "steps.py").write_text((folder / "steps.py").read_text() + "\n# changed\n")
     with pytest.raises(TuiperfError, match="changed since this run"):
-        script(run)
+        script(run, scenario_files([str(folder)]))
 
 
 def test_a_trend_lines_up_each_variant_across_runs_oldest_first(tmp_path):
@@ -260,3 +264,82 @@ def test_a_trend_lines_up_each_variant_across_runs_oldest_first(tmp_path):
     assert sweep.values == ["#1 jax 0.9.0", "#2 jax 0.10.2"]
     assert sweep.medians_ns["jit"] == [pytest.approx(1000.0), pytest.approx(800.0)]
     assert sweep.medians_ns["eager"] == [pytest.approx(5000.0), None]  # not measured in the second run
+
+
+@pytest.mark.parametrize("date", ["now", "2026/11/20", "yesterday", "garbage", "2026-13-01", "", "2026-11-20x"])
+def test_a_date_that_is_not_iso_is_refused_and_nothing_is_deleted(date, tmp_path, capsys):
+    from tuiperf.cli import main
+
+    path, _ = stored(tmp_path, result({"jit": steady(1000.0)}), result({"jit": steady(1000.0)}))
+    assert main(["--history", path, "history", "--prune-before", date, "--yes"]) == 2
+    assert "wants a date like 2026-11-01" in capsys.readouterr().err
+    assert main(["--history", path, "history", "--since", date]) == 2
+    with History(path) as history:
+        assert len(history.list()) == 2
+
+
+def test_prune_says_what_it_deletes_and_needs_yes_when_not_asked(tmp_path, capsys, monkeypatch):
+    import io
+
+    from tuiperf.cli import main
+
+    runs = [
+        msgspec.structs.replace(result({"v": steady(10.0)}), started_at=f"2026-11-0{d}T12:00:00+00:00")
+        for d in (1, 2, 3)
+    ]
+    path, ids = stored(tmp_path, *runs)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # not a terminal: no one to ask
+    assert main(["--history", path, "history", "--prune-before", "2026-11-03"]) == 2
+    err = capsys.readouterr().err
+    assert f"would delete 2 runs (started before 2026-11-03T00:00:00+00:00; ids {ids[0]}-{ids[1]})" in err
+    assert "--yes" in err
+    assert main(["--history", path, "history", "--prune-before", "2026-11-03", "--yes"]) == 0
+    assert "deleted 2 runs" in capsys.readouterr().out
+    with History(path) as history:
+        assert [r.id for r in history.list()] == [ids[2]]
+
+
+def test_reading_takes_no_lock_writes_nothing_and_works_on_a_read_only_file(tmp_path, capsys):
+    import os
+    import sqlite3
+
+    from tuiperf.cli import main
+
+    path, (run_id,) = stored(tmp_path, result({"jit": steady(1000.0)}, scenario="tiny"))
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")  # another program holds the write lock
+    try:
+        assert main(["--history", path, "history"]) == 0  # WAL: a reader does not wait
+        assert main(["--history", path, "show", str(run_id)]) == 0
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    capsys.readouterr()
+    before = Path(path).read_bytes()
+    assert main(["--history", path, "history"]) == 0 and "tiny" in capsys.readouterr().out
+    assert Path(path).read_bytes() == before  # not a byte of the database, not even its change counter
+    for name in os.listdir(tmp_path):
+        os.chmod(tmp_path / name, 0o444)
+    os.chmod(tmp_path, 0o555)
+    try:
+        if not os.access(tmp_path, os.W_OK):  # (as root, permissions make nothing read-only)
+            assert main(["--history", path, "history"]) == 0 and "tiny" in capsys.readouterr().out
+    finally:
+        os.chmod(tmp_path, 0o755)
+
+
+def test_a_locked_non_wal_history_is_named_busy(tmp_path, capsys):
+    import sqlite3
+
+    from tuiperf.cli import main
+
+    path, _ = stored(tmp_path, result({"jit": steady(1000.0)}))
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("BEGIN EXCLUSIVE")
+    try:
+        assert main(["--history", path, "history"]) == 2
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+    assert "busy: another program holds a lock on the history" in capsys.readouterr().err

@@ -174,3 +174,28 @@ async def test_files_changed_outside_the_app_refresh_the_list(saved, folders, tm
         await wait_until(pilot, lambda: any(s.id == "other" for s in main.catalog.scenarios), what="new file")
         (folders[2] / "other.py").unlink()
         await wait_until(pilot, lambda: all(s.id != "other" for s in main.catalog.scenarios), what="removed")
+
+
+@sync
+async def test_a_file_too_large_to_edit_is_refused_saying_why(saved, folders, tmp_path):
+    (folders[2] / "mine.py").write_text(MINE + "#" * (300 * 1024) + "\n")
+    _, app = make(saved, folders, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, "mine")
+        await pilot.press("e")
+        await pilot.pause()
+        assert not isinstance(app.screen, EditorScreen)
+        assert app.last_error is not None and "too large to edit here" in app.last_error[1]
+
+
+@sync
+async def test_a_file_deleted_while_open_is_saved_back_and_not_called_built_in(saved, folders, tmp_path):
+    _, app = make(saved, folders, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, "mine")
+        await pilot.press("e")
+        editor = app.screen
+        (folders[2] / "mine.py").unlink()
+        await save(pilot, editor, MINE.replace("Int(8,", "Int(12,"), "✓ saved")
+        assert "Int(12," in (folders[2] / "mine.py").read_text()
+        assert not (folders[1] / "mine.py").exists()  # no copy offered as if it were a built-in

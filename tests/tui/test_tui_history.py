@@ -79,3 +79,41 @@ async def test_t_traces_the_first_chosen_variant_in_a_subprocess(saved, scenario
         path = written()[0].splitlines()[0]
         assert "/traces/" in path and path.endswith(".gz") and (tmp_path / "traces").is_dir()
         assert any(p.stat().st_size > 0 for p in (tmp_path / "traces").rglob("*.gz"))
+
+
+@sync
+async def test_a_run_the_history_cannot_store_is_said_with_why_and_kept(saved, scenario_dirs, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    path = blocker / "history.sqlite"  # its folder cannot be made: OSError, not a tuiperf error
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await run_to_end(pilot)
+
+        def told():
+            return [n.message for n in app._notifications if n.title == "This run was not stored"]
+
+        await wait_until(pilot, told, what="the notice")
+        assert "File exists" in told()[0] and "a copy is kept in" in told()[0]
+        assert list((tmp_path / "data" / "tuiperf" / "unsaved").glob("*.json"))
+
+
+@sync
+async def test_the_history_lists_runs_whose_texts_are_markup(saved, scenario_dirs, tmp_path):
+    import factories
+
+    path = tmp_path / "history.sqlite"
+    marked = factories.result({"[/]": factories.steady(1000.0)}, scenario="tiny-sin", params={"c": "[/]"})
+    marked.started_at = "[link=file:///etc/passwd]x\x1b]0;t\x07"
+    with History(path) as history:
+        history.add(marked)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h")
+        await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")
+        await pilot.pause()
+        table = app.screen.query_one("DataTable")
+        assert str(table.get_row_at(0)[4]) == "c=[/]" and app.is_running

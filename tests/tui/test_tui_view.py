@@ -37,3 +37,20 @@ def test_a_sweep_shows_its_last_point_labelled_with_its_value():
     assert view.note == "PARTIAL (n=8)" and view.shown.partial and view.sweep is sweep.sweep
     assert view.medians["a"] == points[1].variants[0].stats.median_ns
     assert ("warning", "sweep stopped early") in view.warnings and "n=8" in view.header
+
+
+def test_a_partial_result_says_whether_it_was_cancelled_or_crashed():
+    from tuiperf.results.model import Crash
+    from tuiperf.tui.view import partial_cause
+
+    header = factories.header()
+    crash = Crash(how="was killed by SIGSEGV", variant="a", phase="sample")
+    crashed = document.after_crash(header, [], {"a": [1.0, 2.0]}, ["a"], crash, duration_s=1.0)
+    assert partial_cause(crashed) == "crashed"
+    timed_out = document.after_crash(
+        header, [], {}, ["a"], Crash(how="did not return within 3 s", variant="a"), duration_s=1.0
+    )
+    assert partial_cause(timed_out) == "timed out"
+    cancelled = factories.result({"a": factories.steady(1000)})
+    cancelled.partial = True
+    assert partial_cause(cancelled) == "cancelled"

@@ -209,6 +209,6 @@ def scalar(value: Any) -> float | None:
     try:
         if getattr(value, "size", None) == 1 or isinstance(value, int | float):
             return float(value)
-    except Exception:  # noqa: BLE001 - a deleted or odd object has no value to show
+    except BaseException:  # noqa: BLE001 - a deleted or odd object has no value to show
         return None
     return None

@@ -112,7 +112,10 @@ def discover(dirs: list[Path]) -> tuple[list[Path], list[LoadError]]:
             broken.append(LoadError(path=str(directory), error=f"cannot list the folder: {exc.strerror or exc}"))
             continue
         if entries is None:
-            broken.append(LoadError(path=str(directory), error="scenario folder does not exist"))
+            why = (
+                "is a file, not a folder of scenario files" if directory.exists() else "scenario folder does not exist"
+            )
+            broken.append(LoadError(path=str(directory), error=why))
             continue
         for path in entries:
             if path.suffix != ".py" or path.name.startswith("_"):
@@ -141,3 +144,9 @@ def _not_loadable(path: Path) -> str | None:
 
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def scenario_files(extra: Iterable[str] = ()) -> list[Path]:
+    """Every scenario file in the usual folders and ``extra`` (where an exported script's source is
+    looked for, by hash)."""
+    return discover(scenario_dirs(extra))[0]

@@ -111,11 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="list stored runs (newest first), or prune them")
     _shared(history, top=False)
     history.add_argument("--scenario", metavar="ID", help="only this scenario's runs")
-    history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01)")
+    history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     history.add_argument("--json", action="store_true", help="print JSON")
-    history.add_argument("--prune-before", metavar="DATE", help="delete runs started before DATE")
+    history.add_argument(
+        "--prune-before", metavar="DATE", help="delete runs started before DATE (2026-11-01 or 2026-11-01T12:00, UTC)"
+    )
     history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
+    history.add_argument("--yes", action="store_true", help="delete without asking (needed when not at a terminal)")
 
     export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON or a script")
     _shared(export, top=False)

@@ -34,6 +34,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         params = "  ".join(f"{p.name}={one_line(p.default)}" for p in s.params)
         console.print(Text(f"  params:   {params or '(none)'}"))
         console.print(Text(f"  variants: {', '.join(one_line(v.name) for v in s.variants)}"))
+        if s.shadows:  # a file of the user's with a built-in's id replaces it: say so, not only in --json
+            shadow = f"  replaces the built-in {one_line(s.id)} ({one_line(s.shadows)}): {one_line(s.path)}"
+            console.print(Text(shadow, style="yellow"), soft_wrap=True)  # a path is never broken
     for b in catalog.broken:
         console.print(Text.assemble(("broken ", "red"), one_line(b.where), ": ", one_line(b.error)))
     if catalog.broken:

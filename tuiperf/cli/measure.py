@@ -50,14 +50,15 @@ def make_runner(args: argparse.Namespace) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.cli import report
-    from tuiperf.cli.results import store
+    from tuiperf.cli.results import history_path, store
     from tuiperf.common.files import check_writable
-    from tuiperf.results import resultfile
+    from tuiperf.common.text import one_line
+    from tuiperf.results import recovery, resultfile
 
     request = request_from(args)
     if args.json is not None:
         check_writable(args.json, force=args.force)  # fail now, not after the run
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     runner = make_runner(args)
     try:
         result, interrupted = run_interruptibly(runner, request, err)
@@ -65,16 +66,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         runner.close()
     if result is None:
         return 130
-    report.print_result(result, profiles=args.profiles, width=args.width)
-    store(result, args, err)
+    # Kept before anything else can fail (a printing error, a full disk under the history): the
+    # --json file first, then the history; a recovery copy when neither kept it.
+    written = False
     if args.json is not None:
-        path = resultfile.save(result, args.json, force=args.force)
-        err.print(Text(f"wrote {path}"))
+        try:
+            err.print(Text(f"wrote {one_line(resultfile.save(result, args.json, force=args.force))}"))
+            written = True
+        except TuiperfError as exc:
+            err.print(Text(f"--json not written: {one_line(exc)}", style="yellow"))
+    stored = store(result, args, err) if history_path(args) is not None else False
+    if not written and not stored and (args.json is not None or history_path(args) is not None):
+        err.print(Text(recovery.keep(result), style="yellow"))
+    report.print_result(result, profiles=args.profiles, width=args.width)
     if interrupted:
         return 130
     points = result.points or [result]
     failed = [v.name for point in points for v in point.variants if v.status == "failed"]
-    return 1 if failed or result.error else 0
+    return 1 if failed or result.error or (args.json is not None and not written) else 0
 
 
 def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[Any, bool]:
@@ -123,7 +132,7 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.console.is_terminal:
-            self.status = self.console.status(self.phase)
+            self.status = self.console.status(Text(self.phase))
             self.status.start()
         return self
 
@@ -133,7 +142,7 @@ class Progress:
 
     def say(self, text: str) -> None:
         if self.status is not None:
-            self.status.update(text)
+            self.status.update(Text(text))
         else:
             self.console.print(Text(text))
 
@@ -148,11 +157,11 @@ class Progress:
         elapsed = time.monotonic() - self.started
         if isinstance(event, PhaseChanged):
             self.phase = one_line(f"{event.phase} {event.variant or ''}".strip(), 40)
-            self.status.update(f"{self.phase} · {elapsed:.0f} s")
+            self.status.update(Text(f"{self.phase} · {elapsed:.0f} s"))  # Text: a name is never markup
         elif isinstance(event, ProgressEvent):
             eta = f", ~{event.eta_s:.0f} s left" if event.eta_s is not None else ""
             best = "  ".join(f"{one_line(k, 20)} {format_ns(v)}" for k, v in list(event.estimates_ns.items())[:3])
-            self.status.update(f"{self.phase}: {100 * event.fraction:.0f} % · {elapsed:.0f} s{eta}  {best}")
+            self.status.update(Text(f"{self.phase}: {100 * event.fraction:.0f} % · {elapsed:.0f} s{eta}  {best}"))
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
@@ -199,11 +208,27 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_folder(folder: Any) -> None:
+    """A folder the profiler can write into, checked before JAX fails deep inside with a runtime error."""
+    import os
+
+    if folder.exists() and not folder.is_dir():
+        raise TuiperfError("is not a folder; --out takes the folder for the trace", where=str(folder))
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise TuiperfError(f"{existing} is a file, so no folder can be made under it", where=str(folder))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise TuiperfError(f"cannot write into {existing}", where=str(folder))
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
     """Trace steady-state calls of one variant in this process and say where the files are."""
     from tuiperf.measuring.trace import OPEN_HINT, trace
 
     request = request_from(args, TRACE_DEFAULTS)
+    _check_folder(Path(args.out))
     files = trace(request, args.variant, Path(args.out), calls=args.calls)
     if not files:
         raise TuiperfError(f"the profiler wrote no file under {args.out}")

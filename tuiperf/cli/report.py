@@ -38,7 +38,7 @@ def _ms(value: float | None) -> str:
 def grid(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, console: Console) -> Any:
     """A table if it fits ``width``; otherwise each row as its name and then wrapped ``header value`` pairs."""
     table = Table(
-        title=title,
+        title=Text(title),  # Text, never a string: Rich would parse a string as markup
         title_justify="left",
         title_style="bold",
         box=box.SIMPLE_HEAD,
@@ -47,7 +47,7 @@ def grid(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], widt
         collapse_padding=True,
     )
     for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i == 0 else "right", no_wrap=True)
+        table.add_column(Text(header), justify="left" if i == 0 else "right", no_wrap=True)
     for row in rows:
         table.add_row(*[Text(cell) for cell in row])
     natural = Measurement.get(console, console.options.update_width(100_000), table).maximum
@@ -87,8 +87,8 @@ def header(result: RunResult) -> Text:
     text.append("params: " + (", ".join(f"{one_line(k)}={one_line(v)}" for k, v in params.items()) or "none") + "\n")
     facts = [
         f"device {one_line(result.device.id)} ({one_line(env.device_kind if env else result.device.kind or '?')})",
-        f"{result.options.dispatch} dispatch",
-        f"{result.options.interleave} interleave",
+        f"{one_line(result.options.dispatch)} dispatch",
+        f"{one_line(result.options.interleave)} interleave",
         *[f"{name} {one_line(packages.get(name))}" for name in ("jax", "equinox", "flax") if packages.get(name)],
         f"python {one_line(env.python)}" if env else "",
     ]
@@ -145,7 +145,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
         )
     for v in result.variants:
         if v.status == "failed":
-            phase = f" while {PHASES.get(v.failed_phase or '', v.failed_phase)}" if v.failed_phase else ""
+            phase = f" while {one_line(PHASES.get(v.failed_phase or '', v.failed_phase))}" if v.failed_phase else ""
             parts.append(Text(f"✗ {one_line(v.name)} failed{phase}: {inert(v.error)}", style="red"))
         elif v.skipped:
             parts.append(
@@ -310,7 +310,7 @@ def sweep_grid(sweep: Sweep, width: int, console: Console) -> Any:
 
 def profile_table(variant: VariantResult, top: int = 8) -> Table:
     table = Table(
-        title=f"Python profile of {one_line(variant.name)} (cProfile, per call)",
+        title=Text(f"Python profile of {one_line(variant.name)} (cProfile, per call)"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )

@@ -78,22 +78,27 @@ def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
         path = history_path(args)
         if path is None:
             raise TuiperfError(f"{ref} is a run id, but the history is turned off (--no-history)")
-        with History(path) as history:
+        with History(path, readonly=True) as history:
             return history.get(int(ref)), f"run {ref}"
     return resultfile.load(ref), ref
 
 
-def store(result: RunResult, args: argparse.Namespace, err: Console) -> None:
-    """Keep ``result`` in the history; a history that cannot be written is said, never fatal."""
+def store(result: RunResult, args: argparse.Namespace, err: Console) -> bool:
+    """Keep ``result`` in the history; whether it was. A history that cannot be written (a full
+    disk, a corrupt page, a read-only folder, a file size limit) is one line, never fatal."""
+    import sqlite3
+
+    from tuiperf.common.text import one_line
     from tuiperf.results.history import record
 
     try:
         run_id = record(result, history_path(args))
-    except TuiperfError as exc:
-        err.print(Text(f"not stored in the history: {exc}", style="yellow"))
-        return
+    except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
+        err.print(Text(f"not stored in the history: {one_line(exc)}", style="yellow"))
+        return False
     if run_id is not None:
         err.print(Text(f"stored as run {run_id} (tuiperf show {run_id})", style="dim"))
+    return True
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -108,32 +113,74 @@ def cmd_history(args: argparse.Namespace) -> int:
     path = history_path(args)
     if path is None:
         raise TuiperfError("the history is turned off (--no-history or TUIPERF_HISTORY=off)")
-    with History(path) as history:
-        if args.prune_before or args.keep is not None:
-            deleted = history.prune(before=args.prune_before, keep=args.keep)
-            print(f"deleted {deleted} run{'s' * (deleted != 1)} from {path}")
-            return 0
+    if args.prune_before is not None or args.keep is not None:
+        return prune(path, args)
+    with History(path, readonly=True) as history:
         runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
     if args.json:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
     console = Console(highlight=False)
+    cut = console.is_terminal  # a pipe gets every character: a script may parse it
     rows = [
         [
             str(run.id),
-            run.started_at[:19].replace("T", " "),
+            one_line(run.started_at[:19].replace("T", " ")),
             one_line(run.scenario),
-            one_line(run.params, 40),
-            f"{run.device} {run.dispatch}",
-            run.jax_version,
-            run.status,
-            one_line(", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60),
+            one_line(run.params, 40 if cut else None),
+            one_line(f"{run.device} {run.dispatch}"),
+            one_line(run.jax_version),
+            one_line(run.status),
+            one_line(
+                ", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60 if cut else None
+            ),
         ]
         for run in runs
     ]
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
-    console.print(grid(f"{len(runs)} runs in {path}", header, rows, console.width, console))
+    console.print(grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console))
     return 0
+
+
+def prune(path: Path, args: argparse.Namespace) -> int:
+    """Delete stored runs: say which first, then ask (a terminal) or need --yes (a script)."""
+    import sys
+
+    from tuiperf.common.text import one_line
+    from tuiperf.results.history import History, parse_date
+
+    before = parse_date(args.prune_before, "--prune-before") if args.prune_before is not None else None
+    with History(path) as history:
+        ids = history.prunable(before=before, keep=args.keep)
+        which = [f"started before {before}"] if before else []
+        which += [f"all but the newest {args.keep}"] if args.keep is not None else []
+        if not ids:
+            print(f"no run to delete ({' and '.join(which)}) in {one_line(path)}")
+            return 0
+        plural = "s" * (len(ids) != 1)
+        what = f"{len(ids)} run{plural} ({' and '.join(which)}; ids {_id_ranges(ids)}) from {one_line(path)}"
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise TuiperfError(f"would delete {what}: pass --yes to delete them")
+            answer = input(f"delete {what}? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                print("nothing deleted")
+                return 1
+        deleted = history.delete(ids)
+    print(f"deleted {deleted} run{'s' * (deleted != 1)} from {one_line(path)}")
+    return 0
+
+
+def _id_ranges(ids: list[int]) -> str:
+    """``1-4, 7, 9-10``: run ids in ranges (a prune of thousands stays one line)."""
+    spans: list[list[int]] = []
+    for run_id in ids:
+        if spans and run_id == spans[-1][1] + 1:
+            spans[-1][1] = run_id
+        else:
+            spans.append([run_id, run_id])
+    text = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans[:20])
+    return text + (", …" if len(spans) > 20 else "")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -141,7 +188,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from tuiperf.results.export import export
 
     result, label = load_run(args.run, args)
-    text = export(result, args.format, run_label=label)
+    from tuiperf.catalog.folders import scenario_files
+
+    text = export(result, args.format, run_label=label, scenario_files=scenario_files(args.scenarios))
     if args.out:
         print(write_atomic(args.out, text.encode("utf-8"), force=args.force))
     else:

@@ -8,6 +8,7 @@ Existing files are not replaced unless asked (``force``), like pyperf.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def check_writable(target: str | Path, *, force: bool = False) -> Path:
         raise TuiperfError("is a folder; give a file name", where=str(path))
     if path.exists() and not force:
         raise TuiperfError("exists already; choose another name or pass --force to replace it", where=str(path))
+    _refuse_unless_regular(path)
     folder = path.parent if str(path.parent) else Path(".")
     if folder.exists() and not folder.is_dir():
         raise TuiperfError(f"{folder} is not a folder", where=str(path))
@@ -36,8 +38,34 @@ def check_writable(target: str | Path, *, force: bool = False) -> Path:
     return path
 
 
+def _refuse_unless_regular(path: Path) -> None:
+    """Only a regular file is ever replaced: a device (``/dev/full``), a FIFO, a socket or a symlink
+    stays what it is (``os.replace`` would put a regular file in its place)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return  # nothing there (yet)
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "a device, FIFO or socket"
+        raise TuiperfError(f"is {kind}, not a regular file; tuiperf only replaces regular files", where=str(path))
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux); 0o022 where the system does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
 def write_atomic(target: str | Path, data: bytes, *, force: bool = False) -> Path:
-    """Write ``data`` to ``target`` atomically; refuse to replace an existing file unless ``force``."""
+    """Write ``data`` to ``target`` atomically; refuse to replace an existing file unless ``force``,
+    and anything but a regular file always. A replaced file keeps its mode; a new one gets the
+    umask's (the temporary file is created private)."""
     path = check_writable(target, force=force)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -48,6 +76,12 @@ def write_atomic(target: str | Path, data: bytes, *, force: bool = False) -> Pat
             os.fsync(handle.fileno())
         if not force and path.exists():  # created by someone else while we wrote
             raise TuiperfError("exists already; pass --force to replace it", where=str(path))
+        _refuse_unless_regular(path)
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException as exc:
         try:

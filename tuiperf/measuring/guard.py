@@ -85,7 +85,7 @@ def compare_pair(reference: Subject, other: Subject, rtol: float) -> Findings:
     for subject in (reference, other):
         try:
             projected.append(_project(subject))
-        except Exception as exc:  # noqa: BLE001 - the author's projection failing is a finding, not a crash
+        except BaseException as exc:  # noqa: BLE001 - the author's projection failing is a finding, not a crash
             found.append(
                 {
                     "a": subject.name,
@@ -275,7 +275,7 @@ def _relative_difference(a: Any, b: Any) -> float:
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(np.all(a == b))
-    except Exception:  # noqa: BLE001 - objects that cannot even be compared are different
+    except BaseException:  # noqa: BLE001 - objects that cannot even be compared are different
         return False
 
 

@@ -62,7 +62,7 @@ def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]
         else:
             return stages, None, "no ahead-of-time API: compile time is part of the first call"
         stages["compile"], compiled = time_once(lowered.compile)
-    except Exception as exc:  # noqa: BLE001 - a wrapper's AOT path may not support these arguments
+    except BaseException as exc:  # noqa: BLE001 - a wrapper's AOT path may not support these arguments
         return stages, None, f"ahead-of-time stages unavailable ({type(exc).__name__}: {exc})"
     note = "" if stages["trace"] is not None else "tracing is included in 'lower' for this wrapper"
     return stages, compiled, note
@@ -227,7 +227,7 @@ def build_breakdown_paths(prepared: Prepared) -> None:
         return
     try:
         prepared.paths = build_paths(*level, call_is_jit=call_is_jit)
-    except Exception as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
+    except BaseException as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
         prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
 
 

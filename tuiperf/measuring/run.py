@@ -99,7 +99,7 @@ def describe_exception(exc: BaseException, path: str) -> str:
             line = frame.lineno
     try:
         message = f"{type(exc).__name__}: {exc}".strip()
-    except Exception:  # noqa: BLE001 - an exception whose str() fails is still reported
+    except BaseException:  # noqa: BLE001 - an exception whose str() fails is still reported
         message = f"{type(exc).__name__} (its message could not be shown)"
     first_line = message.splitlines()[0] if message else type(exc).__name__
     if "deleted or donated" in message:
@@ -320,7 +320,7 @@ class Run:
             return None
         try:
             return self.scenario.setup_fn(SimpleNamespace(**self.params))
-        except Exception as exc:  # noqa: BLE001 - reported with the scenario file's line
+        except BaseException as exc:  # noqa: BLE001 - reported with the scenario file's line
             raise ScenarioError(
                 f"setup failed: {describe_exception(exc, self.scenario.path)}", where=self.scenario.id
             ) from None
@@ -337,7 +337,7 @@ class Run:
                 prepared.append(prepare(name, bench, self.cancel, self.device, self.request.settings.budget_s))
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
-            except Exception as exc:  # noqa: BLE001 - one failing variant never stops the others
+            except BaseException as exc:  # noqa: BLE001 - one failing variant never stops the others
                 self.finish(
                     document.variant_result(
                         name, status="failed", failed_phase="compile", error=describe_exception(exc, self.scenario.path)
@@ -462,7 +462,7 @@ class Run:
             rows, note = profile_call(
                 item.bench.fn, item.bench.args, item.block, item.estimate_ns, median_ns=float(np.median(target.samples))
             )
-        except Exception as exc:  # noqa: BLE001 - the profile is optional; the timing is not
+        except BaseException as exc:  # noqa: BLE001 - the profile is optional; the timing is not
             return [], f"no profile: {describe_exception(exc, self.scenario.path)}"
         return rows, note
 

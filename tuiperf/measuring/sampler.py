@@ -163,7 +163,7 @@ def sample_interleaved(
                     if cancel.is_set():
                         target.last_round, target.last_ns = round_index, clock()
                         return outcome("cancelled")
-            except Exception as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
+            except BaseException as exc:  # noqa: BLE001 - one failing variant (say, out of memory) stops alone
                 target.error = exc
             target.last_round, target.last_ns = round_index, clock()
             now = clock()

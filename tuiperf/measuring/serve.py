@@ -53,7 +53,22 @@ def safe_send(conn: Connection, message: tuple[str, Any]) -> None:
 
         if message[0] == "event":
             return  # a live update is not worth a failure
+        if message[0] == "ok":  # a result holding an object that cannot be pickled: send it as text
+            try:
+                conn.send(("ok", as_plain(message[1])))
+                return
+            except Exception:  # noqa: BLE001 - then say why it could not be sent
+                pass
         conn.send(("error", ("Internal error", one_line(f"the result could not be sent: {exc}", 300), None)))
+
+
+def as_plain(value: Any) -> Any:
+    """A result document with every object in it that is not plain data replaced by its text."""
+    import msgspec
+
+    from tuiperf.common.text import inert
+
+    return msgspec.convert(msgspec.to_builtins(value, enc_hook=inert), type(value))
 
 
 def resident_mb(pid: int | str = "self") -> float | None:
@@ -110,6 +125,10 @@ def serve(conn: Connection, shared: Shared) -> None:
                     variants = getattr(event, "variants", None)
                     if isinstance(variants, list) and hasattr(event, "header"):  # RunStarted
                         names[:] = variants
+                    elif hasattr(event, "phase"):  # PhaseChanged: the variant it names is the one running
+                        # now (a profile or a guard after sampling must not leave the last sampled one named)
+                        variant = event.variant
+                        shared.set_turn(names.index(variant) if variant in names else -1)
                     safe_send(conn, ("event", event))
 
                 def on_turn(variant: str, names: list[str] = names) -> None:

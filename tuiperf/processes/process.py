@@ -133,6 +133,7 @@ class MeasuringProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
+            start_new_session=True,  # its own process group: whatever a scenario forks goes with it
         )
         child_end.close()
         self.conn = Connection(parent_end.detach())
@@ -211,6 +212,11 @@ class MeasuringProcess:
         return self.shared.turn()
 
     def kill(self) -> None:
+        """Kill the process and everything in its group (a scenario that forks leaves no orphan)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is gone already
         if self.alive:
             self.process.kill()
         self.process.wait(5)

@@ -72,9 +72,18 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
     old_point, new_point = old.shown, new.shown
     before = {v.name: v for v in old_point.measured}
     rows = []
+    unsampled = []
     for variant in new_point.measured:
         base = before.get(variant.name)
         if base is None or base.stats is None or variant.stats is None:
+            continue
+        if not base.samples_ns or not variant.samples_ns:  # a file that kept statistics only
+            which = (
+                "either run"
+                if not base.samples_ns and not variant.samples_ns
+                else ("the old run" if not base.samples_ns else "the new run")
+            )
+            unsampled.append(f"{variant.name}: no samples stored in {which}, so no ratio with a CI")
             continue
         ratio, lo, hi = ratio_ci(variant.samples_ns, base.samples_ns)
         rows.append(
@@ -87,4 +96,4 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
                 p_value=mann_whitney_p(variant.samples_ns, base.samples_ns),
             )
         )
-    return RunComparison(rows=rows, differences=differences(old_point, new_point))
+    return RunComparison(rows=rows, differences=differences(old_point, new_point) + unsampled)

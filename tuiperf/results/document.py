@@ -92,7 +92,8 @@ def variant_result(
     from tuiperf.results.stats import detect_modes, stability_warnings, summarize
 
     samples = [float(s) for s in samples_ns]
-    all_notes, all_warnings = list(notes), list(warnings)
+    # A scenario's note can be any object (Bench(note=...)): as text, so the result can be sent and stored.
+    all_notes, all_warnings = [_text(n) for n in notes], [_text(w) for w in warnings]
     stats = modes = None
     if samples:
         summary = summarize(samples)
@@ -136,6 +137,12 @@ def variant_result(
         profile=list(profile),
         profile_note=profile_note,
     )
+
+
+def _text(value: object) -> str:
+    from tuiperf.common.text import inert
+
+    return value if isinstance(value, str) else inert(value)
 
 
 def _compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:

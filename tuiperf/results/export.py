@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Iterable
+from pathlib import Path
 
+from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, format_p
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.results.ratios import against
@@ -20,7 +24,8 @@ from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, stage_cell, verdicts
 FORMATS = ("json", "csv", "markdown", "script")
 
 
-def export(result: RunResult, fmt: str, run_label: str = "") -> str:
+def export(result: RunResult, fmt: str, run_label: str = "", scenario_files: Iterable[Path] = ()) -> str:
+    """``result`` in ``fmt``; a script's source is looked for among ``scenario_files`` (by hash)."""
     if fmt == "json":
         return encode(result).decode("utf-8")
     if fmt == "csv":
@@ -30,7 +35,7 @@ def export(result: RunResult, fmt: str, run_label: str = "") -> str:
     if fmt == "script":
         from tuiperf.results.repro import script
 
-        return script(result)
+        return script(result, scenario_files)
     raise ValueError(f"unknown export format {fmt!r} (one of {', '.join(FORMATS)})")
 
 
@@ -43,115 +48,176 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
     values = result.sweep.values if result.sweep is not None else [""]
     for value, point in zip(values, points, strict=False):
         for variant in point.variants:
+            name = _csv_text(variant.name)
             for index, ns in enumerate(variant.samples_ns):
-                writer.writerow([run_label, value, variant.name, index, f"{ns:.1f}", variant.loops_per_sample])
+                writer.writerow(
+                    [_csv_text(run_label), _csv_text(value), name, index, f"{ns:.1f}", variant.loops_per_sample]
+                )
     return out.getvalue()
 
 
+def _csv_text(value: object) -> str:
+    """A text cell: one line with no control character, and never a formula (a spreadsheet would run
+    ``=...``, ``+...``, ``-...`` or ``@...``: OWASP's rule is a leading apostrophe)."""
+    text = one_line(value)
+    return "'" + text if text.startswith(("=", "+", "-", "@")) else text
+
+
+# Characters that Markdown reads as structure anywhere in a line (a name is data, never a link, an
+# emphasis, an HTML tag or a table break).
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~&"})
+
+
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text from a result as Markdown text: one line, no control character, every special escaped."""
+    return one_line(text).translate(_MARKDOWN_SPECIAL)
+
+
+def _code(text: object) -> str:
+    """Text as an inline code span (fenced by more backticks than it holds, its pipes escaped for a
+    table cell, as GitHub's tables require even inside code)."""
+    inner = one_line(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", inner)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if inner.startswith("`") or inner.endswith("`") or not inner.strip() else ""
+    return f"{fence}{pad}{inner}{pad}{fence}"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
 
 
-def _memory_section(shown: RunResult) -> list[str]:
+def _memory_section(shown: RunResult, level: str) -> list[str]:
     from tuiperf.results.memory import memory_rows, process_line
 
     rows = memory_rows(shown)
     if not rows:
         return []
     header = ["variant", "arguments", "outputs", "temporaries", "donated", "code", "total", "vs first"]
-    lines = ["", "### Memory per call, as XLA sizes the program", "", *_table(header, rows)]
+    rows = [[_code(row[0]), *row[1:]] for row in rows]
+    lines = ["", f"{level} Memory per call, as XLA sizes the program", "", *_table(header, rows)]
     process = process_line(shown)
-    return [*lines, "", process] if process else lines
+    return [*lines, "", _cell(process)] if process else lines
 
 
 def markdown(result: RunResult) -> str:
+    """The whole run: its header, then for a single run its tables, for a sweep the tables of
+    every point under its value; the warnings once each."""
     shown = result.shown
     lines = [f"## tuiperf: {_cell(result.scenario.title or result.scenario.id)}", ""]
     if result.partial:
         lines += ["**Partial result**: the run was cancelled or its measuring process stopped.", ""]
-    params = ", ".join(f"`{k}={v}`" for k, v in shown.params.items()) or "defaults"
-    lines += [f"Scenario `{result.scenario.id}` with {params}."]
+    params = ", ".join(_code(f"{k}={v}") for k, v in shown.params.items()) or "defaults"
+    lines += [f"Scenario {_code(result.scenario.id)} with {params}."]
     if result.sweep is not None:
-        values = ", ".join(str(v) for v in result.sweep.values)
-        lines += [f"Sweep over `{result.sweep.parameter}` = {values}; the tables show the last value."]
+        values = ", ".join(_cell(v) for v in result.sweep.values)
+        lines += [f"Sweep over {_code(result.sweep.parameter)} = {values}; each value's tables follow."]
     lines += ["", "### Environment", ""]
     env = result.env
     packages = env.packages if env is not None else {}
-    rows = [["device", f"{result.device.id} ({result.device.kind or result.device.platform})"]]
-    rows += [["dispatch", result.options.dispatch], ["interleave", result.options.interleave]]
-    rows += [[name, version or "—"] for name, version in packages.items()]
+    device = f"{_cell(result.device.id)} ({_cell(result.device.kind or result.device.platform)})"
+    rows = [["device", device]]
+    rows += [["dispatch", _cell(result.options.dispatch)], ["interleave", _cell(result.options.interleave)]]
+    rows += [[_cell(name), _cell(version or "—")] for name, version in packages.items()]
     if env is not None:
-        rows += [["python", env.python], ["platform", env.platform], ["CPU", f"{env.cpu} ({env.cpu_count} cores)"]]
+        rows += [["python", _cell(env.python)], ["platform", _cell(env.platform)]]
+        rows += [["CPU", f"{_cell(env.cpu)} ({_cell(env.cpu_count)} cores)"]]
         if env.xla_flags:
-            rows.append(["XLA_FLAGS", f"`{env.xla_flags}`"])
-    rows += [["date", result.started_at], ["scenario source sha256", (result.scenario.source_sha256 or "—")[:16]]]
+            rows.append(["XLA_FLAGS", _code(env.xla_flags)])
+    source = _cell((result.scenario.source_sha256 or "—")[:16])
+    rows += [["date", _cell(result.started_at)], ["scenario source sha256", source]]
     lines += _table(["", ""], rows)
 
-    lines += ["", "### Time per call", ""]
+    if result.sweep is not None and result.points:
+        for point in result.points:
+            value = point.params.get(result.sweep.parameter)
+            lines += ["", f"### At {_code(f'{result.sweep.parameter}={value}')}"]
+            lines += _point(point, "####")
+    else:
+        lines += _point(shown, "###")
+    notes = _warnings(result)
+    if notes:
+        lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
+    lines += ["", f"_Measured with tuiperf {_cell(result.tool.version)}; every figure comes from this run._", ""]
+    return "\n".join(lines)
+
+
+def _warnings(result: RunResult) -> list[str]:
+    """The run's warnings (they already hold each variant's, prefixed with its name), then any
+    variant warning a document from elsewhere did not copy up; each once."""
+    notes = list(dict.fromkeys(result.warnings))
+    for point in result.points or [result]:
+        for v in point.variants:
+            for w in v.warnings:
+                own = f"{v.name}: {w}"
+                if not w.startswith("differs from") and not any(n.endswith(own) for n in notes):
+                    notes.append(own)
+    return notes
+
+
+def _point(shown: RunResult, level: str) -> list[str]:
+    """One set of parameter values: time per call, ratios, breakdown and the guard's findings."""
+    lines = ["", f"{level} Time per call", ""]
     rows = []
     for v in shown.variants:
         if v.stats is None:
-            rows.append([f"`{v.name}`", v.status + (f": {v.error}" if v.error else ""), "", "", "", ""])
+            rows.append([_code(v.name), _cell(v.status + (f": {v.error}" if v.error else "")), "", "", "", ""])
             continue
         s = v.stats
         ci = f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}"
         spread = f"{format_ns(s.p10_ns)} – {format_ns(s.p90_ns)}"
         recompiled = f" ({v.recompiles} recompiles while timed)" if v.recompiles else ""
-        rows.append([f"`{v.name}`", format_ns(s.median_ns) + recompiled, ci, spread, str(s.n), v.status])
+        rows.append([_code(v.name), format_ns(s.median_ns) + recompiled, ci, spread, str(s.n), _cell(v.status)])
     lines += _table(["variant", "median", "95% CI of median", "p10 – p90", "n", "status"], rows)
 
     measured = [v.name for v in shown.measured]
     if len(measured) > 1:
         baseline, against_base = against(shown)
-        lines += ["", f"### Ratios to `{baseline}`", ""]
+        lines += ["", f"{level} Ratios to {_code(baseline)}", ""]
         rows = [
-            [f"`{name}`", f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)]
+            [_code(name), f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)]
             for name, c in against_base.items()
         ]
         lines += _table(["variant", "median / baseline", "95% CI", "p (Mann-Whitney)"], rows)
         found = verdicts(shown, baseline)
         if found:
-            lines += ["", f"### Why, against `{baseline}`", ""] + [f"- {_cell(sentence)}" for _, sentence in found]
+            lines += ["", f"{level} Why, against {_code(baseline)}", ""] + [
+                f"- {_cell(sentence)}" for _, sentence in found
+            ]
 
     broken_down = [v for v in shown.variants if v.breakdown_ns is not None]
     if broken_down:
-        lines += ["", "### Where one call's time goes (differences of measured paths)", ""]
+        lines += ["", f"{level} Where one call's time goes (differences of measured paths)", ""]
         rows = []
         for v in broken_down:
             b = v.breakdown_ns
             assert b is not None
             cells = [stage_cell(b.stages.get(key)) for key, _, _ in BREAKDOWN_STAGES]
-            verdict = "reliable" if b.reliable else f"unreliable: {b.reason}"
+            verdict = "reliable" if b.reliable else f"unreliable: {_cell(b.reason)}"
             aa = "—" if b.resolution_ns is None else f"±{format_ns(b.resolution_ns)}"
-            rows.append([f"`{v.name}`", *cells, format_ns(b.residual_ns), aa, verdict])
+            rows.append([_code(v.name), *cells, format_ns(b.residual_ns), aa, verdict])
         lines += _table(["variant", *[label for _, label, _ in BREAKDOWN_STAGES], "residual", "A/A", ""], rows)
         lines += [
             "",
             f"_{BY_CONSTRUCTION_NOTE}. `< x`: below what the method resolves at this size (the stage's CI; for "
             "framework, jit dispatch and outputs also the A/A pair, two compiles of one program)._",
         ]
-
-    lines += _memory_section(shown)
+    lines += _memory_section(shown, level)
 
     eq = shown.equivalence
-    lines += ["", "### Equivalence guard", ""]
+    lines += ["", f"{level} Equivalence guard", ""]
     if eq.mismatches:
-        lines += [f"- **`{m.a}` differs from `{m.b}`** in {m.quantity}: {m.detail}" for m in eq.mismatches]
+        lines += [
+            f"- **{_code(m.a)} differs from {_code(m.b)}** in {_cell(m.quantity)}: {_cell(m.detail)}"
+            for m in eq.mismatches
+        ]
     elif eq.checked:
         lines += [
-            f"{len(eq.checked)} variants compute the same outputs, FLOPs and parameter counts as `{eq.reference}`."
+            f"{len(eq.checked)} variants compute the same outputs, FLOPs and parameter counts as {_code(eq.reference)}."
         ]
     else:
         lines += ["Not checked (fewer than two equivalent variants measured)."]
     lines += [f"- {_cell(note)} (a note: the values agree)" for note in eq.notes]
-    notes = list(result.warnings) + [f"`{v.name}`: {w}" for v in shown.variants for w in v.warnings]
-    if notes:
-        lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
-    lines += ["", f"_Measured with tuiperf {result.tool.version}; every figure comes from this run._", ""]
-    return "\n".join(lines)
+    return lines

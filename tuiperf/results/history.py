@@ -17,10 +17,12 @@ Why these choices:
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
+import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,15 @@ from tuiperf.results.resultfile import decode, encode
 ENV_VAR = "TUIPERF_HISTORY"
 OFF_VALUES = ("off", "none", "no", "0")
 BUSY_TIMEOUT_MS = 10_000
+READ_TIMEOUT_S = 2.0  # a reader waits this long only on a non-WAL file some other program locked
+BUSY = "busy: another program holds a lock on the history; try again when it is done"
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 APPLICATION_ID = 0x74706672  # "tpfr": marks the file as a tuiperf history
 
 MIGRATIONS: tuple[str, ...] = (
@@ -106,23 +117,97 @@ def params_text(result: RunResult) -> str:
     return " ".join(f"{k}={v}" for k, v in result.params.items())
 
 
-class History:
-    """An open history database. Use as a context manager, or call :meth:`close`."""
+def parse_date(text: str, option: str) -> str:
+    """An ISO date or date-time (``2026-11-01``, ``2026-11-01T12:00``, with or without a UTC offset;
+    no offset: UTC) as the stored ``started_at`` text it compares with; anything else is an error
+    (``now``, ``yesterday`` or ``2026/11/20`` compared as text would select every run)."""
+    import datetime as dt
 
-    def __init__(self, path: str | Path) -> None:
+    try:
+        when = dt.datetime.fromisoformat(text.strip()) if _ISO_DATE.fullmatch(text.strip()) else None
+    except ValueError:
+        when = None
+    if when is None:
+        raise HistoryError(f"{option} wants a date like 2026-11-01 or 2026-11-01T12:00 (UTC), got {text!r}")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.astimezone(dt.UTC).isoformat(timespec="seconds")
+
+
+class History:
+    """An open history database. Use as a context manager, or call :meth:`close`.
+
+    ``readonly=True`` (listing, showing, comparing, exporting) opens it with SQLite's ``mode=ro``
+    (``immutable=1`` where even that needs a write, on a read-only mount): no lock is taken, nothing
+    is written, a writer is not waited for; a history that does not exist yet reads as empty.
+    """
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        existed = self.path.exists() and self.path.stat().st_size > 0
+        self.readonly = readonly
         try:
+            if readonly:
+                self._db = self._open_readonly()
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            existed = self.path.exists() and self.path.stat().st_size > 0
             self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             self._db.execute("PRAGMA foreign_keys = ON")
             self._check(existed)
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._migrate()
+            if not self._current():
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._migrate()
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise HistoryError(BUSY, where=str(path)) from None
+            raise HistoryError(f"cannot open the history ({exc}); it was left untouched", where=str(path)) from None
         except sqlite3.DatabaseError as exc:
             raise HistoryError(
                 f"not a readable tuiperf history ({exc}); it was left untouched", where=str(path)
             ) from None
+        except OSError as exc:
+            raise HistoryError(f"cannot open the history: {exc.strerror or exc}", where=str(path)) from None
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        from urllib.parse import quote
+
+        if not self.path.exists():
+            empty = sqlite3.connect(":memory:", isolation_level=None)
+            for step in MIGRATIONS:
+                empty.executescript(step)
+            return empty
+        uri = "file:" + quote(str(self.path.resolve()))
+        for options in ("?mode=ro", "?mode=ro&immutable=1"):
+            db = sqlite3.connect(uri + options, uri=True, timeout=READ_TIMEOUT_S, isolation_level=None)
+            try:
+                self._check_readonly(db)
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if _busy(exc) or options.endswith("immutable=1"):
+                    raise
+                # a WAL history on a read-only mount: mode=ro needs its -shm file; immutable does not
+        raise AssertionError("unreachable")
+
+    def _check_readonly(self, db: sqlite3.Connection) -> None:
+        (app_id,) = db.execute("PRAGMA application_id").fetchone()
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if app_id != APPLICATION_ID:
+            raise HistoryError("this file is not a tuiperf history; it was left untouched", where=str(self.path))
+        if version != SCHEMA_VERSION:
+            newer = version > SCHEMA_VERSION
+            raise HistoryError(
+                f"made by {'a newer' if newer else 'an older'} tuiperf (schema {version}, this one reads "
+                f"{SCHEMA_VERSION}): {'upgrade tuiperf' if newer else 'store a run in it once to upgrade it'}",
+                where=str(self.path),
+            )
+
+    def _current(self) -> bool:
+        """Whether the file is already an up-to-date tuiperf history (then opening it writes nothing)."""
+        (app_id,) = self._db.execute("PRAGMA application_id").fetchone()
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        (mode,) = self._db.execute("PRAGMA journal_mode").fetchone()
+        return bool(app_id == APPLICATION_ID and version == SCHEMA_VERSION and str(mode).lower() == "wal")
 
     def _check(self, existed: bool) -> None:
         """Refuse a file that is not ours or is newer than this tuiperf, before writing anything."""
@@ -149,7 +234,12 @@ class History:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")  # take the write lock now: concurrent writers wait, then go
+        if self.readonly:
+            raise HistoryError("opened for reading only", where=str(self.path))
+        try:
+            self._db.execute("BEGIN IMMEDIATE")  # take the write lock now: concurrent writers wait, then go
+        except sqlite3.OperationalError as exc:
+            raise HistoryError(BUSY if _busy(exc) else f"cannot write: {exc}", where=str(self.path)) from None
         try:
             yield self._db
         except BaseException:
@@ -196,9 +286,9 @@ class History:
         if scenario:
             where.append("scenario = ?")
             values.append(scenario)
-        if since:
+        if since is not None:
             where.append("started_at >= ?")
-            values.append(since)
+            values.append(parse_date(since, "--since"))
         sql = "SELECT id, scenario, started_at, device, dispatch, params, jax_version, status FROM runs"
         sql += (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY started_at DESC, id DESC"
         if limit is not None:
@@ -226,18 +316,34 @@ class History:
             for row in rows
         ]
 
+    def prunable(self, *, before: str | None = None, keep: int | None = None) -> builtins.list[int]:
+        """The ids of the runs started before ``before`` (a strict ISO date, see :func:`parse_date`)
+        and/or of all but the newest ``keep``: what a prune would delete."""
+        ids: set[int] = set()
+        if before is not None:
+            cutoff = parse_date(before, "--prune-before")
+            ids |= {row[0] for row in self._db.execute("SELECT id FROM runs WHERE started_at < ?", (cutoff,))}
+        if keep is not None:
+            if keep < 0:
+                raise HistoryError(f"--keep wants a number of runs of 0 or more, got {keep}")
+            ids |= {
+                row[0]
+                for row in self._db.execute(
+                    "SELECT id FROM runs WHERE id NOT IN"
+                    " (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?)",
+                    (keep,),
+                )
+            }
+        return sorted(ids)
+
+    def delete(self, ids: Iterable[int]) -> int:
+        """Delete these runs in one transaction; how many went."""
+        with self._transaction() as db:
+            return sum(db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount for run_id in ids)
+
     def prune(self, *, before: str | None = None, keep: int | None = None) -> int:
         """Delete runs started before ``before`` and/or all but the newest ``keep``; how many went."""
-        with self._transaction() as db:
-            deleted = 0
-            if before:
-                deleted += db.execute("DELETE FROM runs WHERE started_at < ?", (before,)).rowcount
-            if keep is not None:
-                deleted += db.execute(
-                    "DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT ?)",
-                    (keep,),
-                ).rowcount
-        return deleted
+        return self.delete(self.prunable(before=before, keep=keep))
 
     def close(self) -> None:
         self._db.close()

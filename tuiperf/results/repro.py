@@ -1,23 +1,39 @@
 """``tuiperf export RUN --format script``: a Python file a maintainer can run without tuiperf.
 
-The script holds the scenario's source exactly as the run imported it (its SHA-256 is checked), a
-stand-in for the few ``tuiperf`` names a scenario file uses, the run's parameters, and a timing loop
-written out in full: warm-up, then ``perf_counter_ns`` around each call and ``block_until_ready``,
-a stateful ``Step`` fed its own state back. It prints each variant's median beside the stored one.
-It imports jax (and whatever the scenario imports: equinox, flax, numpy), never tuiperf.
+The script holds the scenario's source as the run imported it, a stand-in for the few ``tuiperf``
+names a scenario file uses, the run's parameters, and a timing loop written out in full: warm-up,
+then ``perf_counter_ns`` around each call and ``block_until_ready``, a stateful ``Step`` fed its
+own state back. It prints each variant's median beside the stored one. It imports jax (and whatever
+the scenario imports: equinox, flax, numpy), never tuiperf.
+
+A result file can come from anyone, so nothing in it becomes code: its texts (scenario id, date,
+device, dispatch mode, parameters, variant names) enter the script as Python literals only, and the
+source is never read from a path the result names. It is looked for among the scenario folders
+(built-in, the user's, ``--scenarios``) by the SHA-256 the result records; a result without one is
+refused. The source is written out verbatim (a raw string a reviewer reads as Python) when that
+literal gives back exactly the file, and the script checks its hash again before running it.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import json
+import math
+import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.results.model import RunResult
 
+MAX_SOURCE_BYTES = 1 << 20  # a scenario file is a few kB; a candidate beyond this is not read
+_SHA256 = re.compile("[0-9a-f]{64}")
+
 SHIM = '''
 # ---- a stand-in for the tuiperf names a scenario file imports (this script does not need tuiperf) ----
+import hashlib
+from pathlib import Path
 import statistics
 import sys
 import time
@@ -130,8 +146,14 @@ def show(ns):
 
 MAIN = """
 
+def shown(text):  # text from the result as printable characters: no escape sequence reaches the terminal
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
+    if hashlib.sha256(SOURCE.encode("utf-8")).hexdigest() != SOURCE_SHA256:
+        sys.exit("the scenario source below is not the one the run imported (its SHA-256 differs): not run")
     if DISPATCH == "sync":  # before JAX computes anything, as tuiperf does
         jax.config.update("jax_cpu_enable_async_dispatch", False)
     namespace = {"__name__": "scenario_source"}
@@ -139,17 +161,18 @@ def main():
     scenario = namespace["scenario"]
     p = SimpleNamespace(**{**{name: spec.default for name, spec in scenario.params.items()}, **PARAMS})
     ctx = scenario.setup_fn(p) if scenario.setup_fn else None
-    print(f"{SCENARIO} on {jax.devices()[0]} ({DISPATCH} dispatch), jax {jax.__version__}; {seconds:g} s per variant")
+    on = f"{jax.devices()[0]} ({shown(DISPATCH)} dispatch), jax {jax.__version__}"
+    print(f"{shown(SCENARIO)} on {on}; {seconds:g} s per variant")
     print(f"{'variant':30s} {'median':>10s} {'samples':>8s}   stored run")
     for name in VARIANTS:
         try:
             built = scenario.variants[name](p, ctx)
         except Skip as why:
-            print(f"{name:30s} skipped: {why}")
+            print(f"{shown(name):30s} skipped: {shown(why)}")
             continue
         ns, n = median_ns(caller(built), seconds)
         stored = STORED.get(name)
-        print(f"{name:30s} {show(ns):>10s} {n:8d}   {show(stored) if stored else '-'}")
+        print(f"{shown(name):30s} {show(ns):>10s} {n:8d}   {show(stored) if stored else '-'}")
 
 
 if __name__ == "__main__":
@@ -157,35 +180,94 @@ if __name__ == "__main__":
 """
 
 
-def script(result: RunResult) -> str:
-    """The standalone script for ``result`` (the scenario file must be the one the run imported)."""
-    shown = result.shown
-    path = Path(result.scenario.path)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TuiperfError(f"cannot read the scenario file: {exc.strerror or exc}", where=str(path)) from None
+def script(result: RunResult, scenario_files: Iterable[Path] = ()) -> str:
+    """The standalone script for ``result``; its scenario source is found by hash among
+    ``scenario_files`` (the caller lists the scenario folders: ``catalog.folders.scenario_files``),
+    never read from a path the result names."""
+    return generate(result, find_source(result, scenario_files))
+
+
+def find_source(result: RunResult, scenario_files: Iterable[Path] = ()) -> str:
+    """The text of a scenario file whose SHA-256 is the one ``result`` records."""
     recorded = result.scenario.source_sha256
-    if recorded and hashlib.sha256(source.encode("utf-8")).hexdigest() != recorded:
+    if not recorded or not _SHA256.fullmatch(recorded):
         raise TuiperfError(
-            "the scenario file changed since this run; the script would time other code", where=str(path)
+            "this result records no SHA-256 of its scenario file (older tuiperf results do not), so no "
+            "source can be verified to be the one it measured: no script is written"
         )
+    wanted = result.scenario.id.replace("-", "_")
+    for path in sorted(scenario_files, key=lambda p: p.stem.lower() != wanted):  # the same id's file first
+        try:
+            if path.stat().st_size > MAX_SOURCE_BYTES:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha256(data).hexdigest() == recorded:
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    raise TuiperfError(
+        f"no scenario file here has the SHA-256 the run recorded ({recorded[:12]}…): the file changed since "
+        "this run, or it is not in your scenario folders (add its folder with --scenarios)"
+    )
+
+
+def literal(value: Any) -> str:
+    """``value`` (text, numbers, lists and dicts of them from a result) as a Python literal."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    return repr(str(value))
+
+
+def source_literal(source: str) -> str:
+    """The source as a raw string written out line by line (reads as the Python it is), when that
+    literal gives back exactly ``source``; otherwise one quoted line per source line."""
+    printable = all(c.isprintable() or c in "\n\t" for c in source)
+    if printable and "'''" not in source and not source.endswith("\\"):
+        raw = "r'''" + source + "'''"
+        try:
+            if ast.literal_eval(raw) == source:
+                return raw
+        except (SyntaxError, ValueError):
+            pass
+    return "(\n" + "".join(f"    {line!r}\n" for line in source.splitlines(keepends=True)) + ")"
+
+
+def generate(result: RunResult, source: str) -> str:
+    """The script for ``result`` with ``source`` (already verified against the recorded hash)."""
+    shown = result.shown
     measured = [v.name for v in shown.variants if v.ok]
     stored = {v.name: v.stats.median_ns for v in shown.variants if v.stats is not None}
-    packages = json.dumps({k: v for k, v in (result.env.packages if result.env else {}).items() if v})
-    device = f"{result.device.id} ({result.device.kind}), {result.options.dispatch} dispatch"
+    packages = {k: v for k, v in (result.env.packages if result.env else {}).items() if v}
     header = (
-        f'"""Reproduce tuiperf run of {result.scenario.id} ({result.started_at}): python THIS_FILE [SECONDS].\n\n'
-        f"Stored medians were measured on {device},\nwith {packages}.\n"
-        'Needs only what the scenario imports (jax, and e.g. equinox, flax, numpy): not tuiperf.\n"""\n'
+        '"""Re-times a tuiperf run without tuiperf: python THIS_FILE [SECONDS].\n\n'
+        "SCENARIO, STARTED_AT, DEVICE, DISPATCH and PACKAGES below say which run, and on what, the stored\n"
+        "medians were measured. Needs only what the scenario imports (jax, and e.g. equinox, flax, numpy).\n\n"
+        "SOURCE is the scenario's code, run by this script: review it before running a script from\n"
+        "someone else's result.\n"
+        '"""\n'
     )
     constants = (
-        f"\n\nSCENARIO = {result.scenario.id!r}\n"
-        f"SOURCE_NAME = {path.name!r}\n"
-        f"DISPATCH = {result.options.dispatch!r}\n"
-        f"PARAMS = {dict(shown.params)!r}\n"
-        f"VARIANTS = {measured!r}\n"
-        f"STORED = {stored!r}  # medians of the stored run, ns\n"
-        f"SOURCE = {source!r}\n"
+        f"\n\nSCENARIO = {literal(result.scenario.id)}\n"
+        f"STARTED_AT = {literal(result.started_at)}\n"
+        f"DEVICE = {literal(result.device.id)}\n"
+        f"DEVICE_KIND = {literal(result.device.kind)}\n"
+        f"DISPATCH = {literal(result.options.dispatch)}\n"
+        f"PACKAGES = {literal(packages)}\n"
+        f"PARAMS = {literal(dict(shown.params))}\n"
+        f"VARIANTS = {literal(measured)}\n"
+        f"STORED = {literal(stored)}  # medians of the stored run, ns\n"
+        f"SOURCE_NAME = {literal(result.scenario.id + '.py')}\n"
+        f"SOURCE_SHA256 = {literal(hashlib.sha256(source.encode('utf-8')).hexdigest())}\n"
+        "# ---- the scenario file, as the run imported it: the code this script runs ----\n"
+        f"SOURCE = {source_literal(source)}\n"
     )
-    return header + SHIM + constants + MAIN
+    return header + constants + SHIM + MAIN

@@ -6,6 +6,7 @@ of another schema version or of another shape. Every such problem is one :class:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,48 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
 from tuiperf.results.model import SCHEMA_VERSION, RunResult
 
-MAX_BYTES = 2 << 30  # a result of 10 variants x 1M samples is ~200 MB; beyond this, refuse
+# What a real result reaches, x10 (beyond it a file is refused, saying which limit): the largest run
+# tuiperf writes (10 variants x 1,000,000 samples, the --samples cap) is ~100-200 MB; scenarios have a
+# handful of variants (the built-ins at most 8) and sweeps a handful of values; names are short and the
+# longest text is a crash's output tail (20 lines of at most 500 characters).
+MAX_BYTES = 1 << 30
+MAX_VARIANTS = 200
+MAX_POINTS = 500
+MAX_SAMPLES = 10_000_000
+MAX_ITEMS = 50_000  # any other list: warnings, notes, profile rows, comparisons (pairs of variants)
+MAX_NAME_CHARS = 1_000  # a variant, scenario, parameter or device name
+MAX_TEXT_CHARS = 100_000  # any other text
+_NAMES = {("VariantResult", "name"), ("ScenarioRef", "id"), ("DeviceInfo", "id"), ("Sweep", "parameter")}
+
+
+# The invisible characters JSON may carry raw in UTF-8 (C0 controls msgspec escapes already): C1
+# controls (U+009B is a CSI to many terminals), DEL, bidi marks and line separators, matched as UTF-8.
+_RAW_INVISIBLE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escaped(match: re.Match[bytes]) -> bytes:
+    return f"\\u{ord(match.group().decode('utf-8')):04x}".encode("ascii")
 
 
 def encode(result: RunResult) -> bytes:
-    return msgspec.json.encode(result) + b"\n"
+    """The document as JSON, with every invisible character escaped (``\\u009b``): the same data,
+    and a file that prints inert in a terminal. A lone surrogate (UTF-8 cannot hold one) becomes
+    U+FFFD rather than losing the result."""
+    try:
+        data = msgspec.json.encode(result)
+    except UnicodeEncodeError:
+        data = msgspec.json.encode(_without_surrogates(msgspec.to_builtins(result)))
+    return _RAW_INVISIBLE.sub(_escaped, data) + b"\n"
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def decode(data: bytes | str, where: str = "result") -> RunResult:
@@ -28,30 +66,84 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         raise TuiperfError(f"not a JSON result document ({exc})", where=where) from None
+    except UnicodeDecodeError as exc:
+        raise TuiperfError(f"not a JSON result document (not UTF-8 at byte {exc.start})", where=where) from None
     except RecursionError:
         raise TuiperfError("not a result document (nested too deeply)", where=where) from None
     if not isinstance(raw, dict):
         raise TuiperfError(f"not a result document (a JSON {type(raw).__name__}, not an object)", where=where)
     version = raw.get("schema_version")
     if version == 1:
-        raw = upgrade_v1(raw)
+        try:
+            raw = upgrade_v1(raw)
+        except (AttributeError, TypeError, ValueError, KeyError):  # a field of another type than v1 wrote
+            raise TuiperfError(
+                "not a valid version-1 result document (a field of the wrong type)", where=where
+            ) from None
     elif version != SCHEMA_VERSION:
         raise TuiperfError(
             f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where
         )
     try:
-        return msgspec.convert(raw, RunResult)
+        result = msgspec.convert(raw, RunResult)
+        check_limits(result, where)
+        return result
     except msgspec.ValidationError as exc:
         raise TuiperfError(f"not a valid result document: {exc}", where=where) from None
     except RecursionError:
         raise TuiperfError("not a result document (nested too deeply)", where=where) from None
 
 
+def check_limits(result: RunResult, where: str = "result") -> None:
+    """Refuse a document beyond what a real result reaches x10 (see the limits above), naming the
+    first field past its limit: 200,000 variants or a 100 MB name otherwise keep a reader busy for minutes."""
+
+    def too(what: str, path: str, limit: int) -> TuiperfError:
+        return TuiperfError(f"not a result tuiperf reads: {path} has more than {limit:,} {what}", where=where)
+
+    def walk(value: Any, path: str) -> None:
+        for name in value.__struct_fields__:
+            item, here = getattr(value, name), f"{path}.{name}"
+            limit = MAX_NAME_CHARS if (type(value).__name__, name) in _NAMES else MAX_TEXT_CHARS
+            if isinstance(item, str):
+                if len(item) > limit:
+                    raise too("characters", here, limit)
+            elif isinstance(item, msgspec.Struct):
+                walk(item, here)
+            elif isinstance(item, dict):
+                if len(item) > MAX_ITEMS:
+                    raise too("entries", here, MAX_ITEMS)
+                for key, entry in item.items():
+                    if len(key) > MAX_NAME_CHARS or (isinstance(entry, str) and len(entry) > MAX_TEXT_CHARS):
+                        raise too("characters", f"{here}[{key[:20]!r}]", MAX_TEXT_CHARS)
+                    if isinstance(entry, msgspec.Struct):
+                        walk(entry, f"{here}[{key[:20]!r}]")
+                    elif isinstance(entry, list) and len(entry) > MAX_SAMPLES:
+                        raise too("values", f"{here}[{key[:20]!r}]", MAX_SAMPLES)
+            elif isinstance(item, list | tuple):
+                numbers = not item or not isinstance(item[0], str | msgspec.Struct)
+                limit = {"variants": MAX_VARIANTS, "points": MAX_POINTS}.get(
+                    name, MAX_SAMPLES if numbers else MAX_ITEMS
+                )
+                if len(item) > limit:
+                    raise too("entries", here, limit)
+                for index, entry in enumerate(item):
+                    if isinstance(entry, str) and len(entry) > MAX_TEXT_CHARS:
+                        raise too("characters", f"{here}[{index}]", MAX_TEXT_CHARS)
+                    if isinstance(entry, msgspec.Struct):
+                        walk(entry, f"{here}[{index}]")
+
+    walk(result, "$")
+
+
 def load(path: str | Path) -> RunResult:
     path = Path(path)
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise TuiperfError(f"result file larger than {MAX_BYTES >> 30} GB", where=str(path))
+            raise TuiperfError(
+                f"result file larger than {MAX_BYTES >> 20:,} MB (a real result is a few hundred at most)",
+                where=str(path),
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise TuiperfError(f"cannot read result file: {exc.strerror or exc}", where=str(path)) from None

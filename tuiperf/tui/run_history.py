@@ -21,29 +21,32 @@ class RunHistory:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self.last_stored: int | None = None  # the run id of the latest stored run
-        self._warned = False
 
     @property
     def path(self) -> Path | None:
         return self.screen.shell.history_path
 
     def store(self, result: RunResult) -> None:
-        """Keep a finished (or partial) run, off the UI thread; a failure is said once, not per run."""
+        """Keep a finished (or partial) run, off the UI thread. A run that could not be stored (a full
+        disk, a corrupt or read-only database) is said, with why, and kept as a recovery copy."""
         path = self.path
         if path is None:
             return
 
         def work() -> None:
+            import sqlite3
+
+            from tuiperf.common.text import one_line
+            from tuiperf.results import recovery
             from tuiperf.results.history import record
 
             try:
                 run_id = record(result, path)
-            except TuiperfError as exc:
-                if not self._warned:
-                    self._warned = True
-                    self.screen.app.call_from_thread(
-                        self.screen.notify, str(exc), title="Runs are not being stored", severity="warning"
-                    )
+            except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
+                why = f"{one_line(exc, 300)}; {recovery.keep(result)}"
+                self.screen.app.call_from_thread(
+                    self.screen.notify, why, title="This run was not stored", severity="warning", markup=False
+                )
                 return
             self.last_stored = run_id
 
@@ -69,7 +72,7 @@ class RunHistory:
             from tuiperf.results.history import History
 
             try:
-                with History(path) as history:
+                with History(path, readonly=True) as history:
                     stored = history.get(run_id)
             except TuiperfError as exc:
                 self.screen.app.call_from_thread(self.screen.shell.report_error, exc.title, str(exc))
@@ -104,6 +107,7 @@ class RunHistory:
         shell.push_screen(ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})"))
 
     def export(self) -> None:
+        from tuiperf.catalog.folders import scenario_files
         from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
 
@@ -119,7 +123,8 @@ class RunHistory:
                 return
             fmt, target = answer
             try:
-                path = write_atomic(Path(target).expanduser(), export(result, fmt).encode("utf-8"))
+                text = export(result, fmt, scenario_files=scenario_files(shell.scenario_dirs))
+                path = write_atomic(Path(target).expanduser(), text.encode("utf-8"))
             except TuiperfError as exc:
                 shell.report_error("Export failed", str(exc))
                 return

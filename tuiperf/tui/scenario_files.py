@@ -112,8 +112,10 @@ class ScenarioFiles:
             return
         try:
             shell.push_screen(EditorScreen(*selected))
-        except (OSError, UnicodeDecodeError) as exc:
-            shell.report_error("Cannot open the scenario", f"{selected[0]}: {exc}")
+        except (OSError, UnicodeDecodeError, TuiperfError) as exc:
+            shell.report_error(
+                "Cannot open the scenario", f"{selected[0]}: {exc}" if not isinstance(exc, TuiperfError) else str(exc)
+            )
 
     def new_scenarios_folder(self) -> Path:
         """The first --scenarios or $TUIPERF_SCENARIOS folder, else the user's own folder (as `tuiperf new`)."""
@@ -160,7 +162,7 @@ class ScenarioFiles:
             except OSError as exc:
                 shell.report_error("Could not revert", f"{copy}: {exc.strerror or exc}")
                 return
-            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in")
+            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in", markup=False)
             self.screen.reload_scenarios()
 
         question = f"Use the built-in {entry.id} again? Your copy is renamed to {aside.name} (not deleted)."

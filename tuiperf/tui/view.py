@@ -61,7 +61,12 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
 def header_of(result: RunResult) -> str:
     """``scenario · device · dispatch · a=1 b=2``: what produced the figures on screen."""
     params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in result.params.items())
-    parts = [one_line(result.scenario.id), one_line(result.device.id), f"{result.options.dispatch} dispatch", params]
+    parts = [
+        one_line(result.scenario.id),
+        one_line(result.device.id),
+        f"{one_line(result.options.dispatch)} dispatch",
+        params,
+    ]
     return " · ".join(p for p in parts if p)
 
 
@@ -89,3 +94,12 @@ def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
         elif notes:
             out.append(("info", f"{v.name}: {notes}"))
     return out
+
+
+def partial_cause(result: RunResult) -> str:
+    """Why a partial result stopped, in a word: a crash (a segfault, a kill, a timeout) is not a cancel."""
+    if result.crash is not None and result.error:
+        return "timed out" if "did not return within" in result.crash.how else "crashed"
+    if result.error:
+        return "stopped"
+    return "cancelled"

@@ -52,7 +52,7 @@ class ComparisonScreen(ModalScreen[None]):
         for row in self.comparison.rows:
             lo, hi = row.ci95
             table.add_row(
-                one_line(row.variant, 40),
+                Text(one_line(row.variant, 40)),  # Text: a DataTable reads a str as markup
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
                 f"{row.ratio:.3f}×",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -22,7 +23,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
-            yield Static(self.question, id="confirm-question")
+            yield Static(Text(self.question), id="confirm-question")  # it may name a file: never markup
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes}  y", id="confirm-yes", variant="warning", compact=True)
                 yield Button(f"{self.no}  n", id="confirm-no", variant="primary", compact=True)

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from tuiperf.tui.app import TuiperfApp
 
 
+MAX_EDIT_BYTES = 256 * 1024  # the built-in scenarios are 2-12 kB
+
+
 class EditorScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
@@ -39,6 +42,13 @@ class EditorScreen(Screen[None]):
         super().__init__()
         self.path = path
         self.scenario_id = scenario_id
+        size = path.stat().st_size
+        if size > MAX_EDIT_BYTES:  # a TextArea of megabytes took minutes and gigabytes to open
+            raise TuiperfError(
+                f"{size / 1024:,.0f} kB is too large to edit here (a scenario file is a few kB; "
+                f"the limit is {MAX_EDIT_BYTES // 1024} kB): open it in another editor",
+                where=str(path),
+            )
         self.saved_text = path.read_text(encoding="utf-8")
         self.waiting_for_reload = False
 
@@ -65,11 +75,19 @@ class EditorScreen(Screen[None]):
 
     # -- saving ------------------------------------------------------------------------------------
     def action_save(self) -> None:
-        if is_builtin(self.path) or not os.access(self.path, os.W_OK):
+        builtin = is_builtin(self.path)
+        if not builtin and not self.path.exists():
+            # deleted or renamed since it was opened: saving puts it back where it was, and says so
+            self._write(self.path, note=f"{self.path.name} was deleted or renamed since it was opened; saved it again")
+            return
+        if builtin or not os.access(self.path, os.W_OK):
             copy = user_scenarios_dir() / self.path.name
+            why = "is a built-in scenario and is never changed" if builtin else "cannot be written by you"
             question = (
-                f"{self.path.name} is a built-in scenario and is never changed.\n"
+                f"{self.path.name} {why}.\n"
                 f"Save a copy as {copy}? It replaces the built-in in the list (marked ⇄) until you revert it."
+                if builtin
+                else f"{self.path.name} {why}.\nSave a copy as {copy}?"
             )
 
             def answered(yes: bool | None) -> None:
@@ -80,7 +98,7 @@ class EditorScreen(Screen[None]):
             return
         self._write(self.path)
 
-    def _write(self, target: Path) -> None:
+    def _write(self, target: Path, note: str = "") -> None:
         text = self.source.text
         try:
             write_atomic(target, text.encode("utf-8"), force=True)  # a temporary file, then os.replace
@@ -89,7 +107,7 @@ class EditorScreen(Screen[None]):
             return
         self.path, self.saved_text = target, text
         self.query_one("#editor-title", Static).update(self._title())
-        self.set_status(Text("saved; reloading the scenario…", style="dim"))
+        self.set_status(Text(f"{note + '; ' if note else 'saved; '}reloading the scenario…", style="dim"))
         self.waiting_for_reload = True
         self.shell.main.reload_scenarios()
 

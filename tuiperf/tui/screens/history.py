@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -40,7 +41,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.runs: list[StoredRun] = []
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Stored runs in {self.path}", id="history-title")
+        yield Static(Text(f"Stored runs in {one_line(self.path)}"), id="history-title")
         yield Input(self.scenario, placeholder="/ scenario id (empty: all)", id="history-filter", compact=True)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         hint = "enter shows a run as it was measured · b compares the shown result with it · p plots medians over runs"
@@ -56,10 +57,10 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load(self, scenario: str) -> None:
         try:
-            with History(self.path) as history:
+            with History(self.path, readonly=True) as history:
                 runs = history.list(scenario=scenario or None, limit=LISTED)
         except TuiperfError as exc:
-            self.app.call_from_thread(self.query_one("#history-title", Static).update, f"✗ {exc}")
+            self.app.call_from_thread(self.query_one("#history-title", Static).update, Text(f"✗ {one_line(exc)}"))
             return
         self.app.call_from_thread(self.show, runs)
 
@@ -69,20 +70,20 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         table.clear()
         for run in runs:
             medians = ", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None)
-            table.add_row(
+            cells = [
                 str(run.id),
-                run.started_at[:19].replace("T", " "),
+                one_line(run.started_at[:19].replace("T", " ")),
                 one_line(run.scenario, 30),
                 one_line(medians, 60),
                 one_line(run.params, 40),
-                run.device,
-                run.dispatch,
-                run.jax_version,
-                run.status,
-                key=str(run.id),
-            )
+                one_line(run.device, 30),
+                one_line(run.dispatch, 10),
+                one_line(run.jax_version, 12),
+                one_line(run.status, 10),
+            ]
+            table.add_row(*map(Text, cells), key=str(run.id))  # Text: a DataTable reads a str as markup
         count = f"{len(runs)} run{'s' * (len(runs) != 1)}" + (" (the newest)" if len(runs) == LISTED else "")
-        self.query_one("#history-title", Static).update(f"{count} in {self.path}")
+        self.query_one("#history-title", Static).update(Text(f"{count} in {one_line(self.path)}"))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -122,7 +123,8 @@ class TrendScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trend-box"):
-            yield Static(f"{self.scenario}: medians over {len(self.sweep.values)} stored runs", classes="box-title")
+            title = f"{one_line(self.scenario)}: medians over {len(self.sweep.values)} stored runs"
+            yield Static(Text(title), classes="box-title")
             yield SweepPlot(id="trend-plot")
 
     def on_mount(self) -> None:

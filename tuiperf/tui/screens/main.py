@@ -310,7 +310,9 @@ class MainScreen(Screen[None]):
             request = self.setup.request(self.shell.scenario_dirs, sweep)
         except ParamError as exc:
             self.blocked_reason = exc.message
-            self.notify("\n".join(exc.message.split("; ")), severity="error", title="Cannot run: invalid values")
+            self.notify(
+                "\n".join(exc.message.split("; ")), severity="error", title="Cannot run: invalid values", markup=False
+            )
             return None
         self.blocked_reason = None
         return request
@@ -606,7 +608,7 @@ class MainScreen(Screen[None]):
         index = names.index(stats.baseline) if stats.baseline in names else -1
         stats.set_baseline(names[(index + 1) % len(names)])
         self.action_show_tab("stats")
-        self.notify(f"Baseline: {stats.baseline}", timeout=2)
+        self.notify(f"Baseline: {stats.baseline}", timeout=2, markup=False)
 
     def action_choose_plotted(self) -> None:
         from tuiperf.tui.screens.variants import VariantPickerScreen  # it imports the histogram, and plotext

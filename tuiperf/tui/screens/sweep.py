@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -12,6 +13,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from tuiperf.api.params import Param
 from tuiperf.common.errors import ParamError
+from tuiperf.common.text import one_line
 from tuiperf.tui.formatting import split_values, suggest_sweep
 
 
@@ -33,7 +35,11 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
             with Horizontal(classes="param-line"):
                 yield Label("parameter", classes="param-name")
                 yield Select(
-                    [(n, n) for n in self.specs], value=self.current, allow_blank=False, id="sweep-param", compact=True
+                    [(Text(n), n) for n in self.specs],
+                    value=self.current,
+                    allow_blank=False,
+                    id="sweep-param",
+                    compact=True,
                 )
             with Horizontal(classes="param-line"):
                 yield Label("values", classes="param-name")
@@ -62,7 +68,7 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
         try:
             self.parsed()
         except ParamError as exc:
-            err.update(f"✗ {exc}")
+            err.update(Text(f"✗ {one_line(exc)}"))  # the message quotes what was typed: never markup
             err.add_class("-shown")
             return False
         err.update("")

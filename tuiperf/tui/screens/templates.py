@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from tuiperf.catalog.templates import TEMPLATES, check_name
 from tuiperf.common.errors import ParamError
+from tuiperf.common.text import one_line
 
 
 class TemplateScreen(ModalScreen[tuple[str, str] | None]):
@@ -29,7 +31,9 @@ class TemplateScreen(ModalScreen[tuple[str, str] | None]):
             yield Input(placeholder="name, e.g. my-mlp", id="new-name", compact=True)
             yield Static("", id="new-name-error", classes="param-error")
             yield OptionList(*(Option(f"{t.name}  {t.summary}", id=t.name) for t in TEMPLATES), id="new-template")
-            yield Static(f"written to {self.folder}; enter creates it and opens the editor", classes="dim")
+            yield Static(
+                Text(f"written to {one_line(self.folder)}; enter creates it and opens the editor"), classes="dim"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#new-template", OptionList).highlighted = 0
@@ -48,7 +52,7 @@ class TemplateScreen(ModalScreen[tuple[str, str] | None]):
         try:
             check_name(name)
         except ParamError as exc:
-            error.update(f"✗ {exc.message}")
+            error.update(Text(f"✗ {one_line(exc.message)}"))  # it quotes the name typed: never markup
             error.add_class("-shown")
             self.query_one("#new-name", Input).focus()
             return

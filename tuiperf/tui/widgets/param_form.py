@@ -11,6 +11,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -20,6 +21,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 
 from tuiperf.api.params import Bool, Choice, Float, Int, Param
 from tuiperf.common.errors import ParamError
+from tuiperf.common.text import inert, one_line
 from tuiperf.contract.catalog import ParamSpec
 from tuiperf.tui.widgets.toggle import Toggle
 
@@ -94,7 +96,8 @@ class ParamForm(Vertical):
         wid = f"p{gen}-{name}"
         field: Widget
         if isinstance(spec, Choice):
-            field = Select([(c, c) for c in spec.choices], value=str(value), allow_blank=False, id=wid, compact=True)
+            choices = [(Text(one_line(c)), c) for c in spec.choices]  # Text: "[/]" is a legal choice, never markup
+            field = Select(choices, value=str(value), allow_blank=False, id=wid, compact=True)
         elif isinstance(spec, Bool):
             field = Toggle(
                 value=bool(spec.parse(value)) if not isinstance(value, bool) else value, id=wid, animate=False
@@ -107,14 +110,16 @@ class ParamForm(Vertical):
                 compact=True,
                 validators=[ParamValidator(spec)],
                 valid_empty=False,
-                tooltip=spec.help or None,
+                tooltip=Text(inert(spec.help)) if spec.help else None,
             )
         hint = spec.allowed() if isinstance(spec, (Int, Float)) else ""
         label = Label(name, classes="param-name")
-        label.tooltip = spec.help or None
+        label.tooltip = Text(inert(spec.help)) if spec.help else None
         row = Vertical(
             Horizontal(label, field, classes="param-line"),
-            Static(" ".join(x for x in (spec.help, f"[{hint}]" if hint else "") if x), classes="param-help"),
+            Static(
+                Text(" ".join(x for x in (inert(spec.help), f"[{hint}]" if hint else "") if x)), classes="param-help"
+            ),
             Static("", classes="param-error", id=f"err-{wid}"),
             classes="param-row",
         )
@@ -184,7 +189,7 @@ class ParamForm(Vertical):
             self.errors.pop(name, None)
         err = self.query_one(f"#err-{field.id}", Static)
         shown = err.has_class("-shown")
-        err.update(f"✗ {message}" if message else "")
+        err.update(Text(f"✗ {one_line(message)}") if message else "")
         err.set_class(bool(message), "-shown")
         field.set_class(bool(message), "-invalid")
         if shown != bool(message):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -14,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Switch
 
 from tuiperf.common.errors import ParamError
+from tuiperf.common.text import one_line
 from tuiperf.contract import options
 from tuiperf.contract.catalog import VariantEntry
 from tuiperf.contract.options import Declared, RunSettings
@@ -26,7 +28,7 @@ class RunOptions(Vertical):
     class Changed(Message):
         what: str
 
-    _device_options: list[tuple[str, str]] | None = None  # what the device picker lists
+    _device_options: list[tuple[Text, str]] | None = None  # what the device picker lists
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -75,13 +77,15 @@ class RunOptions(Vertical):
         sl = self.query_one("#variants", SelectionList)
         sl.clear_options()
         for v in variants:
-            label = v.name if v.equivalent else f"{v.name} (computes something else)"
-            sl.add_option((label, v.name, True))
+            label = one_line(v.name) + ("" if v.equivalent else " (computes something else)")
+            sl.add_option((Text(label), v.name, True))  # Text: a name is never markup
         self._check_variants()
 
     def set_devices(self, devices: list[dict[str, Any]]) -> None:
         select = self.query_one("#device", Select)
-        options = [(f"{d['id']}  {d.get('kind', '')}".rstrip(), d["id"]) for d in devices] or [("cpu:0", "cpu:0")]
+        options = [(Text(one_line(f"{d['id']}  {d.get('kind', '')}".rstrip())), d["id"]) for d in devices] or [
+            (Text("cpu:0"), "cpu:0")
+        ]
         if options == self._device_options:
             return  # the same devices (each catalog reload reports them): no restyle and relayout
         self._device_options = options
@@ -143,7 +147,7 @@ class RunOptions(Vertical):
     def _check_options(self) -> None:
         errs = [e for e in self.errors() if not e.startswith("variants")]
         err = self.query_one("#options-error", Static)
-        err.update("\n".join("✗ " + e for e in errs))
+        err.update(Text("\n".join("✗ " + one_line(e) for e in errs)))
         err.set_class(bool(errs), "-shown")
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:

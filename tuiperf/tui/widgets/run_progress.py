@@ -15,6 +15,7 @@ from tuiperf.results.model import RunResult, VariantResult
 from tuiperf.tui.formatting import format_ns, format_seconds
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.text_table import columns
+from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock
 
@@ -133,7 +134,7 @@ class RunProgress(Vertical):
         if state == "failed":
             status = Text("✗ run failed — previous result shown", style="bold red")
         elif partial:
-            status = Text("■ partial result (cancelled)", style="bold yellow")
+            status = Text(f"■ partial result ({partial_cause(result)})", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
         self._put("run-header", Text(header, style="bold"), key=header)

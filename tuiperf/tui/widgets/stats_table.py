@@ -18,6 +18,7 @@ from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
 from tuiperf.results.verdict import how_much
 from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_grid import TextGrid
 
@@ -93,7 +94,7 @@ class StatsTable(Vertical):
             # Only a new set of variants replaces the options, and a cleared table (a run starting)
             # keeps them and the user's baseline: each replacement restyles the select (10-30 ms).
             if result is not None and ok != self._options:
-                select.set_options([(n, n) for n in ok])
+                select.set_options([(Text(one_line(n)), n) for n in ok])  # Text: a name is never markup
                 self._options = ok
             if self.baseline in ok and select.value != self.baseline:
                 select.value = self.baseline
@@ -129,7 +130,8 @@ class StatsTable(Vertical):
         self.query_one("#stats-why", Static).update("")
         if self.baseline and len(result.measured) > 1:
             self._explain(result, self.baseline)
-        note.update(Text("PARTIAL RESULT (cancelled)", style="bold reverse yellow") if result.partial else "")
+        partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
+        note.update(partial if result.partial else "")
         rows = []
         for i, v in enumerate(result.variants):
             s = v.stats
