@@ -125,6 +125,17 @@ class RunSettings(msgspec.Struct, kw_only=True):
         bool, Option("skip the Python profile of each variant", flag="--no-profile", commands=("run",))
     ] = True
     seed: Annotated[int, Option("seed of the run's random choices", min=0, max=2**32 - 1)] = 0
+    devices: Annotated[
+        int,
+        Option(
+            "devices the run may use (tuiperf.devices, tuiperf.mesh); on the CPU, N host devices",
+            flag="--devices",
+            metavar="N",
+            min=1,
+            max=256,
+            label="devices",
+        ),
+    ] = 1
     baseline: Annotated[
         str | None,
         Option(

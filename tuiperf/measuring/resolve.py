@@ -12,10 +12,10 @@ from typing import Any
 
 from tuiperf.api.params import validate
 from tuiperf.api.scenario import Scenario
-from tuiperf.common.errors import ParamError, ScenarioError
+from tuiperf.common.errors import DeviceError, ParamError, ScenarioError
 from tuiperf.contract import options
 from tuiperf.contract.request import RunRequest
-from tuiperf.measuring.env import pick_device
+from tuiperf.measuring.env import pick_device, run_devices
 from tuiperf.measuring.loading import BrokenScenarioError, load_catalog, load_file
 
 
@@ -53,7 +53,12 @@ def resolve(request: RunRequest) -> Resolved:
         sweep_values = [scenario.params[parameter].parse(v) for v in raw_values]
         for value in sweep_values:
             check_together(scenario, {**params, parameter: value})
-    return Resolved(scenario, params, names, pick_device(request.device), sweep_values)
+    device = pick_device(request.device)
+    wanted, available = request.settings.devices, len(run_devices(device))
+    if wanted > available:
+        more = " (on the CPU tuiperf starts a measuring process with that many)" if device.platform == "cpu" else ""
+        raise DeviceError(f"asked for {wanted} devices, {device.platform} has {available} here{more}")
+    return Resolved(scenario, params, names, device, sweep_values)
 
 
 def load_scenario(request: RunRequest) -> Scenario:

@@ -221,7 +221,7 @@ class Run:
             ),
             params=self.params,
             device=DeviceInfo(
-                **describe_device(self.device, all_devices().index(self.device)), count=len(run_devices(self.device))
+                **describe_device(self.device, all_devices().index(self.device)), count=self.request.settings.devices
             ),
             options=stored(request.settings, self.names, dispatch=self.dispatch, baseline=self.baseline()),
             env=env,
@@ -305,7 +305,7 @@ class Run:
         self.emit(
             RunStarted(self.scenario.id, self.names, device_id(self.device), self.dispatch, self.sweep_value, header)
         )
-        use_devices(run_devices(self.device))
+        use_devices(run_devices(self.device)[: self.request.settings.devices])
         with device_scope(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)

@@ -110,11 +110,12 @@ def exit_description(code: int | None) -> str:
 class MeasuringProcess:
     """One measuring or loading process (``python -m tuiperf.measuring.serve``)."""
 
-    def __init__(self, role: Role = "measuring") -> None:
+    def __init__(self, role: Role = "measuring", cpu_devices: int = 1) -> None:
         parent_end, child_end = socket.socketpair()
         self._shared_file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         self._shared_file.truncate(SHARED_SIZE)
-        env = process_environment(role)
+        env = process_environment(role, cpu_devices=cpu_devices)
+        self.cpu_devices = cpu_devices  # host devices it was started with: fixed for its life
         self.log_path = _new_log_path()
         self.process = subprocess.Popen(
             [

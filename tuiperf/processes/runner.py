@@ -86,12 +86,18 @@ class ProcessRunner:
         finally:
             self._lock.release()
 
-    def _fresh(self) -> MeasuringProcess:
+    def _fresh(self, cpu_devices: int = 1) -> MeasuringProcess:
+        """A process that has computed nothing yet: the pre-warmed spare when it fits (it has one CPU
+        device), else a new one started with ``cpu_devices`` host devices (--devices N)."""
+        if cpu_devices != 1:
+            return MeasuringProcess(cpu_devices=cpu_devices)
         child = self._spare if self._spare is not None and self._spare.alive else MeasuringProcess()
         self._spare = MeasuringProcess() if self.keep_spare else None
         return child
 
-    def _measuring_for(self, key: tuple[str, str], dispatch: str, fresh: bool) -> tuple[MeasuringProcess, str | None]:
+    def _measuring_for(
+        self, key: tuple[str, str], dispatch: str, fresh: bool, cpu_devices: int = 1
+    ) -> tuple[MeasuringProcess, str | None]:
         """The process to measure in, and why it is a new one when the user should know."""
         current, why_new = self._measuring, None
         if (
@@ -100,13 +106,14 @@ class ProcessRunner:
             and current.alive
             and current.scenario_key == key
             and current.dispatch == dispatch
+            and current.cpu_devices == cpu_devices
         ):
             why_new = self._outgrown(current)
             if why_new is None:
                 return current, None
         if current is not None:
             current.close()
-        self._measuring = child = self._fresh()
+        self._measuring = child = self._fresh(cpu_devices)
         child.scenario_key, child.dispatch = key, dispatch
         return child, why_new
 
@@ -255,7 +262,7 @@ class ProcessRunner:
                 on_event(event)
 
         with self._lock:
-            child, why_new = self._measuring_for(key, request.settings.dispatch, fresh)
+            child, why_new = self._measuring_for(key, request.settings.dispatch, fresh, request.settings.devices)
             try:
                 result: RunResult = child.request("run", request, track, cancel, request.settings.timeout_s)
                 child.runs += 1

@@ -239,6 +239,7 @@ class RunOptions(Struct):
     timeout_s: float | None = None
     profile: bool = True
     baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
+    devices: int = 1  # devices the run could use (--devices N)
 
 
 class Environment(Struct):
