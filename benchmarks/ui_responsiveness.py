@@ -156,10 +156,10 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
             await pilot.pause(1.0)
             phase[0] = "run"
             main.start_run()
-            await main.wait_for_run_end(600)
+            await main.runs.wait_for_end(600)
             phase[0] = "sweep"
             main.start_run(sweep=("batch", [1, 4, 16]))
-            await main.wait_for_run_end(600)
+            await main.runs.wait_for_end(600)
             await pilot.pause(0.5)
     finally:
         runner.close()

@@ -114,7 +114,7 @@ async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
         assert field.has_class("-invalid")
         await pilot.press("escape", "r")  # leave the field, then run
         await pilot.pause()
-        assert main.run_id == 0 and not main.running
+        assert main.runs.run_id == 0 and not main.running
         assert any("below the minimum 1" in n for n in notifications(app))
         assert "below the minimum" in main.blocked_reason
         form.set_value("size", "1.6e1")  # fixing the value unblocks it
@@ -128,7 +128,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         await ready(pilot)
         main = await run_to_end(pilot)
         result = main.result
-        assert result is not None and not result.partial and main.run_count == 1
+        assert result is not None and not result.partial and main.runs.run_id == 1
         by_name = {v.name: v for v in result.variants}
         assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
         table = app.query_one("#stats-table")
@@ -162,9 +162,11 @@ async def test_cancel_keeps_the_partial_result(make_app):
         main = await ready(pilot)
         main.setup.options.query_one("#variants").deselect("broken")
         await pilot.press("r")
-        await wait_until(pilot, lambda: main.live is not None and sum(main.live.counts.values()) > 50, what="samples")
+        await wait_until(
+            pilot, lambda: main.runs.live is not None and sum(main.runs.live.counts.values()) > 50, what="samples"
+        )
         await pilot.press("escape")
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.partial is True
         assert any(v.samples_ns for v in main.result.variants)
@@ -211,7 +213,7 @@ async def test_sweep_dialog_rejects_invalid_values(make_app):
         assert type(app.screen).__name__ == "SweepScreen"
         assert "above the maximum" in str(app.screen.query_one("#sweep-error").render())
         await pilot.press("escape")
-        assert main.run_id == 0
+        assert main.runs.run_id == 0
 
 
 @sync
@@ -248,12 +250,12 @@ async def test_a_superseded_runs_late_answer_is_dropped(saved, scenario_dirs, tm
         await wait_until(pilot, lambda: len(runner.requests) == 1, what="run A started")
         main.start_run()  # B: answers with the plain result
         gate_b.set()
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.sweep is None
         gate_a.set()  # A's late RunDone arrives now
         await pilot.pause(0.5)
-        assert main.result.sweep is None and main.run_count == 1
+        assert main.result.sweep is None and main.runs.run_id == 2
 
 
 @sync
@@ -287,11 +289,11 @@ async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs
         field.focus()
         field.value = ""
         await pilot.press("3")
-        await main.wait_for_run_end(10)  # a live run after "3"
+        await main.runs.wait_for_end(10)  # a live run after "3"
         await pilot.press("2")
         await pilot.pause()
         assert field.value == "32" and app.focused is field and main.view == "setup"
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
         await pilot.pause(0.8)
         assert runner.requests[-1].params["size"] == 32 and app.focused is field
         field.value = "-3"  # an invalid value does not start a run
@@ -312,13 +314,13 @@ async def test_r_and_q_during_a_run_ask_first(saved, scenario_dirs, tmp_path):
         await pilot.press("r")
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")  # keep measuring
-        assert main.running and main.run_id == 1
+        assert main.running and main.runs.run_id == 1
         await pilot.press("q")
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")
         assert app.is_running
         gate.set()
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
 
 
 @sync
@@ -395,7 +397,7 @@ async def test_mouse_runs_and_switches_tabs(fake_runner, scenario_dirs, tmp_path
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot)
         assert await pilot.click("#run-button")
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
         assert await pilot.click("#--content-tab-stats")
         await pilot.pause()
         assert app.query_one("#tabs").active == "stats"
@@ -456,9 +458,12 @@ class CachedFirst(FakeRunner):
 
 
 def test_before_the_panels_only_commands_that_need_none_of_them_are_enabled():
+    from types import SimpleNamespace
+
     from tuiperf.tui.screens.main import MainScreen
 
-    screen = MainScreen()
+    shell = SimpleNamespace(runner=None, scenario_dirs=[], history_path=None, report_error=print)
+    screen = MainScreen(shell)  # type: ignore[arg-type]  # the parts of the app a screen uses before mounting
     assert [screen.check_action(a, ()) for a in ("run", "sweep", "show_tab", "quit", "help")] == [
         None,  # shown, disabled (for the few frames until the panels are mounted)
         None,
@@ -718,7 +723,7 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert layouts == []
         assert str(header.content) == planned
         gate.set()
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
 
 
 @sync

@@ -132,7 +132,7 @@ async def run_to_end(pilot: Any, key: str | None = "r") -> Any:
     main = pilot.app.main
     if key:
         await pilot.press(key)
-    await main.wait_for_run_end(60)
+    await main.runs.wait_for_end(60)
     await pilot.pause()
     return main
 

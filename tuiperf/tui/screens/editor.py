@@ -8,8 +8,9 @@ file is broken, its last good version stays listed and runnable (:mod:`tuiperf.c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,7 +25,7 @@ from tuiperf.common.text import inert, one_line
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.shell import ReportError
 
 
 class EditorScreen(Screen[None]):
@@ -34,10 +35,13 @@ class EditorScreen(Screen[None]):
     ]
     AUTO_FOCUS = "#editor-source"
 
-    def __init__(self, path: Path, scenario_id: str) -> None:
+    def __init__(self, path: Path, scenario_id: str, reload: Callable[[], None], report_error: ReportError) -> None:
+        """``reload`` describes the scenario files again after a save (its outcome comes back to
+        :meth:`show_outcome`); errors go to ``report_error``."""
         super().__init__()
         self.path = path
         self.scenario_id = scenario_id
+        self._reload, self._report_error = reload, report_error
         self.saved_text = path.read_text(encoding="utf-8")
         self.waiting_for_reload = False
 
@@ -84,13 +88,13 @@ class EditorScreen(Screen[None]):
         try:
             write_atomic(target, text.encode("utf-8"), force=True)  # a temporary file, then os.replace
         except TuiperfError as exc:
-            self.shell.report_error("Could not save", str(exc))
+            self._report_error("Could not save", str(exc))
             return
         self.path, self.saved_text = target, text
         self.query_one("#editor-title", Static).update(self._title())
         self.set_status(Text("saved; reloading the scenario…", style="dim"))
         self.waiting_for_reload = True
-        self.shell.main.reload_scenarios()
+        self._reload()
 
     def show_outcome(self, catalog: dict[str, Any]) -> None:
         """After a reload: the file's error at its line, or what it now declares."""
@@ -136,7 +140,3 @@ class EditorScreen(Screen[None]):
 
         question = ConfirmScreen("Leave without saving your changes?", yes="Discard", no="Keep editing")
         self.app.push_screen(question, answered)
-
-    @property
-    def shell(self) -> TuiperfApp:
-        return cast("TuiperfApp", self.app)

@@ -11,10 +11,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static, TabbedContent, TabPane
 
+from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
 from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import TabFailed
-from tuiperf.tui.view import ResultView
+from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.plot_base import CachedPlot
@@ -39,6 +40,7 @@ class ResultsPanel(Vertical):
         self._error_before_mount = error  # reported while the panel was not there yet
         self._due: dict[str, Callable[[], None]] = {}  # tabs not yet showing the last result
         self._fills_wait_until = 0.0
+        self.order: list[str] = []  # the variants in the order every panel lists them
 
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
@@ -124,12 +126,37 @@ class ResultsPanel(Vertical):
     def show_plan(self, header: str, order: list[str]) -> None:
         self.query_one(RunProgress).show_plan(header, order)
 
-    def show_live(self, live: LiveState, order: list[str]) -> None:
-        self.query_one(RunProgress).show_live(live, order)
+    def show_result(
+        self, result: RunResult | None, state: str = "done", fraction: float | None = None, error: Any = None
+    ) -> None:
+        view = view_of(result, self.order)
+        self.order = view.order
+        self.show(view, state=state, fraction=fraction, error=error)
 
-    def show_live_samples(self, series: dict[str, Any], order: list[str], note: str) -> None:
+    # -- a run streaming --------------------------------------------------------------------------------
+    def begin_run(self, live: LiveState) -> None:
+        """No stale figures while a run measures: its progress, and a histogram waiting for samples."""
+        with live.lock:
+            self.order = list(live.variants)
+        self.show(ResultView(None, order=self.order), state="running")
+        self.show_streamed_samples({}, "(waiting for samples)")
+        self.query_one(RunProgress).show_progress(live, self.order)
+
+    def show_progress(self, live: LiveState, samples: dict[str, list[float]] | None = None) -> None:
+        """The run's progress; with ``samples``, the streamed histogram too."""
+        with live.lock:
+            if live.variants and live.variants != self.order:
+                self.order = list(live.variants)
+            sweep_value = live.sweep_value
+        self.query_one(RunProgress).show_progress(live, self.order)
+        if samples is not None:
+            self.show_streamed_samples(
+                samples, "(live)" if sweep_value is None else f"(live, sweep value {sweep_value})"
+            )
+
+    def show_streamed_samples(self, series: dict[str, Any], note: str) -> None:
         self._due.pop("histogram", None)  # superseded
-        self.query_one(LatencyHistogram).set_series(series, order=order, note=note)
+        self.query_one(LatencyHistogram).set_series(series, order=self.order, note=note)
 
     def set_error(self, error: tuple[str, str] | None) -> None:
         self.query_one(WarningsPanel).set_error(error)
@@ -173,3 +200,38 @@ class ResultsPanel(Vertical):
         current = self.active_tab
         index = TAB_IDS.index(current) if current in TAB_IDS else 0
         self.show_tab(TAB_IDS[(index + step) % len(TAB_IDS)])
+
+    # -- the result commands (l, b, v) ------------------------------------------------------------------
+    def toggle_log(self) -> None:
+        histogram = self.histogram
+        histogram.set_log(not histogram.effective_log)
+        self.notify(f"Histogram time axis: {'log' if histogram.log_x else 'linear'} scale", timeout=2)
+
+    def next_baseline(self) -> bool:
+        """The next measured variant becomes the ratios' baseline, shown on Statistics; False when none."""
+        stats = self.stats
+        names = [v.name for v in stats.result.measured] if stats.result else []
+        if not names:
+            return False
+        index = names.index(stats.baseline) if stats.baseline in names else -1
+        stats.set_baseline(names[(index + 1) % len(names)])
+        self.show_tab("stats")
+        self.notify(f"Baseline: {stats.baseline}", timeout=2)
+        return True
+
+    def choose_plotted(self) -> None:
+        """Ask which variants the histogram draws."""
+        from tuiperf.tui.screens.variants import VariantPickerScreen
+
+        histogram = self.histogram
+        names = [n for n in histogram.order if histogram.series.get(n)]
+        if not names:
+            self.notify("Nothing to draw yet: run first.", severity="warning")
+            return
+
+        def chosen(picked: list[str] | None) -> None:
+            if picked is not None:
+                histogram.choose(picked or None)
+                self.show_tab("histogram")
+
+        self.app.push_screen(VariantPickerScreen(names, histogram.drawn()), chosen)

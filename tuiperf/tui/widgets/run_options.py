@@ -21,7 +21,7 @@ BUDGET = Float(3.0, min=0.05, max=3600.0).named("budget")
 SAMPLES = Int(0, min=0, max=MAX_SAMPLES_PER_VARIANT).named("samples")
 
 
-class RunOptions(Vertical):
+class RunOptionsForm(Vertical):
     @dataclass
     class Changed(Message):
         what: str
@@ -69,9 +69,11 @@ class RunOptions(Vertical):
             yield Label("live", classes="param-name")
             yield Toggle(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
         with Horizontal(id="run-buttons"):
-            yield Button("Run  r", id="run-button", variant="primary", compact=True)
-            yield Button("Sweep  w", id="sweep-button", compact=True)
-            yield Button("Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True)
+            yield Button("Run  r", id="run-button", variant="primary", compact=True, action="screen.run")
+            yield Button("Sweep  w", id="sweep-button", compact=True, action="screen.sweep")
+            yield Button(
+                "Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True, action="screen.cancel"
+            )
 
     def set_variants(self, variants: list[dict[str, Any]]) -> None:
         sl = self.query_one("#variants", SelectionList)

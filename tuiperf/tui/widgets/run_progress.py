@@ -58,8 +58,8 @@ class RunProgress(Vertical):
     def _style(self, index: int) -> str:
         return "bold" if no_color() else f"bold {variant_hex(index)}"
 
-    def show_live(self, live: LiveState, order: list[str]) -> None:
-        self._shown = (self.show_live, live, order)
+    def show_progress(self, live: LiveState, order: list[str]) -> None:
+        self._shown = (self.show_progress, live, order)
         with live.lock:
             fraction, eta = live.fraction, live.eta_s
             elapsed = time.monotonic() - live.started  # a true clock: it runs through compiles too
@@ -77,7 +77,7 @@ class RunProgress(Vertical):
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
         self._put("progress-eta", f"{format_seconds(elapsed)} elapsed · {left}", extent=1)  # its width is fixed
-        self._show_live_rows(order, estimates, counts, finished)
+        self._show_progress_rows(order, estimates, counts, finished)
 
     def show_plan(self, header: str, order: list[str]) -> None:
         """Nothing measured yet: what a run would show at its start (its header, a waiting row per
@@ -89,9 +89,9 @@ class RunProgress(Vertical):
         status = Text("idle — press r to run", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)
         self._put("progress-eta", "", extent=1)
-        self._show_live_rows(order, {}, {}, {})
+        self._show_progress_rows(order, {}, {}, {})
 
-    def _show_live_rows(
+    def _show_progress_rows(
         self, order: list[str], estimates: dict[str, float], counts: dict[str, int], finished: dict[str, VariantResult]
     ) -> None:
         shown = self._limit(len(order))
