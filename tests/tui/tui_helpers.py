@@ -137,6 +137,20 @@ async def run_to_end(pilot: Any, key: str | None = "r") -> Any:
     return main
 
 
+def record_notifications(app: Any) -> list[str]:
+    """Every notification the app shows from now on, as "title: message" (through the public
+    ``App.notify``, which screens and widgets call too)."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *, title: str = "", **kwargs: Any) -> None:
+        shown.append(f"{title}: {message}")
+        notify(message, title=title, **kwargs)
+
+    app.notify = recording
+    return shown
+
+
 def fast_app(runner: Any, scenario_dirs: list[str], screenshots_dir: Any = "screenshots", **launch: Any):
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.launch import LaunchOptions

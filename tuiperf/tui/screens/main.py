@@ -11,9 +11,8 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from textual import events, messages
+from textual import events
 from textual.app import ComposeResult
-from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Tab, Tabs
 
 from tuiperf.common.errors import ParamError
@@ -91,15 +90,6 @@ class MainScreen(MainCommands):
             failed=lambda title, message: self.post_message(CatalogFailed(title, message)),
             start_thread=lambda fn: self.run_worker(fn, thread=True, group="catalog", exit_on_error=False),
         )
-
-    async def _on_layout(self, message: messages.Layout) -> None:
-        """A widget on a hidden tab lays nothing out now: the hidden result tabs filled when a run ends,
-        or by a sweep's every point, each asked for a layout of the screen. Textual has forgotten the
-        sizes the widget's depend on before it asks (``Widget._check_refresh``); the layout that shows
-        its tab sizes it."""
-        if any(isinstance(node, Widget) and not node.display for node in message.widget.ancestors_with_self):
-            message.stop()
-            message.prevent_default()  # Screen._on_layout would lay the whole screen out
 
     def compose(self) -> ComposeResult:
         yield Header(icon="■")

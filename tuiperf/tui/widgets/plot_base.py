@@ -89,8 +89,13 @@ class CachedPlot(PlotextPlot):
     def finish(self, monitor: Any) -> None:
         """Called with plotext's monitor once its cells are laid out, before they become strips."""
 
+    def _theme_name(self) -> str:
+        """The plotext theme this plot draws with: for ``theme = "auto"`` the one textual-plotext
+        registers for the app's theme, under the name it gives it (pinned in pyproject.toml)."""
+        return f"textual-auto-{self.app.theme}" if self.theme == "auto" else self.theme
+
     def _key(self) -> tuple:
-        return (self._version, self.size.width, self.size.height, self._get_plotext_theme_name(self.app.theme))
+        return (self._version, self.size.width, self.size.height, self._theme_name())
 
     @property
     def settled(self) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,12 +17,11 @@ from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
-from tuiperf.tui.widgets.plot_base import CachedPlot
 from tuiperf.tui.widgets.profile_table import ProfileTable
 from tuiperf.tui.widgets.run_progress import RunProgress
 from tuiperf.tui.widgets.stats_table import StatsTable
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
-from tuiperf.tui.widgets.warnings_panel import WarningsPanel
+from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
 
@@ -39,7 +37,8 @@ class ResultsPanel(Vertical):
         super().__init__(**kwargs)
         self._error_before_mount = error  # reported while the panel was not there yet
         self._due: dict[str, Callable[[], None]] = {}  # tabs not yet showing the last result
-        self._fills_wait_until = 0.0
+        self._warnings: tuple[list[tuple[str, str]], tuple[str, str] | None] = ([], None)  # (items, error)
+        self._warnings_label = warnings_label(0)
         self.order: list[str] = []  # the variants in the order every panel lists them
 
     def compose(self) -> ComposeResult:
@@ -66,10 +65,10 @@ class ResultsPanel(Vertical):
     ) -> None:
         """Every panel from one view (a failed run keeps showing the previous result).
 
-        The progress line, the warnings and the tab on screen are filled now; the other tabs one per
-        event-loop turn after (5-20 ms each: all at once stalled the loop 40-60 ms when a run ended)
-        once the plot on screen has its picture, or at once when one is shown or read first
-        (:meth:`filled`).
+        The progress line, the Warnings tab's label and the tab on screen are filled now; the other
+        tabs when they are shown or read (:meth:`filled`). Filling them all at once stalled the event
+        loop when a run ended, and a hidden tab filled in the background asked for a layout of the
+        whole screen (Textual lays the screen out for any widget's new size, displayed or not).
         """
         stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
         baseline = stats.choose_baseline(view.shown)
@@ -82,14 +81,10 @@ class ResultsPanel(Vertical):
             "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order),
             "profile": lambda: self.query_one(ProfileTable).show(view.shown),
         }
-        self.query_one(WarningsPanel).show(view.warnings, error)
+        self._set_warnings(list(view.warnings), error)
         if state != "running":
             self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
-        self.update_tab_labels()
         self.filled(self.active_tab)
-        if self._due:
-            self._fills_wait_until = time.monotonic() + 0.5  # a picture's build that never ends holds none
-            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""
@@ -104,20 +99,6 @@ class ResultsPanel(Vertical):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id:  # a tab clicked, not keyed (show_tab has filled it already)
             self.filled(event.pane.id)
-
-    def _fill_next(self) -> None:
-        if self._due and self._drawing() and time.monotonic() < self._fills_wait_until:
-            # the picture on screen first: the fills would take the GIL from its build (~2x slower)
-            self.set_timer(0.01, self._fill_next)
-            return
-        if self._due:
-            self.filled(next(iter(self._due)))
-        if self._due:
-            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
-
-    def _drawing(self) -> bool:
-        """A plot on screen is still drawing its new picture in a thread."""
-        return any(not plot.settled for plot in self.query(CachedPlot) if plot.region.area)
 
     def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
         breakdown = self.filled("breakdown").query_one(OverheadBreakdown)
@@ -159,22 +140,30 @@ class ResultsPanel(Vertical):
         self.query_one(LatencyHistogram).set_series(series, order=self.order, note=note)
 
     def set_error(self, error: tuple[str, str] | None) -> None:
-        self.query_one(WarningsPanel).set_error(error)
-        self.update_tab_labels()
+        self._set_warnings(self._warnings[0], error)
+        if self.active_tab == "warnings":
+            self.filled("warnings")
 
-    def update_tab_labels(self) -> None:
-        count = self.query_one(WarningsPanel).count
-        label = warnings_label(count)
-        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
-        if tab.label_text == label:
+    def _set_warnings(self, items: list[tuple[str, str]], error: tuple[str, str] | None) -> None:
+        """The Warnings tab: its label now, its list when it is shown."""
+        self._warnings = (items, error)
+        self._due["warnings"] = lambda: self.query_one(WarningsPanel).show(*self._warnings)
+        label = warnings_label(warnings_count(items, error))
+        if label == self._warnings_label:
             return
-        if len(tab.label_text) == len(label):
-            # the same width: redraw the tab alone (Tab.label lays the whole screen out, 30-110 ms at
-            # 160 x 48 on the 2-core machine, at each run's start and end and at each sweep point)
-            tab._label = Content(label)
-            Static.update(tab, tab._label, layout=False)
+        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
+        if len(label) == len(self._warnings_label):
+            # the same width: redraw the tab alone (Static.update, not Tab's, which relabels the Tabs
+            # and lays the whole screen out, at each run's start and end and at each sweep point)
+            Static.update(tab, Content(label), layout=False)
         else:
             tab.label = label
+        self._warnings_label = label
+
+    @property
+    def warnings_label(self) -> str:
+        """The Warnings tab's label as shown."""
+        return self._warnings_label
 
     @property
     def histogram(self) -> LatencyHistogram:
