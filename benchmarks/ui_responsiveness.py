@@ -202,7 +202,7 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
     async def key_times() -> list[float]:
         return await press_tabs(pilot, shown, zip("4123", ("stats", "histogram", "breakdown", "sweep"), strict=True))
 
-    tab_shown = frames_shown(lambda app: app.main.results.active_tab if app.main.panels_ready else None)
+    tab_shown = frames_shown(lambda app: app.main.results_panel.active_tab if app.main.panels_ready else None)
     async with app.run_test(size=(160, 48)) as pilot, tab_shown as shown:
         main = app.main
         while not main.panels_ready:

@@ -125,7 +125,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         assert result is not None and not result.partial and main.runs.run_id == 1
         by_name = {v.name: v for v in result.variants}
         assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
-        table = main.results.filled("stats").query_one("#stats-table")
+        table = main.results_panel.filled("stats").query_one("#stats-table")
 
         def cell(row: str, column: str) -> str:
             return str(table.get_cell(row, column))
@@ -137,9 +137,9 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
         hist = app.query_one("LatencyHistogram")
         assert set(hist.series) == {"jit", "aot"} and len(hist.series["jit"]) >= 100
-        warnings = main.results.filled("warnings").query_one("WarningsPanel")
+        warnings = main.results_panel.filled("warnings").query_one("WarningsPanel")
         assert any("broken" in text and sev == "error" for sev, text in warnings.items)
-        assert "Warnings (" in main.results.warnings_label
+        assert "Warnings (" in main.results_panel.warnings_label
         header = str(app.query_one("#run-header").render())
         assert "tiny-sin" in header and "dispatch" in header and "size=8" in header
         for key in "123456":  # every result tab renders without error
@@ -157,14 +157,14 @@ async def test_cancel_keeps_the_partial_result(make_app):
         main.setup.options.query_one("#variants").deselect("broken")
         await pilot.press("r")
         await wait_until(
-            pilot, lambda: main.runs.live is not None and sum(main.runs.live.counts.values()) > 50, what="samples"
+            pilot, lambda: main.runs.state is not None and sum(main.runs.state.counts.values()) > 50, what="samples"
         )
         await pilot.press("escape")
         await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.partial is True
         assert any(v.samples_ns for v in main.result.variants)
-        results = main.results
+        results = main.results_panel
         assert any("partial" in text.lower() for _, text in results.filled("warnings").query_one("WarningsPanel").items)
         assert "PARTIAL" in str(results.filled("stats").query_one("#stats-note").render())
 
@@ -227,7 +227,7 @@ async def test_run_error_is_shown_and_previous_result_kept(saved, scenario_dirs,
         assert app.last_error == ("Measuring process crashed", "the measuring process died (signal 6)")
         await pilot.press("escape")
         assert main.result is first  # previous results kept
-        assert main.results.filled("stats").query_one("#stats-table").row_count == len(first.variants)
+        assert main.results_panel.filled("stats").query_one("#stats-table").row_count == len(first.variants)
         assert "failed" in str(app.query_one("#progress-status").render())
 
 
@@ -563,7 +563,7 @@ async def test_a_result_fills_the_tab_on_screen_at_once_and_the_others_when_show
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot)
         main = await run_to_end(pilot)
-        results, table, n = main.results, app.query_one("#stats-table"), len(main.result.variants)
+        results, table, n = main.results_panel, app.query_one("#stats-table"), len(main.result.variants)
         await pilot.pause(0.3)
         assert table.row_count == 0  # not shown since the run: not filled
         await pilot.press("4")
@@ -596,7 +596,7 @@ async def test_a_tab_that_cannot_show_a_result_is_reported_and_the_app_stays_up(
         await pilot.press("5")
         await wait_until(pilot, lambda: app.last_error is not None, what="the error reported")
         assert app.last_error == ("Cannot display this result", "the profile tab: ValueError: no profile here")
-        stats = main.results.filled("stats").query_one("#stats-table")
+        stats = main.results_panel.filled("stats").query_one("#stats-table")
         assert app.is_running and stats.row_count == len(main.result.variants)
 
 
@@ -654,7 +654,7 @@ async def test_a_result_shaped_like_the_last_one_is_shown_without_laying_the_scr
             await pilot.pause()
         assert layouts == []
         assert "1.23 µs" in str(app.query_one("#estimates").content)  # the new figures are on screen all the same
-        assert main.results.warnings_label.strip() == "Warnings (13)"
+        assert main.results_panel.warnings_label.strip() == "Warnings (13)"
 
 
 @sync
@@ -698,8 +698,8 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert all(line.split()[-1] == "waiting" for line in str(estimates.content).splitlines())
         assert str(header.content).startswith("tiny-sin · ") and "size=8" in str(header.content)
         plans: list[tuple[str, list[str]]] = []
-        show_plan = main.results.show_plan
-        main.results.show_plan = lambda header, order: (plans.append((header, order)), show_plan(header, order))
+        show_plan = main.results_panel.show_plan
+        main.results_panel.show_plan = lambda header, order: (plans.append((header, order)), show_plan(header, order))
         size = next(field for field in main.setup.form.query("Input") if (field.id or "").endswith("-size"))
         for typed in ("", "1", "16"):  # keys typed: an empty field is not a valid value yet
             size.value = typed

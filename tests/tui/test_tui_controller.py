@@ -100,12 +100,12 @@ def request() -> RunRequest:
 def test_a_run_streams_its_progress_and_ends_with_its_result():
     result = factories.result({"a": factories.steady(1000.0)})
     h = Harness(result)
-    live = h.runs.start(request())
-    assert h.runs.running and live.header == "s · first device · sync dispatch · n=3" and live.variants == ["a"]
+    state = h.runs.start(request())
+    assert h.runs.running and state.header == "s · first device · sync dispatch · n=3" and state.variants == ["a"]
     kept = h.run_thread()
     assert [type(n) for n in kept] == [RunBegan, RunUpdated, RunUpdated, RunUpdated, RunDone]
     assert kept[-1].result is result and not h.runs.running
-    assert live.samples == {"a": [1000.0, 1100.0]} and live.counts == {"a": 2}
+    assert state.samples == {"a": [1000.0, 1100.0]} and state.counts == {"a": 2}
 
 
 def test_a_superseded_runs_late_news_is_dropped_and_the_run_was_cancelled():
@@ -169,14 +169,14 @@ def test_the_streamed_histogram_is_redrawn_only_after_new_samples_and_not_too_of
     assert not h.runs.plot_due()  # nothing is running
     h.runs.start(request())
     assert not h.runs.plot_due()  # no samples yet
-    h.runs.receive(RunUpdated(1, h.runs.live))
+    h.runs.receive(RunUpdated(1, h.runs.state))
     assert h.runs.plot_due() and not h.runs.plot_due()  # drawn: nothing new since
-    h.runs.receive(RunUpdated(1, h.runs.live))
+    h.runs.receive(RunUpdated(1, h.runs.state))
     h.now += STREAM_PLOT_S / 2
     assert not h.runs.plot_due()  # too soon
     h.now += STREAM_PLOT_S / 2
     assert h.runs.plot_due()
-    h.runs.receive(RunUpdated(0, h.runs.live))  # a superseded run's samples do not count
+    h.runs.receive(RunUpdated(0, h.runs.state))  # a superseded run's samples do not count
     h.now += STREAM_PLOT_S
     assert not h.runs.plot_due()
 

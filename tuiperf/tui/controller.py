@@ -25,7 +25,7 @@ from tuiperf.common.text import one_line
 from tuiperf.contract.events import Event, RunFailed
 from tuiperf.contract.request import Runner, RunRequest
 from tuiperf.results.model import RunResult
-from tuiperf.tui.live import LiveState
+from tuiperf.tui.run_state import RunState
 
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
 # The streamed histogram is rebuilt at most twice a second: its picture is built in a thread, but
@@ -36,16 +36,16 @@ STREAM_PLOT_S = 0.5
 @dataclass(frozen=True)
 class RunBegan:
     run_id: int
-    live: LiveState
+    state: RunState
     sweep: bool = False
 
 
 @dataclass(frozen=True)
 class RunUpdated:
-    """Progress, a phase or new samples (the UI reads them from ``live`` at its own pace)."""
+    """Progress, a phase or new samples (the UI reads them from ``state`` at its own pace)."""
 
     run_id: int
-    live: LiveState
+    state: RunState
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ class RunController:
     ) -> None:
         self._runner, self._start_thread, self._post, self._clock = runner, start_thread, post, clock
         self.run_id = 0  # the current run's; news of any other is stale
-        self.live: LiveState | None = None  # what the current (or last) run streamed
+        self.state: RunState | None = None  # what the current (or last) run has streamed
         self.running = False
         self.live_rerun = Debounce(schedule, LIVE_DELAY_S, rerun)
         self._cancel: threading.Event | None = None
@@ -137,20 +137,20 @@ class RunController:
         self._ended = asyncio.Event()  # the current run ended (clear until the first one has)
 
     # -- the UI thread's side ---------------------------------------------------------------------
-    def start(self, request: RunRequest, *, by_live_mode: bool = False) -> LiveState:
+    def start(self, request: RunRequest, *, by_live_mode: bool = False) -> RunState:
         """Measure ``request`` in a thread; a run still in progress is cancelled."""
         if self._cancel is not None:
             self._cancel.set()  # its late news is dropped by receive()
         self.run_id += 1
-        live = self.live = LiveState(self.run_id)
-        live.variants = list(request.variants or [])
-        live.started_by_live_mode = by_live_mode
-        live.header = run_header(request)
+        state = self.state = RunState(self.run_id)
+        state.variants = list(request.variants or [])
+        state.started_by_live_mode = by_live_mode
+        state.header = run_header(request)
         cancel = self._cancel = threading.Event()
         self.running, self._unplotted = True, False
         self._ended.clear()
-        self._start_thread(lambda: self._measure(request, live, cancel))
-        return live
+        self._start_thread(lambda: self._measure(request, state, cancel))
+        return state
 
     def cancel(self) -> bool:
         """Stop the run in progress (it ends with a partial result); False when none is."""
@@ -194,15 +194,15 @@ class RunController:
         await asyncio.wait_for(self._ended.wait(), timeout_s)
 
     # -- the run's thread ---------------------------------------------------------------------------
-    def _measure(self, request: RunRequest, live: LiveState, cancel: threading.Event) -> None:
-        run_id = live.run_id
-        self._post(RunBegan(run_id, live, sweep=request.sweep is not None))
+    def _measure(self, request: RunRequest, state: RunState, cancel: threading.Event) -> None:
+        run_id = state.run_id
+        self._post(RunBegan(run_id, state, sweep=request.sweep is not None))
 
         def on_event(event: Event) -> None:
             if isinstance(event, RunFailed):
                 return  # the runner also returns the partial result; that one is reported below
-            live.apply(event)
-            self._post(RunUpdated(run_id, live))
+            state.apply(event)
+            self._post(RunUpdated(run_id, state))
 
         try:
             result = self._runner.run(request, on_event=on_event, cancel=cancel)

@@ -62,7 +62,7 @@ def suggest_sweep(spec: Param) -> str:
 
 def downsample(values: Sequence[float], n: int) -> list[float]:
     """At most ``n`` evenly spaced values (plots stay cheap whatever the sample count): every k-th one,
-    a slice, so 100,000 samples cost ~0.1 ms here rather than ~4 ms of indexing in Python."""
+    a slice, done in C rather than by indexing in Python, whatever the sample count."""
     if n <= 0 or len(values) <= n:
         return list(values)
     return list(values[:: -(-len(values) // n)])
@@ -122,7 +122,7 @@ def bin_counts(
 
     Returns bin centres, fractions of the series' samples in each bin, and how many samples fell outside.
     The values are sorted once and each edge found by bisection: the loop over values runs in C (a
-    Python loop over 6 x 20,000 samples took 40-60 ms of a histogram's build here).
+    Python loop over every sample was most of a histogram's build).
     """
     bins = max(bins, 2)
     ordered = sorted(values)
@@ -141,7 +141,3 @@ def bin_counts(
     if log:
         centres = [10**c for c in centres]
     return centres, [c / total for c in counts], outside
-
-
-def nice_label(name: str, width: int = 18) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"

@@ -209,18 +209,18 @@ class MainScreen(MainCommands):
     def on_run_news_arrived(self, message: RunNewsArrived) -> None:
         news = self.runs.receive(message.news)
         if isinstance(news, RunBegan):
-            if not news.live.started_by_live_mode:  # live mode's re-runs never move the focus or the view
+            if not news.state.started_by_live_mode:  # live mode's re-runs never move the focus or the view
                 self.split.show("results")
-            self.results.begin_run(news.live)
+            self.results_panel.begin_run(news.state)
         elif isinstance(news, RunDone | RunError):
             self.setup.options.set_running(False)
             self._run_ended(news)
 
     def _redraw(self) -> None:
-        live = self.runs.live
-        if self.runs.running and live is not None:  # always: the elapsed clock runs through compiles
-            samples = live.snapshot_samples(STREAM_PLOT_SAMPLES) if self.runs.plot_due() else None
-            self.results.show_progress(live, samples)
+        state = self.runs.state
+        if self.runs.running and state is not None:  # always: the elapsed clock runs through compiles
+            samples = state.snapshot_samples(STREAM_PLOT_SAMPLES) if self.runs.plot_due() else None
+            self.results_panel.show_progress(state, samples)
 
     def _run_ended(self, news: RunNews) -> None:
         if isinstance(news, RunDone):
@@ -245,9 +245,9 @@ class MainScreen(MainCommands):
         try:
             if state != "failed":
                 self.result = result
-            live = self.runs.live
-            fraction = live.fraction if (live is not None and result is not None and result.partial) else None
-            self.results.show_result(result, state=state, fraction=fraction, error=self.shell.last_error)
+            run = self.runs.state
+            fraction = run.fraction if (run is not None and result is not None and result.partial) else None
+            self.results_panel.show_result(result, state=state, fraction=fraction, error=self.shell.last_error)
         except Exception as exc:  # noqa: BLE001 - the app must stay up
             details = traceback.format_exc(limit=4)
             self.shell.report_error("Cannot display this result", f"{type(exc).__name__}: {exc}", details=details)
@@ -259,7 +259,7 @@ class MainScreen(MainCommands):
     def show_error(self, error: tuple[str, str]) -> None:
         """The app's error handler shows the last error in the Warnings tab (once the panels are there)."""
         if self.panels_ready:
-            self.results.set_error(error)
+            self.results_panel.set_error(error)
 
     @property
     def live_mode(self) -> bool:
@@ -274,9 +274,9 @@ class MainScreen(MainCommands):
             request = self.setup.request(self.shell.scenario_dirs)
         except ParamError:
             if self.setup.scenario is None or not self.setup.options.variants:
-                self.results.show_plan("", [])  # nothing would run: no stale plan
+                self.results_panel.show_plan("", [])  # nothing would run: no stale plan
             return  # else a value typed is not valid yet: the plan stays (no block jumping per key)
-        self.results.show_plan(run_header(request), list(request.variants or []))
+        self.results_panel.show_plan(run_header(request), list(request.variants or []))
 
     # -- the form changed: the plan follows, and live mode re-runs ------------------------------------
     def on_param_form_changed(self, message: ParamForm.Changed) -> None:
@@ -306,6 +306,10 @@ class MainScreen(MainCommands):
         # A stale activation (the mounted switch's first, say) is not the active tab any more.
         if event.tabs.id == "view-tabs" and event.tab.id == event.tabs.active:
             self.split.show("setup" if event.tab.id == "view-setup" else "results")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if self.has_class("-narrow"):  # Textual may move focus into the hidden half
+            self.call_after_refresh(self.split.keep_focus_visible)
 
     def on_resize(self, event: events.Resize) -> None:
         self.split.apply()  # Textual has set the breakpoint classes before this handler

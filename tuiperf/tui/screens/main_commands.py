@@ -45,7 +45,7 @@ class MainCommands(Screen[None]):
         return self.query_one(SetupPanel)
 
     @property
-    def results(self) -> ResultsPanel:
+    def results_panel(self) -> ResultsPanel:
         return cast("ResultsPanel", self.query_one("#results"))
 
     @property
@@ -110,26 +110,26 @@ class MainCommands(Screen[None]):
         self.app.push_screen(ConfirmScreen("A run is measuring. Stop it and quit?", "Quit"), answered)
 
     def action_toggle_log(self) -> None:
-        self.results.toggle_log()
+        self.results_panel.toggle_log()
 
     def action_next_baseline(self) -> None:
-        if self.results.next_baseline():
+        if self.results_panel.next_baseline():
             self.split.show("results")
 
     def action_choose_plotted(self) -> None:
-        self.results.choose_plotted()
+        self.results_panel.choose_plotted()
 
     def action_show_tab(self, tab: str) -> None:
         # a headless driver may ask before the panels are mounted (the launch's scenario is unknown)
-        if self.panels_ready and self.results.show_tab(tab):
+        if self.panels_ready and self.results_panel.show_tab(tab):
             self.split.show("results")
 
     def action_prev_tab(self) -> None:
-        self.results.step_tab(-1)
+        self.results_panel.step_tab(-1)
         self.split.show("results")
 
     def action_next_tab(self) -> None:
-        self.results.step_tab(1)
+        self.results_panel.step_tab(1)
         self.split.show("results")
 
     def action_toggle_view(self) -> None:

@@ -12,8 +12,8 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
-from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import TabFailed
+from tuiperf.tui.run_state import RunState
 from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
@@ -115,21 +115,21 @@ class ResultsPanel(Vertical):
         self.show(view, state=state, fraction=fraction, error=error)
 
     # -- a run streaming --------------------------------------------------------------------------------
-    def begin_run(self, live: LiveState) -> None:
+    def begin_run(self, state: RunState) -> None:
         """No stale figures while a run measures: its progress, and a histogram waiting for samples."""
-        with live.lock:
-            self.order = list(live.variants)
+        with state.lock:
+            self.order = list(state.variants)
         self.show(ResultView(None, order=self.order), state="running")
         self.show_streamed_samples({}, "(waiting for samples)")
-        self.query_one(RunProgress).show_progress(live, self.order)
+        self.query_one(RunProgress).show_progress(state, self.order)
 
-    def show_progress(self, live: LiveState, samples: dict[str, list[float]] | None = None) -> None:
+    def show_progress(self, state: RunState, samples: dict[str, list[float]] | None = None) -> None:
         """The run's progress; with ``samples``, the streamed histogram too."""
-        with live.lock:
-            if live.variants and live.variants != self.order:
-                self.order = list(live.variants)
-            sweep_value = live.sweep_value
-        self.query_one(RunProgress).show_progress(live, self.order)
+        with state.lock:
+            if state.variants and state.variants != self.order:
+                self.order = list(state.variants)
+            sweep_value = state.sweep_value
+        self.query_one(RunProgress).show_progress(state, self.order)
         if samples is not None:
             self.show_streamed_samples(
                 samples, "(live)" if sweep_value is None else f"(live, sweep value {sweep_value})"

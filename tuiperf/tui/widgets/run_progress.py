@@ -13,7 +13,7 @@ from textual.widgets import ProgressBar
 
 from tuiperf.results.model import RunResult, VariantResult
 from tuiperf.tui.formatting import format_ns, format_seconds
-from tuiperf.tui.live import LiveState
+from tuiperf.tui.run_state import RunState
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock
@@ -58,7 +58,7 @@ class RunProgress(Vertical):
     def _style(self, index: int) -> str:
         return "bold" if no_color() else f"bold {variant_hex(index)}"
 
-    def show_progress(self, live: LiveState, order: list[str]) -> None:
+    def show_progress(self, live: RunState, order: list[str]) -> None:
         self._shown = (self.show_progress, live, order)
         with live.lock:
             fraction, eta = live.fraction, live.eta_s
@@ -82,7 +82,7 @@ class RunProgress(Vertical):
     def show_plan(self, header: str, order: list[str]) -> None:
         """Nothing measured yet: what a run would show at its start (its header, a waiting row per
         variant), so that starting it redraws lines in place: the block growing from one line to a
-        row per variant laid the screen out as the first run began (40-80 ms at 160 x 48)."""
+        row per variant laid the whole screen out as the first run began."""
         self._shown = (self.show_plan, header, order)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=0)
         self._put("run-header", Text(header, style="bold"), key=header)

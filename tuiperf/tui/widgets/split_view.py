@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import events
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -51,7 +50,3 @@ class SplitView(Horizontal):
     def keep_focus_visible(self) -> None:
         if self.app.screen is self.screen and self.narrow:
             self.show(self.view)
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if self.narrow:  # Textual may move focus into the hidden half
-            self.call_after_refresh(self.keep_focus_visible)
