@@ -36,7 +36,7 @@ def report(label: str, value_ms: float, target_ms: float) -> None:
 
 
 def rss_mb(pid: int | str = "self") -> float:
-    from tuiperf.measuring.serve import resident_mb
+    from tuiperf.common.memory import resident_mb
 
     size = resident_mb(pid)
     return float("nan") if size is None else size
@@ -159,10 +159,10 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
             await pilot.pause(1.0)
             phase[0] = "run"
             main.start_run()
-            await main.wait_for_run_end(600)
+            await main.runs.wait_for_end(600)
             phase[0] = "sweep"
             main.start_run(sweep=("batch", [1, 4, 16]))
-            await main.wait_for_run_end(600)
+            await main.runs.wait_for_end(600)
             await pilot.pause(0.5)
     finally:
         runner.close()
@@ -205,7 +205,7 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
     async def key_times() -> list[float]:
         return await press_tabs(pilot, shown, zip("4123", ("stats", "histogram", "breakdown", "sweep"), strict=True))
 
-    tab_shown = frames_shown(lambda app: app.main.results.active_tab if app.main.panels_ready else None)
+    tab_shown = frames_shown(lambda app: app.main.results_panel.active_tab if app.main.panels_ready else None)
     async with app.run_test(size=(160, 48)) as pilot, tab_shown as shown:
         main = app.main
         while not main.panels_ready:

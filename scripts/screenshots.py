@@ -127,7 +127,7 @@ def history_shots(runner: ProcessRunner, out: Path, size: tuple[int, int] = (120
             for width in ("64", "256"):
                 main.setup.form.set_value("width", width)
                 main.start_run()
-                await main.wait_for_run_end(120)
+                await main.runs.wait_for_end(120)
                 await _until(pilot, lambda: main.history.last_stored is not None)
                 main.history.last_stored = None
             await pilot.press("escape", "h")

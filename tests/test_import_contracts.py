@@ -14,8 +14,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "tuiperf"
 
 # Which top-level parts of tuiperf each part may import (besides itself).
@@ -99,9 +97,6 @@ def test_the_ui_process_never_imports_the_measuring_side():
     assert reached == set()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the main screen and its helpers still import each other (run controller pending)"
-)
 def test_no_modules_import_each_other_in_a_circle():
     edges = graph()
     circles: list[list[str]] = []

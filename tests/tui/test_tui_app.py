@@ -11,16 +11,11 @@ import textwrap
 import threading
 
 import msgspec
-from tui_helpers import HAS_CAIRO, FakeRunner, ready, run_to_end, sync, wait_until
+from tui_helpers import HAS_CAIRO, FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
 
 from tuiperf.common.errors import WorkerCrashed
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.formatting import format_ns
-
-
-def notifications(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
-
 
 # Modules only the panels, the dialogs or a scenario need: the first frame must not wait for them.
 NOT_BEFORE_THE_FIRST_FRAME = (
@@ -41,16 +36,14 @@ NOT_BEFORE_THE_FIRST_FRAME = (
 def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
     code = textwrap.dedent("""
         import json, sys
-        from textual.app import App
+        from pathlib import Path
+        from tuiperf.tui.app import TuiperfApp
         at_first_frame = []
-        display = App._display
-        def first_display(self, screen, renderable):
-            if renderable is not None and not at_first_frame:
+        class FirstFrame(TuiperfApp):
+            CSS_PATH = str(Path(sys.modules["tuiperf.tui.app"].__file__).with_name("app.tcss"))
+            def on_ready(self):  # Textual posts Ready once it has drawn the first frame
                 at_first_frame.extend(sys.modules)
                 self.exit()
-            display(self, screen, renderable)
-        App._display = first_display
-        from tuiperf.tui.app import TuiperfApp
         class Stub:
             def cached_catalog(self, dirs=None): return None
             def catalog(self, dirs=None):
@@ -59,7 +52,7 @@ def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
             def devices(self): return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
             def run(self, *a, **k): raise RuntimeError
             def close(self): pass
-        TuiperfApp(Stub()).run(headless=True, size=(80, 24))
+        FirstFrame(Stub()).run(headless=True, size=(80, 24))
         print(json.dumps({"first_frame": at_first_frame, "at_exit": list(sys.modules)}))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -115,10 +108,11 @@ async def test_invalid_parameter_blocks_the_run_with_its_message(make_app):
         await pilot.press("0")
         assert "size" in form.errors and "below the minimum 1" in form.errors["size"]
         assert field.has_class("-invalid")
+        notifications = record_notifications(app)
         await pilot.press("escape", "r")  # leave the field, then run
         await pilot.pause()
-        assert main.run_id == 0 and not main.running
-        assert any("below the minimum 1" in n for n in notifications(app))
+        assert main.runs.run_id == 0 and not main.running
+        assert any("below the minimum 1" in n for n in notifications)
         assert "below the minimum" in main.blocked_reason
         form.set_value("size", "1.6e1")  # fixing the value unblocks it
         assert form.valid and form.values()["size"] == 16
@@ -131,10 +125,10 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         await ready(pilot)
         main = await run_to_end(pilot)
         result = main.result
-        assert result is not None and not result.partial and main.run_count == 1
+        assert result is not None and not result.partial and main.runs.run_id == 1
         by_name = {v.name: v for v in result.variants}
         assert by_name["jit"].ok and by_name["aot"].ok and not by_name["broken"].ok
-        table = app.query_one("#stats-table")
+        table = main.results_panel.filled("stats").query_one("#stats-table")
 
         def cell(row: str, column: str) -> str:
             return str(table.get_cell(row, column))
@@ -146,9 +140,9 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
         assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
         hist = app.query_one("LatencyHistogram")
         assert set(hist.series) == {"jit", "aot"} and len(hist.series["jit"]) >= 100
-        warnings = app.query_one("WarningsPanel")
+        warnings = main.results_panel.filled("warnings").query_one("WarningsPanel")
         assert any("broken" in text and sev == "error" for sev, text in warnings.items)
-        assert "Warnings (" in str(app.query_one("#tabs").get_tab("warnings").label)
+        assert "Warnings (" in main.results_panel.warnings_label
         header = str(app.query_one("#run-header").render())
         assert "tiny-sin" in header and "dispatch" in header and "size=8" in header
         for key in "123456":  # every result tab renders without error
@@ -165,14 +159,17 @@ async def test_cancel_keeps_the_partial_result(make_app):
         main = await ready(pilot)
         main.setup.options.query_one("#variants").deselect("broken")
         await pilot.press("r")
-        await wait_until(pilot, lambda: main.live is not None and sum(main.live.counts.values()) > 50, what="samples")
+        await wait_until(
+            pilot, lambda: main.runs.state is not None and sum(main.runs.state.counts.values()) > 50, what="samples"
+        )
         await pilot.press("escape")
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.partial is True
         assert any(v.samples_ns for v in main.result.variants)
-        assert any("partial" in text.lower() for _, text in app.query_one("WarningsPanel").items)
-        assert "PARTIAL" in str(app.query_one("#stats-note").render())
+        results = main.results_panel
+        assert any("partial" in text.lower() for _, text in results.filled("warnings").query_one("WarningsPanel").items)
+        assert "PARTIAL" in str(results.filled("stats").query_one("#stats-note").render())
 
 
 @sync
@@ -214,7 +211,7 @@ async def test_sweep_dialog_rejects_invalid_values(make_app):
         assert type(app.screen).__name__ == "SweepScreen"
         assert "above the maximum" in str(app.screen.query_one("#sweep-error").render())
         await pilot.press("escape")
-        assert main.run_id == 0
+        assert main.runs.run_id == 0
 
 
 @sync
@@ -233,7 +230,7 @@ async def test_run_error_is_shown_and_previous_result_kept(saved, scenario_dirs,
         assert app.last_error == ("Measuring process crashed", "the measuring process died (signal 6)")
         await pilot.press("escape")
         assert main.result is first  # previous results kept
-        assert app.query_one("#stats-table").row_count == len(first.variants)
+        assert main.results_panel.filled("stats").query_one("#stats-table").row_count == len(first.variants)
         assert "failed" in str(app.query_one("#progress-status").render())
 
 
@@ -251,12 +248,12 @@ async def test_a_superseded_runs_late_answer_is_dropped(saved, scenario_dirs, tm
         await wait_until(pilot, lambda: len(runner.requests) == 1, what="run A started")
         main.start_run()  # B: answers with the plain result
         gate_b.set()
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.sweep is None
         gate_a.set()  # A's late RunDone arrives now
         await pilot.pause(0.5)
-        assert main.result.sweep is None and main.run_count == 1
+        assert main.result.sweep is None and main.runs.run_id == 2
 
 
 @sync
@@ -264,13 +261,14 @@ async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
+        notifications = record_notifications(app)
         await pilot.press("escape", "s")
         await pilot.pause()
         shot = app.last_screenshot
         assert shot is not None and shot.exists() and shot.suffix == ".svg"
         assert shot.parent == tmp_path / "shots" and shot.name.startswith("tiny-sin-")
         assert "<svg" in shot.read_text()[:500]
-        assert any(str(shot) in n for n in notifications(app))
+        assert any(str(shot) in n for n in notifications)
         if HAS_CAIRO:
             await wait_until(pilot, lambda: shot.with_suffix(".png").exists(), what="PNG beside the SVG")
         else:
@@ -290,11 +288,11 @@ async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs
         field.focus()
         field.value = ""
         await pilot.press("3")
-        await main.wait_for_run_end(10)  # a live run after "3"
+        await main.runs.wait_for_end(10)  # a live run after "3"
         await pilot.press("2")
         await pilot.pause()
         assert field.value == "32" and app.focused is field and main.view == "setup"
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
         await pilot.pause(0.8)
         assert runner.requests[-1].params["size"] == 32 and app.focused is field
         field.value = "-3"  # an invalid value does not start a run
@@ -315,13 +313,13 @@ async def test_r_and_q_during_a_run_ask_first(saved, scenario_dirs, tmp_path):
         await pilot.press("r")
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")  # keep measuring
-        assert main.running and main.run_id == 1
+        assert main.running and main.runs.run_id == 1
         await pilot.press("q")
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")
         assert app.is_running
         gate.set()
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
 
 
 @sync
@@ -398,7 +396,7 @@ async def test_mouse_runs_and_switches_tabs(fake_runner, scenario_dirs, tmp_path
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot)
         assert await pilot.click("#run-button")
-        await main.wait_for_run_end(10)
+        await main.runs.wait_for_end(10)
         assert await pilot.click("#--content-tab-stats")
         await pilot.pause()
         assert app.query_one("#tabs").active == "stats"
@@ -459,9 +457,12 @@ class CachedFirst(FakeRunner):
 
 
 def test_before_the_panels_only_commands_that_need_none_of_them_are_enabled():
+    from types import SimpleNamespace
+
     from tuiperf.tui.screens.main import MainScreen
 
-    screen = MainScreen()
+    shell = SimpleNamespace(runner=None, scenario_dirs=[], history_path=None, report_error=print)
+    screen = MainScreen(shell)  # type: ignore[arg-type]  # the parts of the app a screen uses before mounting
     assert [screen.check_action(a, ()) for a in ("run", "sweep", "show_tab", "quit", "help")] == [
         None,  # shown, disabled (for the few frames until the panels are mounted)
         None,
@@ -561,28 +562,28 @@ def test_quitting_within_the_first_frames_leaves_no_error(saved, scenario_dirs, 
 
 
 @sync
-async def test_a_result_fills_the_tab_on_screen_at_once_and_the_others_in_later_turns(
-    fake_runner, scenario_dirs, tmp_path
-):
-    """Filling all six tabs in the run's handler stalled the event loop 40-60 ms when a run ended."""
+async def test_a_result_fills_the_tab_on_screen_at_once_and_the_others_when_shown(fake_runner, scenario_dirs, tmp_path):
+    """Filling all six tabs in the run's handler stalled the event loop when a run ended; a hidden tab
+    filled in the background laid the whole screen out (Textual does that for any new size)."""
     from tuiperf.tui.view import view_of
 
     app = TuiperfApp(fake_runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot)
         main = await run_to_end(pilot)
-        results, table, n = main.results, app.query_one("#stats-table"), len(main.result.variants)
-        assert table.row_count == n  # filled after the handler, without being shown
-        results.show_tab("histogram")
+        results, table, n = main.results_panel, app.query_one("#stats-table"), len(main.result.variants)
+        await pilot.pause(0.3)
+        assert table.row_count == 0  # not shown since the run: not filled
+        await pilot.press("4")
+        assert table.row_count == n  # showing it filled it first
         results.show(view_of(None))
-        assert table.row_count == n  # not on screen: not yet
-        results.show_tab("stats")
-        assert table.row_count == 0  # showing it fills it first
+        assert table.row_count == 0  # on screen: filled at once
+        await pilot.press("1")
         results.show(view_of(main.result))
-        assert table.row_count == n  # on screen: filled at once
-        results.show_tab("histogram")
-        results.show(view_of(None))
-        await wait_until(pilot, lambda: table.row_count == 0, what="the hidden tab filled in a later turn")
+        await pilot.pause(0.3)
+        assert table.row_count == 0  # hidden: still the last result it showed
+        await pilot.click("#--content-tab-stats")  # a tab clicked is filled as it is shown
+        assert table.row_count == n
 
 
 @sync
@@ -600,9 +601,11 @@ async def test_a_tab_that_cannot_show_a_result_is_reported_and_the_app_stays_up(
 
         monkeypatch.setattr(ProfileTable, "show", broken)
         main = await run_to_end(pilot)
+        await pilot.press("5")
         await wait_until(pilot, lambda: app.last_error is not None, what="the error reported")
         assert app.last_error == ("Cannot display this result", "the profile tab: ValueError: no profile here")
-        assert app.is_running and app.query_one("#stats-table").row_count == len(main.result.variants)
+        stats = main.results_panel.filled("stats").query_one("#stats-table")
+        assert app.is_running and stats.row_count == len(main.result.variants)
 
 
 @sync
@@ -629,17 +632,15 @@ async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, sce
 
 
 @contextlib.contextmanager
-def layouts_of_the_screen():
-    """Every whole-screen layout (``Screen._refresh_layout``) while the block runs."""
-    from textual.screen import Screen
-
+def layouts_of_the_screen(app):
+    """Every layout of the app's screen while the block runs (Textual's public signal for them)."""
     layouts: list[int] = []
-    relayout = Screen._refresh_layout
-    Screen._refresh_layout = lambda self, *a, **kw: (layouts.append(1), relayout(self, *a, **kw))[1]
+    signal = app.screen.screen_layout_refresh_signal
+    signal.subscribe(app, lambda screen: layouts.append(1), immediate=True)
     try:
         yield layouts
     finally:
-        Screen._refresh_layout = relayout
+        signal.unsubscribe(app)
 
 
 @sync
@@ -655,13 +656,13 @@ async def test_a_result_shaped_like_the_last_one_is_shown_without_laying_the_scr
         faster = copy.deepcopy(saved["result"])
         faster.variants[0].stats.median_ns = 1234.0
         faster.warnings = [*faster.warnings, *(f"extra warning {i}" for i in range(8))]
-        with layouts_of_the_screen() as layouts:
+        with layouts_of_the_screen(app) as layouts:
             main.show_result(faster)
             await app.plots_settled()
             await pilot.pause()
         assert layouts == []
         assert "1.23 µs" in str(app.query_one("#estimates").content)  # the new figures are on screen all the same
-        assert app.query_one("#tabs").get_tab("warnings").label_text.strip() == "Warnings (13)"
+        assert main.results_panel.warnings_label.strip() == "Warnings (13)"
 
 
 @sync
@@ -705,8 +706,8 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         assert all(line.split()[-1] == "waiting" for line in str(estimates.content).splitlines())
         assert str(header.content).startswith("tiny-sin · ") and "size=8" in str(header.content)
         plans: list[tuple[str, list[str]]] = []
-        show_plan = main.results.show_plan
-        main.results.show_plan = lambda header, order: (plans.append((header, order)), show_plan(header, order))
+        show_plan = main.results_panel.show_plan
+        main.results_panel.show_plan = lambda header, order: (plans.append((header, order)), show_plan(header, order))
         size = next(field for field in main.setup.form.query("Input") if (field.id or "").endswith("-size"))
         for typed in ("", "1", "16"):  # keys typed: an empty field is not a valid value yet
             size.value = typed
@@ -719,14 +720,14 @@ async def test_the_first_run_starts_in_the_lines_its_plan_laid_out(saved, scenar
         variants_list.select_all()
         await wait_until(pilot, lambda: str(estimates.content).count("waiting") == 3, what="the plan back")
         await wait_until(pilot, lambda: estimates.size.height == 3, what="the plan laid out")
-        with layouts_of_the_screen() as layouts:
+        with layouts_of_the_screen(app) as layouts:
             assert main.start_run()
             await wait_until(pilot, lambda: str(estimates.content).count("done") == 2, what="the live rows")
             await pilot.pause()
         assert layouts == []
         assert str(header.content) == planned
         gate.set()
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
 
 
 @sync

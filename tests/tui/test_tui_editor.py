@@ -98,7 +98,7 @@ async def test_a_syntax_error_points_at_its_line_and_the_last_good_version_still
         entry = main.setup.scenario
         assert entry is not None and entry.last_good.line == line and entry.path != str(folders[2] / "mine.py")
         main.action_run()
-        await main.wait_for_run_end(30)
+        await main.runs.wait_for_end(30)
         assert runner.requests[-1].scenario_path == entry.path  # the copy of the last good source runs
         assert Path(entry.path).read_text() == MINE
         await pilot.press("e")

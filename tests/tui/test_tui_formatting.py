@@ -136,9 +136,9 @@ def test_guard_findings_come_from_the_structured_mismatches():
 def test_live_state_folds_events_and_says_which_are_urgent():
     from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
     from tuiperf.results import document
-    from tuiperf.tui.live import LiveState
+    from tuiperf.tui.run_state import RunState
 
-    live = LiveState(run_id=1)
+    live = RunState(run_id=1)
     assert live.apply(RunStarted("s", ["a", "b"], "cpu:0", "sync")) is True
     assert live.apply(SamplesAdded("a", [1.0, 2.0])) is False
     assert live.apply(SamplesAdded("a", [3.0])) is False

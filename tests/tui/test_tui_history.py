@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
+from tui_helpers import FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
 
 from tuiperf.results.history import History
 from tuiperf.tui.app import TuiperfApp
@@ -69,10 +69,11 @@ async def test_t_traces_the_first_chosen_variant_in_a_subprocess(saved, scenario
     async with app.run_test(size=(100, 30)) as pilot:
         main = await ready(pilot)
         main.setup.options.query_one("#variants").deselect("jit")
+        notifications = record_notifications(app)
         await pilot.press("escape", "t")
 
         def written():
-            return [n.message for n in app._notifications if n.title == "Trace written"]
+            return [n.removeprefix("Trace written: ") for n in notifications if n.startswith("Trace written: ")]
 
         await wait_until(pilot, lambda: written() or app.last_error, timeout=120, what="the trace")
         assert app.last_error is None

@@ -17,7 +17,7 @@ from tuiperf.contract import options
 from tuiperf.contract.options import Option, RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunOptions
-from tuiperf.tui.widgets.run_options import RunOptions as RunOptionsForm
+from tuiperf.tui.widgets.run_options import RunOptionsForm
 
 
 class WithWarmUps(RunSettings, kw_only=True):

@@ -132,9 +132,23 @@ async def run_to_end(pilot: Any, key: str | None = "r") -> Any:
     main = pilot.app.main
     if key:
         await pilot.press(key)
-    await main.wait_for_run_end(60)
+    await main.runs.wait_for_end(60)
     await pilot.pause()
     return main
+
+
+def record_notifications(app: Any) -> list[str]:
+    """Every notification the app shows from now on, as "title: message" (through the public
+    ``App.notify``, which screens and widgets call too)."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *, title: str = "", **kwargs: Any) -> None:
+        shown.append(f"{title}: {message}")
+        notify(message, title=title, **kwargs)
+
+    app.notify = recording
+    return shown
 
 
 def fast_app(runner: Any, scenario_dirs: list[str], screenshots_dir: Any = "screenshots", **launch: Any):

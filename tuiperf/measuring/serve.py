@@ -26,6 +26,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from tuiperf.common.memory import resident_mb
 from tuiperf.contract.protocol import Shared
 
 
@@ -69,19 +70,6 @@ def as_plain(value: Any) -> Any:
     from tuiperf.common.text import inert
 
     return msgspec.convert(msgspec.to_builtins(value, enc_hook=inert), type(value))
-
-
-def resident_mb(pid: int | str = "self") -> float | None:
-    """A process's resident memory in MB (this one's by default), or None where the system does not
-    say (no /proc)."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def forget_compiled() -> None:

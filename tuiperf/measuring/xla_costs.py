@@ -79,7 +79,7 @@ def memory_of(compiled: Any, of: str = "call") -> ProgramMemory | None:
 
 def process_memory(device: Any) -> ProcessMemory:
     """This process's resident memory and, where the backend keeps them, the device allocator's figures."""
-    from tuiperf.measuring.serve import resident_mb
+    from tuiperf.common.memory import resident_mb
     from tuiperf.results.model import ProcessMemory
 
     rss = resident_mb()

@@ -1,7 +1,7 @@
 """Textual messages the app's thread workers post; only handlers on the UI thread touch widgets.
 
-Every run message carries the ``run_id`` of the run that produced it, so messages of a run that was
-superseded (a new run started while the old thread finished) are recognised and dropped.
+A run's news carries the ``run_id`` of the run that produced it, so news of a run that was superseded
+(a new run started while the old thread finished) is recognised and dropped.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from typing import Any
 from textual.message import Message
 
 from tuiperf.contract.catalog import Catalog
-from tuiperf.results.model import RunResult
-from tuiperf.tui.live import LiveState
+from tuiperf.tui.controller import RunNews, RunUpdated
 
 
 @dataclass
@@ -30,41 +29,15 @@ class CatalogFailed(Message):
 
 
 @dataclass
-class RunBegan(Message):
-    run_id: int
-    live: LiveState
-    sweep: bool = False
+class RunNewsArrived(Message):
+    """News of a run from its thread (:mod:`tuiperf.tui.controller`); progress coalesces, so a burst
+    of it costs one redraw."""
 
-
-@dataclass
-class RunUpdated(Message):
-    """Progress, phase or new samples: coalesces, so a burst of them costs one redraw."""
-
-    run_id: int
-    live: LiveState
+    news: RunNews
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, RunUpdated) and message.run_id == self.run_id
-
-
-@dataclass
-class RunDone(Message):
-    """A complete (or, after cancel, partial) result document."""
-
-    run_id: int
-    result: RunResult
-
-
-@dataclass
-class RunError(Message):
-    """The single way a failure reaches the UI: from the runner, a RunFailed event or a crash."""
-
-    run_id: int
-    title: str
-    message: str
-    where: str | None = None
-    partial: RunResult | None = None
-    details: str = ""
+        mine, theirs = self.news, getattr(message, "news", None)
+        return isinstance(mine, RunUpdated) and isinstance(theirs, RunUpdated) and theirs.run_id == mine.run_id
 
 
 @dataclass

@@ -1,11 +1,14 @@
 """The main screen's run history: every run stored, ``h`` to browse, a stored run opened or compared,
-``x`` to export the shown result. One helper object the screen owns (``screen.history``)."""
+``x`` to export the shown result. One helper object the screen owns (``screen.history``); it knows
+the screen only as a Textual screen (to push dialogs, notify, start threads) and calls back through
+the narrow callables it was given."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
@@ -13,18 +16,30 @@ from tuiperf.common.files import write_atomic
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
 # used: the explorer's first frame waits for every module imported at start-up (benchmarks/ui_startup.py).
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tuiperf.results.model import RunResult
-    from tuiperf.tui.screens.main import MainScreen
+    from tuiperf.tui.shell import ReportError
 
 
 class RunHistory:
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(
+        self,
+        screen: Screen[Any],
+        path: Path | None,
+        report_error: ReportError,
+        scenario: Callable[[], str | None],
+        shown: Callable[[], RunResult | None],
+        open_stored: Callable[[RunResult, int], None],
+        scenario_dirs: Sequence[str] = (),
+    ) -> None:
+        """``path``: the history database (None: runs are not stored); ``scenario``: the selected
+        scenario's id; ``shown``: the result on screen; ``open_stored`` shows a stored run;
+        ``scenario_dirs``: where an exported script's source is looked for (by hash)."""
+        self.screen, self.path, self.report_error = screen, path, report_error
+        self._scenario, self._shown, self._open_stored = scenario, shown, open_stored
+        self.scenario_dirs = list(scenario_dirs)
         self.last_stored: int | None = None  # the run id of the latest stored run
-
-    @property
-    def path(self) -> Path | None:
-        return self.screen.shell.history_path
 
     def store(self, result: RunResult) -> None:
         """Keep a finished (or partial) run, off the UI thread. A run that could not be stored (a full
@@ -53,14 +68,12 @@ class RunHistory:
         self.screen.run_worker(work, thread=True, group="history-store", exit_on_error=False)
 
     def browse(self) -> None:
-        shell = self.screen.shell
         if self.path is None:
-            shell.report_error("No history", "the history is turned off (--no-history or TUIPERF_HISTORY=off)")
+            self.report_error("No history", "the history is turned off (--no-history or TUIPERF_HISTORY=off)")
             return
-        scenario = self.screen.setup.scenario
         from tuiperf.tui.screens.history import HistoryScreen
 
-        shell.push_screen(HistoryScreen(self.path, scenario.id if scenario else None), self._chosen)
+        self.screen.app.push_screen(HistoryScreen(self.path, self._scenario()), self._chosen)
 
     def _chosen(self, choice: tuple[str, int] | None) -> None:
         if choice is None or self.path is None:
@@ -75,7 +88,7 @@ class RunHistory:
                 with History(path, readonly=True) as history:
                     stored = history.get(run_id)
             except TuiperfError as exc:
-                self.screen.app.call_from_thread(self.screen.shell.report_error, exc.title, str(exc))
+                self.screen.app.call_from_thread(self.report_error, exc.title, str(exc))
                 return
             self.screen.app.call_from_thread(self._use, purpose, run_id, stored)
 
@@ -85,36 +98,33 @@ class RunHistory:
         from tuiperf.results.compare import compare_runs
         from tuiperf.tui.screens.comparison import ComparisonScreen
 
-        shell = self.screen.shell
         if purpose == "open":
-            self.screen.show_result(stored, state=f"stored run {run_id}")
-            self.screen.action_show_tab("stats")
+            self._open_stored(stored, run_id)
             return
-        current = self.screen.result
+        current = self._shown()
         if current is None:
-            shell.report_error("Nothing to compare", "run something first; a stored run is compared with the shown one")
+            self.report_error("Nothing to compare", "run something first; a stored run is compared with the shown one")
             return
         try:
             comparison = compare_runs(stored, current)
         except TuiperfError as exc:
-            shell.report_error("Cannot compare", str(exc))
+            self.report_error("Cannot compare", str(exc))
             return
         if not comparison.rows:
-            shell.report_error(
-                "Cannot compare", f"run {run_id} and the shown result have no measured variant in common"
-            )
+            self.report_error("Cannot compare", f"run {run_id} and the shown result have no measured variant in common")
             return
-        shell.push_screen(ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})"))
+        self.screen.app.push_screen(
+            ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})")
+        )
 
     def export(self) -> None:
         from tuiperf.catalog.folders import scenario_files
         from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
 
-        shell = self.screen.shell
-        result = self.screen.result
+        result = self._shown()
         if result is None:
-            shell.report_error("Nothing to export", "run a scenario (or open a stored run with h) first")
+            self.report_error("Nothing to export", "run a scenario (or open a stored run with h) first")
             return
         stem = f"{result.scenario.id}-{time.strftime('%Y%m%d-%H%M%S')}"
 
@@ -123,11 +133,11 @@ class RunHistory:
                 return
             fmt, target = answer
             try:
-                text = export(result, fmt, scenario_files=scenario_files(shell.scenario_dirs))
+                text = export(result, fmt, scenario_files=scenario_files(self.scenario_dirs))
                 path = write_atomic(Path(target).expanduser(), text.encode("utf-8"))
             except TuiperfError as exc:
-                shell.report_error("Export failed", str(exc))
+                self.report_error("Export failed", str(exc))
                 return
-            shell.notify(f"Wrote {path}", title="Exported", markup=False)
+            self.screen.notify(f"Wrote {path}", title="Exported", markup=False)
 
-        shell.push_screen(ExportScreen(stem), chosen)
+        self.screen.app.push_screen(ExportScreen(stem), chosen)

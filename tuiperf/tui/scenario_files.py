@@ -1,14 +1,16 @@
 """The main screen's scenario files: edit, new, revert a shadowing copy, watch, last good versions.
 
-One helper object the main screen owns (``screen.files``), so that
-:class:`~tuiperf.tui.screens.main.MainScreen` keeps to its layout and run lifecycle; its ``action_*``
-methods for ``e``, ``n`` and the palette are one-line delegations.
+One helper object the main screen owns (``screen.files``), so that the screen keeps to its layout;
+its ``action_*`` methods for ``e``, ``n`` and the palette are one-line delegations. It knows the screen
+only as a Textual screen (to push dialogs, notify, start threads, post messages) and calls back
+through the narrow callables it was given.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +24,29 @@ from tuiperf.tui.screens.confirm import ConfirmScreen
 # for every module imported at start-up.
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tuiperf.catalog.last_good import Remembered
-    from tuiperf.contract.catalog import Catalog
-    from tuiperf.tui.screens.main import MainScreen
+    from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
+    from tuiperf.tui.shell import ReportError
 
 WATCH_DEBOUNCE_MS = 300
 
 
 class ScenarioFiles:
-    def __init__(self, screen: MainScreen) -> None:
-        self.screen = screen
+    def __init__(
+        self,
+        screen: Screen[Any],
+        scenario_dirs: list[str],
+        report_error: ReportError,
+        selected: Callable[[], tuple[ScenarioEntry | None, LoadError | None]],
+        select: Callable[[str], bool],
+        reload: Callable[[], None],
+    ) -> None:
+        """``selected``: the scenario and the broken file selected in the list (one is None);
+        ``select`` selects a scenario by id; ``reload`` describes the scenario files again."""
+        self.screen, self.scenario_dirs, self.report_error = screen, scenario_dirs, report_error
+        self._selected, self._select, self.reload = selected, select, reload
         self._remembered: Remembered = {}
         self._remembering = threading.Lock()
         self._watching: tuple[str, ...] = ()
@@ -55,12 +70,13 @@ class ScenarioFiles:
         """Tell an open editor how its save went; open a scenario just created; watch the folders."""
         from tuiperf.tui.screens.editor import EditorScreen
 
-        if isinstance(self.screen.app.screen, EditorScreen):
-            self.screen.app.screen.show_outcome(catalog)
-        if self._open_after_reload and self.screen.setup.select(self._open_after_reload[1]):
+        top = self.screen.app.screen
+        if isinstance(top, EditorScreen):
+            top.show_outcome(catalog)
+        if self._open_after_reload and self._select(self._open_after_reload[1]):
             path, scenario_id = self._open_after_reload
             self._open_after_reload = None
-            self.screen.shell.push_screen(EditorScreen(path, scenario_id))
+            self._edit(path, scenario_id)
         self.watch_folders([d for d in catalog.dirs if Path(d).is_dir()])
 
     # -- watching ----------------------------------------------------------------------------------
@@ -90,11 +106,11 @@ class ScenarioFiles:
             ):
                 self.screen.post_message(ScenarioFilesChanged(sorted(path for _, path in changes)))
         except Exception as exc:  # noqa: BLE001 - without watching, ctrl+l still reloads
-            self.screen.app.call_from_thread(self.screen.shell.report_error, "Not watching scenario files", str(exc))
+            self.screen.app.call_from_thread(self.report_error, "Not watching scenario files", str(exc))
 
     # -- commands ----------------------------------------------------------------------------------
     def _selected_file(self) -> tuple[Path, str] | None:
-        entry, broken = self.screen.setup.scenario, self.screen.setup.broken
+        entry, broken = self._selected()
         if entry is not None:
             failed = entry.last_good
             return Path(failed.file if failed else entry.path), entry.id
@@ -103,25 +119,27 @@ class ScenarioFiles:
         return None
 
     def edit(self) -> None:
+        selected = self._selected_file()
+        if selected is None:
+            self.report_error("Nothing to edit", "choose a scenario (or a broken file) in the list first")
+            return
+        self._edit(*selected)
+
+    def _edit(self, path: Path, scenario_id: str) -> None:
         from tuiperf.tui.screens.editor import EditorScreen
 
-        selected = self._selected_file()
-        shell = self.screen.shell
-        if selected is None:
-            shell.report_error("Nothing to edit", "choose a scenario (or a broken file) in the list first")
-            return
         try:
-            shell.push_screen(EditorScreen(*selected))
-        except (OSError, UnicodeDecodeError, TuiperfError) as exc:
-            shell.report_error(
-                "Cannot open the scenario", f"{selected[0]}: {exc}" if not isinstance(exc, TuiperfError) else str(exc)
-            )
+            self.screen.app.push_screen(EditorScreen(path, scenario_id, self.reload, self.report_error))
+        except TuiperfError as exc:  # too large to edit here
+            self.report_error("Cannot open the scenario", str(exc))
+        except (OSError, UnicodeDecodeError) as exc:
+            self.report_error("Cannot open the scenario", f"{path}: {exc}")
 
     def new_scenarios_folder(self) -> Path:
         """The first --scenarios or $TUIPERF_SCENARIOS folder, else the user's own folder (as `tuiperf new`)."""
         from tuiperf.catalog.folders import env_scenario_dirs, user_scenarios_dir
 
-        extra = [*self.screen.shell.scenario_dirs, *env_scenario_dirs()]
+        extra = [*self.scenario_dirs, *env_scenario_dirs()]
         return Path(extra[0]).expanduser() if extra else user_scenarios_dir()
 
     def new(self) -> None:
@@ -129,7 +147,6 @@ class ScenarioFiles:
         from tuiperf.tui.screens.templates import TemplateScreen
 
         folder = self.new_scenarios_folder()
-        shell = self.screen.shell
 
         def chosen(answer: tuple[str, str] | None) -> None:
             if answer is None:
@@ -138,18 +155,17 @@ class ScenarioFiles:
             try:
                 path = new_scenario(name, folder, template)
             except TuiperfError as exc:
-                shell.report_error("Could not create the scenario", str(exc))
+                self.report_error("Could not create the scenario", str(exc))
                 return
             self._open_after_reload = (path, name)
-            self.screen.reload_scenarios()
+            self.reload()
 
-        shell.push_screen(TemplateScreen(str(folder)), chosen)
+        self.screen.app.push_screen(TemplateScreen(str(folder)), chosen)
 
     def revert(self) -> None:
-        entry = self.screen.setup.scenario
-        shell = self.screen.shell
+        entry, _ = self._selected()
         if entry is None or entry.origin != "shadows built-in":
-            shell.report_error("Nothing to revert", "the selected scenario is not a copy of a built-in")
+            self.report_error("Nothing to revert", "the selected scenario is not a copy of a built-in")
             return
         copy = Path(entry.path)
         aside = copy.with_name(f"{copy.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
@@ -160,10 +176,10 @@ class ScenarioFiles:
             try:
                 copy.rename(aside)
             except OSError as exc:
-                shell.report_error("Could not revert", f"{copy}: {exc.strerror or exc}")
+                self.report_error("Could not revert", f"{copy}: {exc.strerror or exc}")
                 return
-            shell.notify(f"your copy is kept as {aside}", title="Back to the built-in", markup=False)
-            self.screen.reload_scenarios()
+            self.screen.notify(f"your copy is kept as {aside}", title="Back to the built-in", markup=False)
+            self.reload()
 
         question = f"Use the built-in {entry.id} again? Your copy is renamed to {aside.name} (not deleted)."
-        shell.push_screen(ConfirmScreen(question, yes="Revert", no="Keep my copy"), answered)
+        self.screen.app.push_screen(ConfirmScreen(question, yes="Revert", no="Keep my copy"), answered)

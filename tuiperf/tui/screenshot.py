@@ -76,7 +76,7 @@ def take_screenshot(
         try:
             await pilot.pause()
             main = app.main
-            await main.wait_for_run_end(timeout_s)
+            await main.runs.wait_for_end(timeout_s)
             if log_scale is not None:
                 main.query_one(LatencyHistogram).set_log(log_scale)
             main.action_show_tab(tab or "histogram")

@@ -2,9 +2,8 @@
 of the cost.
 
 Rich measures every cell twice and lays the table out again at each render; in a ``Static`` Textual
-renders it once to find its height and once to draw it. A 10-variant table took 4-18 ms of the UI
-thread per update (run progress) and 9-20 ms on a tab's first show (the breakdown's two tables),
-against well under a millisecond for padded text.
+renders it once to find its height and once to draw it: at each progress update and on a tab's first
+show (the breakdown's two tables), many times what padded text costs (benchmarks/ui_responsiveness.py).
 """
 
 from __future__ import annotations

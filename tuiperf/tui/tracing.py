@@ -9,56 +9,60 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import one_line
 
 if TYPE_CHECKING:
-    from tuiperf.tui.screens.main import MainScreen
+    from textual.screen import Screen
+
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.tui.shell import ReportError
 
 TRACE_CALLS = 100
 TRACE_TIMEOUT_S = 600
 
 
-def trace_command(screen: MainScreen, out: Path) -> list[str]:
-    request = screen.setup.request(screen.shell.scenario_dirs)  # raises ParamError for a bad form
-    chosen = screen.setup.scenario
-    variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
+def trace_command(request: RunRequest, variants: list[str], out: Path) -> list[str]:
+    """``variants``: the chosen ones, else all the scenario's: the first is traced."""
     if not variants:
         raise TuiperfError("choose a variant to trace")
     command = [sys.executable, "-m", "tuiperf", "trace", request.scenario, "--variant", variants[0]]
     command += ["--calls", str(TRACE_CALLS), "--out", str(out), "--dispatch", request.settings.dispatch]
+    command += ["--devices", str(request.settings.devices)] if request.settings.devices > 1 else []
     command += [f"--set={name}={value}" for name, value in request.params.items()]
-    command += [arg for d in screen.shell.scenario_dirs for arg in ("--scenarios", d)]
+    command += [arg for d in request.scenario_dirs for arg in ("--scenarios", d)]
     return command + (["--device", request.device] if request.device else [])
 
 
-def start_trace(screen: MainScreen) -> None:
-    shell = screen.shell
-    out = shell.screenshots_dir.parent / "traces"  # beside the screenshots folder
+def start_trace(
+    screen: Screen[Any], request: RunRequest, variants: list[str], out: Path, report_error: ReportError
+) -> None:
+    """Trace in a ``tuiperf trace`` subprocess into ``out``; ``screen`` notifies and starts the thread."""
+    app = screen.app
     try:
-        command = trace_command(screen, out)
+        command = trace_command(request, variants, out)
     except TuiperfError as exc:
-        shell.report_error(exc.title, str(exc))
+        report_error(exc.title, str(exc))
         return
     variant = command[command.index("--variant") + 1]
-    shell.notify(f"tracing {TRACE_CALLS} calls of {variant}…", title="Trace", markup=False)
+    screen.notify(f"tracing {TRACE_CALLS} calls of {variant}…", title="Trace", markup=False)
 
     def work() -> None:
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=TRACE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            shell.call_from_thread(shell.report_error, "Trace failed", f"no answer within {TRACE_TIMEOUT_S} s")
+            app.call_from_thread(report_error, "Trace failed", f"no answer within {TRACE_TIMEOUT_S} s")
             return
         if done.returncode != 0:
             reason = one_line(
                 done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
             )
-            shell.call_from_thread(shell.report_error, "Trace failed", reason)
+            app.call_from_thread(report_error, "Trace failed", reason)
             return
         files = done.stdout.strip().splitlines()
         message = f"{files[0] if files else out}\nopen it at https://ui.perfetto.dev (Open trace file)"
-        shell.call_from_thread(shell.notify, message, title="Trace written", timeout=20, markup=False)
+        app.call_from_thread(screen.notify, message, title="Trace written", timeout=20, markup=False)
 
     screen.run_worker(work, thread=True, group="trace", exit_on_error=False)

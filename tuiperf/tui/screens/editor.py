@@ -8,8 +8,9 @@ file is broken, its last good version stays listed and runnable (:mod:`tuiperf.c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,10 +26,9 @@ from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from tuiperf.contract.catalog import Catalog
-    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.shell import ReportError
 
-
-MAX_EDIT_BYTES = 256 * 1024  # the built-in scenarios are 2-12 kB
+MAX_EDIT_BYTES = 256 * 1024  # a scenario file is a few kB: a TextArea of megabytes would take minutes to open
 
 
 class EditorScreen(Screen[None]):
@@ -38,12 +38,15 @@ class EditorScreen(Screen[None]):
     ]
     AUTO_FOCUS = "#editor-source"
 
-    def __init__(self, path: Path, scenario_id: str) -> None:
+    def __init__(self, path: Path, scenario_id: str, reload: Callable[[], None], report_error: ReportError) -> None:
+        """``reload`` describes the scenario files again after a save (its outcome comes back to
+        :meth:`show_outcome`); errors go to ``report_error``."""
         super().__init__()
         self.path = path
         self.scenario_id = scenario_id
+        self._reload, self._report_error = reload, report_error
         size = path.stat().st_size
-        if size > MAX_EDIT_BYTES:  # a TextArea of megabytes took minutes and gigabytes to open
+        if size > MAX_EDIT_BYTES:
             raise TuiperfError(
                 f"{size / 1024:,.0f} kB is too large to edit here (a scenario file is a few kB; "
                 f"the limit is {MAX_EDIT_BYTES // 1024} kB): open it in another editor",
@@ -103,13 +106,13 @@ class EditorScreen(Screen[None]):
         try:
             write_atomic(target, text.encode("utf-8"), force=True)  # a temporary file, then os.replace
         except TuiperfError as exc:
-            self.shell.report_error("Could not save", str(exc))
+            self._report_error("Could not save", str(exc))
             return
         self.path, self.saved_text = target, text
         self.query_one("#editor-title", Static).update(self._title())
         self.set_status(Text(f"{note + '; ' if note else 'saved; '}reloading the scenario…", style="dim"))
         self.waiting_for_reload = True
-        self.shell.main.reload_scenarios()
+        self._reload()
 
     def show_outcome(self, catalog: Catalog) -> None:
         """After a reload: the file's error at its line, or what it now declares."""
@@ -155,7 +158,3 @@ class EditorScreen(Screen[None]):
 
         question = ConfirmScreen("Leave without saving your changes?", yes="Discard", no="Keep editing")
         self.app.push_screen(question, answered)
-
-    @property
-    def shell(self) -> TuiperfApp:
-        return cast("TuiperfApp", self.app)

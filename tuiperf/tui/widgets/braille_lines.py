@@ -1,9 +1,9 @@
 """Polylines of many points drawn straight into a plotext figure's cells, at braille resolution.
 
 plotext draws a line as a Python list of every dot on it, then groups the dots into 2 x 4 braille
-cells through a dict of nested lists: ~120 ms of a six-variant histogram's ~170 ms build here (160 x 48).
-Here each column of dots a segment crosses becomes one span of rows, and a span lights its cells' dots
-a whole cell at a time from a table: the same lines for ~2 ms. plotext still lays out everything
+cells through a dict of nested lists: most of a histogram's build. Here each column of dots a segment
+crosses becomes one span of rows, and a span lights its cells' dots a whole cell at a time from a
+table: the same lines for a small fraction of that (benchmarks/ui_responsiveness.py). plotext still lays out everything
 else (axes, ticks, labels, title, median lines); :func:`overlay` writes the lines into its matrix
 afterwards, in the colours plotext chose for the series, then the legend on top, as plotext would.
 """

@@ -148,8 +148,8 @@ class OverheadBreakdown(VerticalScroll):
 
     def _gaps(self) -> list[Text]:
         """Each variant's gap to the baseline, split by stage: reconciled in a thread, and only once the
-        tab is on screen (400 paired bootstrap resamples per variant in pure Python took 95 ms of the
-        UI thread for four variants, and in a thread they still compete for the GIL at a run's end)."""
+        tab is on screen (hundreds of paired bootstrap resamples per variant in pure Python held the UI
+        thread up visibly, and in a thread they still compete for the GIL at a run's end)."""
         result, base = self.result, self._base()
         if result is None or base is None:
             return []

@@ -19,12 +19,11 @@ class Checklist(SelectionList[str]):
         index = self.scroll_offset[1] + y
         if len(segments) < 4 or index >= self.option_count:
             return strip
-        selected = self.get_option_at_index(index).value in self._selected
+        selected = self.get_option_at_index(index).value in self.selected
         left, inner, right = segments[:3]
         boxed = [Segment("[", left.style), Segment("x" if selected else " ", inner.style), Segment("]", right.style)]
         return Strip([*boxed, *segments[3:]], strip.cell_length)
 
-    def _on_focus(self, event: events.Focus) -> None:
-        super()._on_focus(event)
+    def on_focus(self, event: events.Focus) -> None:
         if self.highlighted is None and self.option_count:
             self.highlighted = 0

@@ -10,13 +10,12 @@ per-call times multi-modal) stay visible as separate peaks.
 from __future__ import annotations
 
 import bisect
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.text import Text
 
-from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, median, quantile
+from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, log_ticks, median, quantile
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND, Polyline, overlay
 from tuiperf.tui.widgets.histogram_strips import AXIS_ROWS, MEDIAN_MARK, Strip, draw_strips
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
@@ -193,7 +192,7 @@ class LatencyHistogram(CachedPlot):
         plt.ylabel("% of samples")
         self.header = [self._title(drawn, clipped, log), *self._legend(drawn, prep["medians"], width)]
         if log:
-            ticks = _log_ticks(lo / div, hi / div, max_ticks=width // 8)  # a label is up to 6 characters
+            ticks = log_ticks(lo / div, hi / div, max_ticks=width // 8)  # a label is up to 6 characters
             if ticks:
                 plt.xticks(ticks, [f"{t:g}" for t in ticks])
 
@@ -211,29 +210,3 @@ def _unit(ns: float) -> tuple[str, float]:
         if ns >= scale:
             return unit, scale
     return "ns", 1.0
-
-
-def _log_ticks(lo: float, hi: float, max_ticks: int = 12) -> list[float]:
-    """1-2-5 ticks between lo and hi (five evenly spread ones for a narrow range), at most max_ticks:
-    two labels on one text row would leave plotext to pick one, differently from run to run."""
-    ticks = _all_log_ticks(lo, hi)
-    step = math.ceil(len(ticks) / max(max_ticks, 2))
-    return ticks[::step] if step > 1 else ticks
-
-
-def _all_log_ticks(lo: float, hi: float) -> list[float]:
-    if lo <= 0 or hi <= lo:
-        return []
-    ticks = []
-    e = math.floor(math.log10(lo))
-    while 10**e <= hi * 1.0001:
-        for m in (1, 2, 5):
-            t = m * 10**e
-            if lo <= t <= hi:
-                ticks.append(t)
-        e += 1
-    if len(ticks) < 3:
-        ratio = (hi / lo) ** (1 / 4)
-        ticks = [float(f"{lo * ratio**i:.2g}") for i in range(5)]
-        ticks = sorted({t for t in ticks if lo <= t <= hi})
-    return ticks

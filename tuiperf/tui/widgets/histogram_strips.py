@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from tuiperf.tui.formatting import bin_counts, format_ns
+from tuiperf.tui.formatting import bin_counts, format_ns, log_ticks
 
 MEDIAN_MARK = "┃"
 MAX_STRIP_ROWS = 4  # taller strips add nothing a reader uses; the rest of the height stays empty
@@ -134,9 +134,3 @@ def linear_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.ceil(lo / step) * step
     return [round(first + i * step, 12) for i in range(int((hi - first) / step) + 1)]
-
-
-def log_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
-    from tuiperf.tui.widgets.histogram import _log_ticks
-
-    return _log_ticks(lo, hi, max_ticks=max_ticks)

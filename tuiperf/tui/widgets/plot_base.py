@@ -57,11 +57,11 @@ def variant_marker(index: int, default: str = "braille") -> str:
 class CachedPlot(PlotextPlot):
     """Subclasses implement :meth:`draw`; call :meth:`invalidate` after changing their data.
 
-    Building a plotext figure costs tens of milliseconds (over 100 ms with ten overlaid series), and
+    Building a plotext figure is slow (more so with many overlaid series), and
     ``PlotextPlot.render`` rebuilds it on every refresh. Here the figure is built once per change of
     data, size or theme, in a thread worker, and so are the strips Textual draws (straight from the
-    figure's cells, :mod:`plotext_strips`): turning a screenful of coloured cells into strips took
-    30-70 ms of the UI thread per new picture (2 a second while a run streams). ``render_line`` serves
+    figure's cells, :mod:`plotext_strips`): turning a screenful of coloured cells into strips on the UI
+    thread held it up at every new picture (two a second while a run streams). ``render_line`` serves
     the cached strips: the event loop never waits on plotext
     (measured by ``benchmarks/ui_responsiveness.py``). The previous picture stays on screen while the
     next one is drawn.
@@ -79,7 +79,7 @@ class CachedPlot(PlotextPlot):
 
     def invalidate(self) -> None:
         self._version += 1
-        if self.region.area:  # on screen: start drawing now, not ~20 ms later when the frame asks for it
+        if self.region.area:  # on screen: start drawing now, not later when the frame asks for it
             self._current()  # (and repaint when the picture comes, not the old one now)
         else:
             self.refresh()
@@ -95,8 +95,13 @@ class CachedPlot(PlotextPlot):
     def finish(self, monitor: Any) -> None:
         """Called with plotext's monitor once its cells are laid out, before they become strips."""
 
+    def _theme_name(self) -> str:
+        """The plotext theme this plot draws with: for ``theme = "auto"`` the one textual-plotext
+        registers for the app's theme, under the name it gives it (pinned in pyproject.toml)."""
+        return f"textual-auto-{self.app.theme}" if self.theme == "auto" else self.theme
+
     def _key(self) -> tuple:
-        return (self._version, self.size.width, self.size.height, self._get_plotext_theme_name(self.app.theme))
+        return (self._version, self.size.width, self.size.height, self._theme_name())
 
     @property
     def settled(self) -> bool:
@@ -118,7 +123,7 @@ class CachedPlot(PlotextPlot):
         return Text("\n".join(strip.text for strip in built[1])) if built is not None else Text("")
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # the picture and the width once a frame, not once a line (each asks the compositor, 0.1-0.3 ms)
+        # the picture and the width once a frame, not once a line (each asks the compositor)
         self._frame, self._frame_width = self._current(), self.size.width
         return super().render_lines(crop)
 
@@ -136,7 +141,7 @@ class CachedPlot(PlotextPlot):
     def set_up_figure(self, width: int, height: int, theme: str) -> None:
         """plotext's figure for the current data at this size and theme, not yet laid out (call with
         ``_PLOTEXT_LOCK`` held)."""
-        plt = self._plot
+        plt = self.plt
         plt.clear_figure()
         self.header = []
         if width > 4 and height > 3:
@@ -156,7 +161,7 @@ class CachedPlot(PlotextPlot):
                     strips = text_strips(self, lines, width, style)
                 else:
                     self.set_up_figure(width, height, theme)
-                    strips = figure_strips(self, self._plot, style, self.finish, self._cell_styles)
+                    strips = figure_strips(self, self.plt, style, self.finish, self._cell_styles)
                     strips = text_strips(self, self.header, width, style) + strips
             except Exception as exc:  # noqa: BLE001 - a broken plot says so instead of vanishing
                 error = Text(f"could not draw this plot: {type(exc).__name__}: {exc}", style="red")

@@ -1,10 +1,10 @@
 """A plotext figure's cells straight into Textual strips, without a detour through ANSI text.
 
 ``figure.build()`` writes every cell's colours as escape codes; Rich parses them back into a Text and
-Textual lays that out into strips: 35-55 ms for a 110 x 32 histogram here, more than building the
-figure. The figure already holds the cells (marker, foreground, style and background matrices), so
-each run of equal colours becomes one segment, styled exactly as that path styles it (a test checks
-the two agree cell for cell): 4-9 ms. It reads plotext's matrix, which is why plotext is pinned.
+Textual lays that out into strips, which cost more than building the figure. The figure already
+holds the cells (marker, foreground, style and background matrices), so each run of equal colours
+becomes one segment, styled exactly as that path styles it (a test checks the two agree cell for
+cell), at a fraction of the cost. It reads plotext's matrix, which is why plotext is pinned.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def figure_strips(
 ) -> list[Strip]:
     """Lay out the figure (without rendering it to text), let ``finish`` add to its monitor's cells,
     and return its rows as strips. ``cell_styles`` keeps each colour combination's style from one
-    build to the next (rendering one costs ~0.5-1 ms; a histogram has 8-12)."""
+    build to the next (rendering one is not free, and a histogram has about ten)."""
     figure._set_sizes()
     figure._build_matrix()
     if finish is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,18 +10,18 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static, TabbedContent, TabPane
 
+from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
-from tuiperf.tui.live import LiveState
 from tuiperf.tui.messages import TabFailed
-from tuiperf.tui.view import ResultView
+from tuiperf.tui.run_state import RunState
+from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
-from tuiperf.tui.widgets.plot_base import CachedPlot
 from tuiperf.tui.widgets.profile_table import ProfileTable
 from tuiperf.tui.widgets.run_progress import RunProgress
 from tuiperf.tui.widgets.stats_table import StatsTable
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
-from tuiperf.tui.widgets.warnings_panel import WarningsPanel
+from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
 
@@ -38,7 +37,9 @@ class ResultsPanel(Vertical):
         super().__init__(**kwargs)
         self._error_before_mount = error  # reported while the panel was not there yet
         self._due: dict[str, Callable[[], None]] = {}  # tabs not yet showing the last result
-        self._fills_wait_until = 0.0
+        self._warnings: tuple[list[tuple[str, str]], tuple[str, str] | None] = ([], None)  # (items, error)
+        self._warnings_label = warnings_label(0)
+        self.order: list[str] = []  # the variants in the order every panel lists them
 
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
@@ -64,10 +65,10 @@ class ResultsPanel(Vertical):
     ) -> None:
         """Every panel from one view (a failed run keeps showing the previous result).
 
-        The progress line, the warnings and the tab on screen are filled now; the other tabs one per
-        event-loop turn after (5-20 ms each: all at once stalled the loop 40-60 ms when a run ended)
-        once the plot on screen has its picture, or at once when one is shown or read first
-        (:meth:`filled`).
+        The progress line, the Warnings tab's label and the tab on screen are filled now; the other
+        tabs when they are shown or read (:meth:`filled`). Filling them all at once stalled the event
+        loop when a run ended, and a hidden tab filled in the background asked for a layout of the
+        whole screen (Textual lays the screen out for any widget's new size, displayed or not).
         """
         stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
         baseline = stats.choose_baseline(view.shown)
@@ -80,14 +81,10 @@ class ResultsPanel(Vertical):
             "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order),
             "profile": lambda: self.query_one(ProfileTable).show(view.shown),
         }
-        self.query_one(WarningsPanel).show(view.warnings, error)
+        self._set_warnings(list(view.warnings), error)
         if state != "running":
             self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
-        self.update_tab_labels()
         self.filled(self.active_tab)
-        if self._due:
-            self._fills_wait_until = time.monotonic() + 0.5  # a picture's build that never ends holds none
-            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""
@@ -103,20 +100,6 @@ class ResultsPanel(Vertical):
         if event.pane.id:  # a tab clicked, not keyed (show_tab has filled it already)
             self.filled(event.pane.id)
 
-    def _fill_next(self) -> None:
-        if self._due and self._drawing() and time.monotonic() < self._fills_wait_until:
-            # the picture on screen first: the fills would take the GIL from its build (~2x slower)
-            self.set_timer(0.01, self._fill_next)
-            return
-        if self._due:
-            self.filled(next(iter(self._due)))
-        if self._due:
-            self.set_timer(0.001, self._fill_next)  # a turn of the event loop between fills
-
-    def _drawing(self) -> bool:
-        """A plot on screen is still drawing its new picture in a thread."""
-        return any(not plot.settled for plot in self.query(CachedPlot) if plot.region.area)
-
     def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
         breakdown = self.filled("breakdown").query_one(OverheadBreakdown)
         breakdown.show(breakdown.result, message.baseline)
@@ -124,30 +107,63 @@ class ResultsPanel(Vertical):
     def show_plan(self, header: str, order: list[str]) -> None:
         self.query_one(RunProgress).show_plan(header, order)
 
-    def show_live(self, live: LiveState, order: list[str]) -> None:
-        self.query_one(RunProgress).show_live(live, order)
+    def show_result(
+        self, result: RunResult | None, state: str = "done", fraction: float | None = None, error: Any = None
+    ) -> None:
+        view = view_of(result, self.order)
+        self.order = view.order
+        self.show(view, state=state, fraction=fraction, error=error)
 
-    def show_live_samples(self, series: dict[str, Any], order: list[str], note: str) -> None:
+    # -- a run streaming --------------------------------------------------------------------------------
+    def begin_run(self, state: RunState) -> None:
+        """No stale figures while a run measures: its progress, and a histogram waiting for samples."""
+        with state.lock:
+            self.order = list(state.variants)
+        self.show(ResultView(None, order=self.order), state="running")
+        self.show_streamed_samples({}, "(waiting for samples)")
+        self.query_one(RunProgress).show_progress(state, self.order)
+
+    def show_progress(self, state: RunState, samples: dict[str, list[float]] | None = None) -> None:
+        """The run's progress; with ``samples``, the streamed histogram too."""
+        with state.lock:
+            if state.variants and state.variants != self.order:
+                self.order = list(state.variants)
+            sweep_value = state.sweep_value
+        self.query_one(RunProgress).show_progress(state, self.order)
+        if samples is not None:
+            self.show_streamed_samples(
+                samples, "(live)" if sweep_value is None else f"(live, sweep value {sweep_value})"
+            )
+
+    def show_streamed_samples(self, series: dict[str, Any], note: str) -> None:
         self._due.pop("histogram", None)  # superseded
-        self.query_one(LatencyHistogram).set_series(series, order=order, note=note)
+        self.query_one(LatencyHistogram).set_series(series, order=self.order, note=note)
 
     def set_error(self, error: tuple[str, str] | None) -> None:
-        self.query_one(WarningsPanel).set_error(error)
-        self.update_tab_labels()
+        self._set_warnings(self._warnings[0], error)
+        if self.active_tab == "warnings":
+            self.filled("warnings")
 
-    def update_tab_labels(self) -> None:
-        count = self.query_one(WarningsPanel).count
-        label = warnings_label(count)
-        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
-        if tab.label_text == label:
+    def _set_warnings(self, items: list[tuple[str, str]], error: tuple[str, str] | None) -> None:
+        """The Warnings tab: its label now, its list when it is shown."""
+        self._warnings = (items, error)
+        self._due["warnings"] = lambda: self.query_one(WarningsPanel).show(*self._warnings)
+        label = warnings_label(warnings_count(items, error))
+        if label == self._warnings_label:
             return
-        if len(tab.label_text) == len(label):
-            # the same width: redraw the tab alone (Tab.label lays the whole screen out, 30-110 ms at
-            # 160 x 48 on the 2-core machine, at each run's start and end and at each sweep point)
-            tab._label = Content(label)
-            Static.update(tab, tab._label, layout=False)
+        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
+        if len(label) == len(self._warnings_label):
+            # the same width: redraw the tab alone (Static.update, not Tab's, which relabels the Tabs
+            # and lays the whole screen out, at each run's start and end and at each sweep point)
+            Static.update(tab, Content(label), layout=False)
         else:
             tab.label = label
+        self._warnings_label = label
+
+    @property
+    def warnings_label(self) -> str:
+        """The Warnings tab's label as shown."""
+        return self._warnings_label
 
     @property
     def histogram(self) -> LatencyHistogram:
@@ -173,3 +189,38 @@ class ResultsPanel(Vertical):
         current = self.active_tab
         index = TAB_IDS.index(current) if current in TAB_IDS else 0
         self.show_tab(TAB_IDS[(index + step) % len(TAB_IDS)])
+
+    # -- the result commands (l, b, v) ------------------------------------------------------------------
+    def toggle_log(self) -> None:
+        histogram = self.histogram
+        histogram.set_log(not histogram.effective_log)
+        self.notify(f"Histogram time axis: {'log' if histogram.log_x else 'linear'} scale", timeout=2)
+
+    def next_baseline(self) -> bool:
+        """The next measured variant becomes the ratios' baseline, shown on Statistics; False when none."""
+        stats = self.stats
+        names = [v.name for v in stats.result.measured] if stats.result else []
+        if not names:
+            return False
+        index = names.index(stats.baseline) if stats.baseline in names else -1
+        stats.set_baseline(names[(index + 1) % len(names)])
+        self.show_tab("stats")
+        self.notify(f"Baseline: {stats.baseline}", timeout=2, markup=False)
+        return True
+
+    def choose_plotted(self) -> None:
+        """Ask which variants the histogram draws."""
+        from tuiperf.tui.screens.variants import VariantPickerScreen
+
+        histogram = self.histogram
+        names = [n for n in histogram.order if histogram.series.get(n)]
+        if not names:
+            self.notify("Nothing to draw yet: run first.", severity="warning")
+            return
+
+        def chosen(picked: list[str] | None) -> None:
+            if picked is not None:
+                histogram.choose(picked or None)
+                self.show_tab("histogram")
+
+        self.app.push_screen(VariantPickerScreen(names, histogram.drawn()), chosen)

@@ -23,7 +23,7 @@ from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.toggle import Toggle
 
 
-class RunOptions(Vertical):
+class RunOptionsForm(Vertical):
     @dataclass
     class Changed(Message):
         what: str
@@ -69,9 +69,11 @@ class RunOptions(Vertical):
             yield Label("live", classes="param-name")
             yield Toggle(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
         with Horizontal(id="run-buttons"):
-            yield Button("Run  r", id="run-button", variant="primary", compact=True)
-            yield Button("Sweep  w", id="sweep-button", compact=True)
-            yield Button("Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True)
+            yield Button("Run  r", id="run-button", variant="primary", compact=True, action="screen.run")
+            yield Button("Sweep  w", id="sweep-button", compact=True, action="screen.sweep")
+            yield Button(
+                "Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True, action="screen.cancel"
+            )
 
     def set_variants(self, variants: list[VariantEntry]) -> None:
         sl = self.query_one("#variants", SelectionList)

@@ -13,7 +13,7 @@ from textual.widgets import ProgressBar
 
 from tuiperf.results.model import RunResult, VariantResult
 from tuiperf.tui.formatting import format_ns, format_seconds
-from tuiperf.tui.live import LiveState
+from tuiperf.tui.run_state import RunState
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -59,8 +59,8 @@ class RunProgress(Vertical):
     def _style(self, index: int) -> str:
         return "bold" if no_color() else f"bold {variant_hex(index)}"
 
-    def show_live(self, live: LiveState, order: list[str]) -> None:
-        self._shown = (self.show_live, live, order)
+    def show_progress(self, live: RunState, order: list[str]) -> None:
+        self._shown = (self.show_progress, live, order)
         with live.lock:
             fraction, eta = live.fraction, live.eta_s
             elapsed = time.monotonic() - live.started  # a true clock: it runs through compiles too
@@ -78,21 +78,21 @@ class RunProgress(Vertical):
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
         self._put("progress-eta", f"{format_seconds(elapsed)} elapsed · {left}", extent=1)  # its width is fixed
-        self._show_live_rows(order, estimates, counts, finished)
+        self._show_progress_rows(order, estimates, counts, finished)
 
     def show_plan(self, header: str, order: list[str]) -> None:
         """Nothing measured yet: what a run would show at its start (its header, a waiting row per
         variant), so that starting it redraws lines in place: the block growing from one line to a
-        row per variant laid the screen out as the first run began (40-80 ms at 160 x 48)."""
+        row per variant laid the whole screen out as the first run began."""
         self._shown = (self.show_plan, header, order)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=0)
         self._put("run-header", Text(header, style="bold"), key=header)
         status = Text("idle — press r to run", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)
         self._put("progress-eta", "", extent=1)
-        self._show_live_rows(order, {}, {}, {})
+        self._show_progress_rows(order, {}, {}, {})
 
-    def _show_live_rows(
+    def _show_progress_rows(
         self, order: list[str], estimates: dict[str, float], counts: dict[str, int], finished: dict[str, VariantResult]
     ) -> None:
         shown = self._limit(len(order))

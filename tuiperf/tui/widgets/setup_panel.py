@@ -22,7 +22,7 @@ from tuiperf.tui.widgets.scenario_list import ScenarioList
 
 if TYPE_CHECKING:  # imported by add_details: the first frame waits for every module imported before it
     from tuiperf.tui.widgets.param_form import ParamForm
-    from tuiperf.tui.widgets.run_options import RunOptions
+    from tuiperf.tui.widgets.run_options import RunOptionsForm
     from tuiperf.tui.widgets.scenario_info import ScenarioInfo
 
 
@@ -50,12 +50,12 @@ class SetupPanel(Vertical):
     async def add_details(self, launch: LaunchOptions) -> None:
         """Mount the description, form and run options; then apply what arrived before them."""
         from tuiperf.tui.widgets.param_form import ParamForm
-        from tuiperf.tui.widgets.run_options import RunOptions
+        from tuiperf.tui.widgets.run_options import RunOptionsForm
         from tuiperf.tui.widgets.scenario_info import ScenarioInfo
 
         info = ScenarioInfo(id="info")
         await self.query_one("#setup", VerticalScroll).mount_all(
-            [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptions(id="options")]
+            [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptionsForm(id="options")]
         )
         info.show(None)
         self.has_details = True
@@ -71,8 +71,8 @@ class SetupPanel(Vertical):
         return cast("ParamForm", self.query_one("#params"))
 
     @property
-    def options(self) -> RunOptions:
-        return cast("RunOptions", self.query_one("#options"))
+    def options(self) -> RunOptionsForm:
+        return cast("RunOptionsForm", self.query_one("#options"))
 
     # -- catalog and launch options --------------------------------------------------------------
     def set_catalog(self, catalog: Catalog, devices: list[dict[str, Any]] | None, select: str | None = None) -> None:

@@ -92,7 +92,7 @@ class StatsTable(Vertical):
         select = self.query_one("#baseline", Select)
         with select.prevent(Select.Changed):
             # Only a new set of variants replaces the options, and a cleared table (a run starting)
-            # keeps them and the user's baseline: each replacement restyles the select (10-30 ms).
+            # keeps them and the user's baseline: each replacement restyles the select.
             if result is not None and ok != self._options:
                 select.set_options([(Text(one_line(n)), n) for n in ok])  # Text: a name is never markup
                 self._options = ok

@@ -15,10 +15,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from tuiperf.results.model import Sweep
-from tuiperf.tui.formatting import format_ns
+from tuiperf.tui.formatting import format_ns, log_ticks
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
-from tuiperf.tui.widgets.histogram import _log_ticks, _unit
+from tuiperf.tui.widgets.histogram import _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 from tuiperf.tui.widgets.text_block import TextBlock
 
@@ -97,7 +97,7 @@ class SweepLines(CachedPlot):
         plt.yscale("log")
         ys = [m / div for ms in medians.values() for m in ms if m]
         if ys:
-            ticks = _log_ticks(min(ys), max(ys), max_ticks=(height - 6) // 2)  # rows left after title and axes
+            ticks = log_ticks(min(ys), max(ys), max_ticks=(height - 6) // 2)  # rows left after title and axes
             if ticks:
                 plt.yticks(ticks, [f"{t:g}" for t in ticks])
         plt.xlabel(sweep.parameter + (" (log)" if numeric else ""))

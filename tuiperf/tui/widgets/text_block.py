@@ -1,9 +1,9 @@
 """A ``Static`` that redraws only when what it shows changed, and asks for a layout of the screen
 only when its size may have changed.
 
-``Static.update`` lays the whole screen out (30-110 ms at 160 x 48 on the 2-core machine): ten live
-progress updates a second each did, and so did every redraw of an unchanged warning list or bar
-chart when its tab was shown or resized.
+``Static.update`` lays the whole screen out, the slowest thing the UI thread does: ten progress
+updates a second each did, and so did every redraw of an unchanged warning list or bar chart when its
+tab was shown or resized.
 """
 
 from __future__ import annotations

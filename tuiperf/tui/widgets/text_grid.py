@@ -1,10 +1,9 @@
 """A read-only table drawn a line at a time: a header that stays put, rows that scroll both ways, zebra
 stripes, columns as wide as their widest cell.
 
-The Statistics tab used Textual's ``DataTable``, which renders every cell through Rich: 16-24 ms of the
-UI thread for 11 x 11 cells at 160 x 48 on the 2-core machine, on each fill and again after each
-resize (most of the tab's first show after a run). Here each row is one aligned line of text turned
-into segments once, when the table is filled; drawing a line crops it to the view.
+The Statistics tab used Textual's ``DataTable``, which renders every cell through Rich on each fill and
+again after each resize (most of the tab's first show after a run). Here each row is one aligned line
+of text turned into segments once, when the table is filled; drawing a line crops it to the view.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ from tuiperf.common.text import inert
 from tuiperf.tui.widgets.text_block import TextBlock
 
 
+def warnings_count(items: list[tuple[str, str]], error: tuple[str, str] | None) -> int:
+    """What the tab's label counts: warnings and errors (not notes), and the last run's error."""
+    return len([i for i in items if i[0] != "info"]) + (1 if error else 0)
+
+
 class WarningsPanel(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -26,13 +31,9 @@ class WarningsPanel(VerticalScroll):
         self.error = error
         self._render_body()
 
-    def set_error(self, error: tuple[str, str] | None) -> None:
-        self.error = error
-        self._render_body()
-
     @property
     def count(self) -> int:
-        return len([i for i in self.items if i[0] != "info"]) + (1 if self.error else 0)
+        return warnings_count(self.items, self.error)
 
     def _render_body(self) -> None:
         lines: list[Text] = []

@@ -1,7 +1,7 @@
-"""The state of a running measurement, shared between the run's thread worker and the UI.
+"""The state of a running measurement, shared between the run's thread and the UI.
 
-The worker folds the core's events in (:meth:`LiveState.apply`) and posts a coalescing message; the
-UI reads a snapshot under the lock at its own pace. No Textual here: it is plain data and a lock.
+The run's thread folds the core's events in (:meth:`RunState.apply`) and posts a coalescing message;
+the UI reads a snapshot under the lock at its own pace. No Textual here: it is plain data and a lock.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesA
 from tuiperf.results.model import VariantResult
 
 
-class LiveState:
-    """What a running measurement has produced so far, written by the worker thread.
+class RunState:
+    """What a running measurement has produced so far, written by the run's thread.
 
-    The worker appends samples and stores the latest progress here, and posts a coalescing
+    The run's thread appends samples and stores the latest progress here, and posts a coalescing
     :class:`RunUpdated`; the UI reads a snapshot under the lock at its own pace. This keeps the
     message queue short however fast samples arrive.
     """

@@ -1,0 +1,182 @@
+"""The main screen's commands: one ``action_*`` method per command of :mod:`tuiperf.tui.commands` (its
+keys, the palette and ``?`` are derived from that table). Each says what a key does through the
+screen's panels and helpers, which :class:`~tuiperf.tui.screens.main.MainScreen` builds; this base
+class declares them, so the commands read apart from the screen's layout and run handling."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.screen import Screen
+from textual.widgets import Button, Input
+
+from tuiperf.common.errors import ParamError
+from tuiperf.tui.screens.confirm import ConfirmScreen
+from tuiperf.tui.tracing import start_trace
+from tuiperf.tui.widgets.setup_panel import SetupPanel
+from tuiperf.tui.widgets.split_view import SplitView
+
+if TYPE_CHECKING:
+    from tuiperf.results.model import RunResult
+    from tuiperf.tui.controller import RunController
+    from tuiperf.tui.run_history import RunHistory
+    from tuiperf.tui.scenario_files import ScenarioFiles
+    from tuiperf.tui.shell import Shell
+    from tuiperf.tui.widgets.results_panel import ResultsPanel
+
+
+class MainCommands(Screen[None]):
+    shell: Shell
+    runs: RunController
+    files: ScenarioFiles
+    history: RunHistory
+    result: RunResult | None
+    panels_ready: bool
+
+    def start_run(self, sweep: tuple[str, list[Any]] | None = None, *, by_live_mode: bool = False) -> bool:
+        raise NotImplementedError  # MainScreen's
+
+    def reload_scenarios(self) -> None:
+        raise NotImplementedError  # MainScreen's
+
+    @property
+    def setup(self) -> SetupPanel:
+        return self.query_one(SetupPanel)
+
+    @property
+    def results_panel(self) -> ResultsPanel:
+        return cast("ResultsPanel", self.query_one("#results"))
+
+    @property
+    def split(self) -> SplitView:
+        return self.query_one(SplitView)
+
+    @property
+    def view(self) -> str:
+        """The half a narrow screen shows: "setup" or "results"."""
+        return self.split.view
+
+    @property
+    def running(self) -> bool:
+        return self.runs.running
+
+    def action_run(self) -> None:
+        if not self.running:
+            self.start_run()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_run()
+
+        self.app.push_screen(ConfirmScreen("A run is measuring. Stop it and start a new one?", "Restart"), answered)
+
+    def action_cancel(self) -> None:
+        if self.runs.cancel():
+            self.notify("Cancelling… the partial result will be kept.", timeout=3)
+            return
+        self.runs.live_rerun.cancel()
+        # Not running: leave the field being edited, so single-key commands (r, w, s, ?) work.
+        focused = self.focused
+        if focused is not None and self.setup in focused.ancestors_with_self:
+            self.query_one("#run-button", Button).focus()
+        else:
+            self.query_one("#tabs Tabs").focus()
+
+    def action_sweep(self) -> None:
+        specs = self.setup.form.specs
+        if self.setup.scenario is None or not specs:
+            self.notify("Choose a scenario with parameters first.", severity="warning")
+            return
+        from tuiperf.tui.screens.sweep import SweepScreen
+
+        def chosen(sweep: tuple[str, list[Any]] | None) -> None:
+            if sweep is not None:
+                self.start_run(sweep)
+
+        self.app.push_screen(SweepScreen(specs), chosen)
+
+    def action_quit(self) -> None:
+        if not self.running:
+            self.app.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.runs.cancel()
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen("A run is measuring. Stop it and quit?", "Quit"), answered)
+
+    def action_toggle_log(self) -> None:
+        self.results_panel.toggle_log()
+
+    def action_next_baseline(self) -> None:
+        if self.results_panel.next_baseline():
+            self.split.show("results")
+
+    def action_choose_plotted(self) -> None:
+        self.results_panel.choose_plotted()
+
+    def action_show_tab(self, tab: str) -> None:
+        # a headless driver may ask before the panels are mounted (the launch's scenario is unknown)
+        if self.panels_ready and self.results_panel.show_tab(tab):
+            self.split.show("results")
+
+    def action_prev_tab(self) -> None:
+        self.results_panel.step_tab(-1)
+        self.split.show("results")
+
+    def action_next_tab(self) -> None:
+        self.results_panel.step_tab(1)
+        self.split.show("results")
+
+    def action_toggle_view(self) -> None:
+        self.split.show("results" if self.view == "setup" else "setup")
+
+    def action_focus_filter(self) -> None:
+        self.split.show("setup")
+        self.query_one("#scenario-filter", Input).focus()
+
+    def action_palette(self) -> None:
+        self.app.action_command_palette()
+
+    def action_help(self) -> None:
+        from tuiperf.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_screenshot(self) -> None:
+        chosen = self.setup.scenario.id if self.setup.scenario else ""
+        sid = chosen or (self.result.scenario.id if self.result else "") or "tuiperf"
+        self.shell.save_svg(f"{sid}-{time.strftime('%Y%m%d-%H%M%S')}.svg")
+
+    def action_edit_scenario(self) -> None:
+        self.files.edit()
+
+    def action_new_scenario(self) -> None:
+        self.files.new()
+
+    def action_revert_builtin(self) -> None:
+        self.files.revert()
+
+    def action_reload_scenarios(self) -> None:
+        self.reload_scenarios()
+
+    def action_history(self) -> None:
+        self.history.browse()
+
+    def action_export(self) -> None:
+        self.history.export()
+
+    def action_trace(self) -> None:
+        try:
+            request = self.setup.request(self.shell.scenario_dirs)
+        except ParamError as exc:
+            self.shell.report_error(exc.title, str(exc))
+            return
+        chosen = self.setup.scenario
+        variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
+        out = self.shell.screenshots_dir.parent / "traces"  # beside the screenshots folder
+        start_trace(self, request, variants, out, self.shell.report_error)

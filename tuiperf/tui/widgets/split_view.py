@@ -1,0 +1,52 @@
+"""Setup beside results on a wide screen; on a narrow one (the screen's ``-narrow`` class) only the half
+chosen with the Setup/Results tabs (``#view-tabs``, above this row), with focus kept in the half shown.
+
+Which half shows is set on the two halves' ``display``, not as a class on the screen: a class on the
+screen restyles every widget.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Tabs
+
+
+class SplitView(Horizontal):
+    def __init__(self, *children: Widget, **kwargs: Any) -> None:
+        super().__init__(*children, **kwargs)
+        self.view = "setup"  # the half a narrow screen shows: "setup" or "results"
+        self.switchable = False  # the results half and the view tabs are mounted
+
+    @property
+    def narrow(self) -> bool:
+        return self.screen.has_class("-narrow")
+
+    def _half(self, view: str) -> Widget:
+        return self.query_one("#sidebar" if view == "setup" else "#results")
+
+    def show(self, view: str) -> None:
+        """Setup or results; on a narrow screen only one is visible, and focus must stay visible."""
+        self.view = view
+        self.apply()
+        if not self.switchable:
+            return  # the switch and the results half come with the panels; they start at self.view
+        tabs = self.screen.query_one("#view-tabs", Tabs)
+        if tabs.active != f"view-{view}":
+            tabs.active = f"view-{view}"
+        focused = self.screen.focused
+        if self.narrow and (focused is None or self._half(view) not in focused.ancestors_with_self):
+            self.screen.query_one("#scenario-options" if view == "setup" else "#tabs Tabs").focus()
+
+    def apply(self) -> None:
+        """Both halves on a wide screen, the chosen one on a narrow screen."""
+        narrow = self.narrow
+        self._half("setup").display = not narrow or self.view == "setup"
+        if self.switchable:
+            self._half("results").display = not narrow or self.view == "results"
+
+    def keep_focus_visible(self) -> None:
+        if self.app.screen is self.screen and self.narrow:
+            self.show(self.view)
