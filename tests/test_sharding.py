@@ -34,7 +34,7 @@ warnings = place_inputs(bench, jax.devices()[0])
 out = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P("d")))(bench.args[0])
 blocker_for(out)(out)
 tiny = dict(devices=n, batch=4 * n, width=4, hidden=4 * n)
-quick = RunSettings(samples=5, profile=False)
+quick = RunSettings(samples=5, profile=False, devices=n)
 result = InProcessRunner().run(RunRequest(scenario="sharded-step", params=tiny, settings=quick))
 print(json.dumps(dict(
     placed_devices=len(bench.args[0].sharding.device_set),
