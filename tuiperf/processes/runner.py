@@ -32,6 +32,7 @@ from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
+from tuiperf.contract.protocol import ListDevices, Measure, Memory
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.results import document
@@ -113,7 +114,7 @@ class ProcessRunner:
     def _outgrown(self, child: MeasuringProcess) -> str | None:
         """Why ``child`` is retired before another run (grown too much since its first run), or None."""
         try:
-            size: float | None = child.request("memory", None, timeout_s=MEMORY_ANSWER_S)
+            size: float | None = child.request(Memory(), timeout_s=MEMORY_ANSWER_S)
         except ProcessStopped as exc:
             return f"measured in a fresh process: the last one {exc.how} while cleaning up after its run"
         if size is None:
@@ -172,7 +173,7 @@ class ProcessRunner:
             if self._devices is None:
                 lister = MeasuringProcess(role="devices")
                 try:
-                    self._devices = lister.request("devices", None, timeout_s=60)
+                    self._devices = lister.request(ListDevices(), timeout_s=60)
                 finally:
                     lister.close()
             return list(self._devices)
@@ -257,7 +258,7 @@ class ProcessRunner:
         with self._lock:
             child, why_new = self._measuring_for(key, request.settings.dispatch, fresh)
             try:
-                result: RunResult = child.request("run", request, track, cancel, request.settings.timeout_s)
+                result: RunResult = child.request(Measure(request), track, cancel, request.settings.timeout_s)
                 child.runs += 1
                 if why_new is not None:
                     result.warnings.append(why_new)
