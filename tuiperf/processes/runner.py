@@ -242,16 +242,17 @@ class ProcessRunner:
         started = time.monotonic()
 
         def track(event: Event) -> None:
-            if isinstance(event, VariantFinished):
-                finished.append(event.variant)
-            elif isinstance(event, SamplesAdded):
-                samples.setdefault(event.variant, []).extend(event.samples_ns)
-            elif isinstance(event, PhaseChanged):
-                seen["variant"], seen["phase"] = event.variant, event.phase
-            elif isinstance(event, RunStarted):
-                seen["header"], seen["names"] = event.header, list(event.variants)
-                finished.clear()
-                samples.clear()
+            match event:
+                case VariantFinished(variant=variant):
+                    finished.append(variant)
+                case SamplesAdded(variant=name, samples_ns=samples_ns):
+                    samples.setdefault(name, []).extend(samples_ns)
+                case PhaseChanged(phase=phase, variant=name):
+                    seen["variant"], seen["phase"] = name, phase
+                case RunStarted(header=header, variants=names):
+                    seen["header"], seen["names"] = header, list(names)
+                    finished.clear()
+                    samples.clear()
             if on_event is not None:
                 on_event(event)
 
