@@ -16,7 +16,7 @@ from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract import options
 from tuiperf.contract.events import Event
-from tuiperf.contract.request import RunRequest
+from tuiperf.contract.request import Runner, RunRequest
 
 # A screenshot shows a run, not a precise figure; a trace's budget only paces its warm-up.
 SCREENSHOT_DEFAULTS = {"budget_s": 2.0}
@@ -39,7 +39,7 @@ def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = Non
     return request
 
 
-def make_runner(args: argparse.Namespace) -> Any:
+def make_runner(args: argparse.Namespace) -> Runner:
     if getattr(args, "in_process", False):
         from tuiperf.measuring.inprocess import InProcessRunner
 
@@ -87,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failed or result.error or (args.json is not None and not written) else 0
 
 
-def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[Any, bool]:
+def run_interruptibly(runner: Runner, request: RunRequest, err: Console) -> tuple[Any, bool]:
     """Measure in a thread; the first Ctrl-C stops the run and keeps what was measured (partial), a
     second one gives up at once. Returns (result or None, whether the user interrupted)."""
     cancel, done = threading.Event(), threading.Event()
