@@ -125,9 +125,11 @@ def test_a_note_that_cannot_be_pickled_is_kept_as_text():
             pickle.dumps(message)
             sent.append(message)
 
-    safe_send(Conn(), ("ok", run))
-    [(kind, value)] = sent
-    assert kind == "ok" and value.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
+    from tuiperf.contract.protocol import Answered
+
+    safe_send(Conn(), Answered(run))
+    [answer] = sent
+    assert isinstance(answer, Answered) and answer.value.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink"])

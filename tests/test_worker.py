@@ -34,7 +34,7 @@ def test_catalog_devices_and_a_run(worker):
 
 
 def test_user_errors_cross_the_pipe_with_their_message(worker):
-    with pytest.raises(Exception, match="size: 0 is below the minimum 1") as info:
+    with pytest.raises(ParamError, match="size: 0 is below the minimum 1") as info:
         worker.run(RunRequest(scenario="tiny", params={"size": 0}, settings=RunSettings(dispatch="sync")))
     assert info.value.title == ParamError.title
 

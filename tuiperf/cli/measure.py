@@ -15,7 +15,8 @@ from rich.text import Text
 from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract import options
-from tuiperf.contract.request import RunRequest
+from tuiperf.contract.events import Event
+from tuiperf.contract.request import Runner, RunRequest
 
 # A screenshot shows a run, not a precise figure; a trace's budget only paces its warm-up.
 SCREENSHOT_DEFAULTS = {"budget_s": 2.0}
@@ -38,7 +39,7 @@ def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = Non
     return request
 
 
-def make_runner(args: argparse.Namespace) -> Any:
+def make_runner(args: argparse.Namespace) -> Runner:
     if getattr(args, "in_process", False):
         from tuiperf.measuring.inprocess import InProcessRunner
 
@@ -86,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failed or result.error or (args.json is not None and not written) else 0
 
 
-def run_interruptibly(runner: Any, request: RunRequest, err: Console) -> tuple[Any, bool]:
+def run_interruptibly(runner: Runner, request: RunRequest, err: Console) -> tuple[Any, bool]:
     """Measure in a thread; the first Ctrl-C stops the run and keeps what was measured (partial), a
     second one gives up at once. Returns (result or None, whether the user interrupted)."""
     cancel, done = threading.Event(), threading.Event()
@@ -146,7 +147,7 @@ class Progress:
         else:
             self.console.print(Text(text))
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: Event) -> None:
         if self.status is None:
             return
         from tuiperf.common.text import one_line
@@ -155,13 +156,14 @@ class Progress:
         from tuiperf.contract.events import Progress as ProgressEvent
 
         elapsed = time.monotonic() - self.started
-        if isinstance(event, PhaseChanged):
-            self.phase = one_line(f"{event.phase} {event.variant or ''}".strip(), 40)
-            self.status.update(Text(f"{self.phase} · {elapsed:.0f} s"))  # Text: a name is never markup
-        elif isinstance(event, ProgressEvent):
-            eta = f", ~{event.eta_s:.0f} s left" if event.eta_s is not None else ""
-            best = "  ".join(f"{one_line(k, 20)} {format_ns(v)}" for k, v in list(event.estimates_ns.items())[:3])
-            self.status.update(Text(f"{self.phase}: {100 * event.fraction:.0f} % · {elapsed:.0f} s{eta}  {best}"))
+        match event:
+            case PhaseChanged():
+                self.phase = one_line(f"{event.phase} {event.variant or ''}".strip(), 40)
+                self.status.update(Text(f"{self.phase} · {elapsed:.0f} s"))  # Text: a name is never markup
+            case ProgressEvent():
+                eta = f", ~{event.eta_s:.0f} s left" if event.eta_s is not None else ""
+                best = "  ".join(f"{one_line(k, 20)} {format_ns(v)}" for k, v in list(event.estimates_ns.items())[:3])
+                self.status.update(Text(f"{self.phase}: {100 * event.fraction:.0f} % · {elapsed:.0f} s{eta}  {best}"))
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:

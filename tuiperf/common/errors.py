@@ -47,5 +47,23 @@ class WorkerCrashed(TuiperfError):
     title = "Measuring process crashed"
 
 
+class InternalError(TuiperfError):
+    """A bug in tuiperf (not the user's doing), reported with the exception's type and message."""
+
+    title = "Internal error"
+
+
+def error_class(name: str) -> type[TuiperfError]:
+    """The TuiperfError subclass called ``name`` (as a measuring process names the error it raised),
+    among those built like the base (message and ``where``); the base class when there is none."""
+    pending: list[type[TuiperfError]] = [TuiperfError]
+    while pending:
+        cls = pending.pop()
+        if cls.__name__ == name and cls.__init__ is TuiperfError.__init__:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return TuiperfError
+
+
 class Skip(Exception):
     """Raise inside a variant builder to skip it with a note (e.g. an optional package is missing)."""

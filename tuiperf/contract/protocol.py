@@ -1,12 +1,18 @@
-"""The contract between a parent and its measuring process, besides the messages themselves.
-
-A small shared file, mapped by both: the parent raises the cancel flag; the child records the index of
+"""The contract between a parent and its measuring process: the messages both ways, and a small
+shared file, mapped by both: the parent raises the cancel flag; the child records the index of
 the variant it is sampling, so that a crash can be attributed to it.
 """
 
 from __future__ import annotations
 
 import mmap
+from typing import Any
+
+import msgspec
+
+from tuiperf.common.errors import TuiperfError, error_class
+from tuiperf.contract.events import Event
+from tuiperf.contract.request import RunRequest
 
 # The device allocator settings a measuring process is started with (see processes.environment) and
 # that every result records.
@@ -34,3 +40,78 @@ class Shared:
 
     def turn(self) -> int:
         return int.from_bytes(self.map[TURN : TURN + 4], "little", signed=True)
+
+
+# -- the messages ------------------------------------------------------------------------------------
+# The parent sends one Request at a time; the child answers with any number of Streamed events, then
+# one Answered or Refused. Each side matches on the class, so a misspelt verb is a type error, not a
+# silently ignored string. Messages are msgspec tagged Structs, pickled through the socket: their
+# payloads (the request's raw parameter values, a result's notes) may hold any Python object.
+
+
+class DescribeFile(msgspec.Struct, tag=True, frozen=True):
+    """Import one scenario file and describe it (a ScenarioEntry, or the LoadError saying why not)."""
+
+    path: str
+
+
+class ListDevices(msgspec.Struct, tag=True, frozen=True):
+    """Every JAX device (a list of DeviceEntry)."""
+
+
+class Memory(msgspec.Struct, tag=True, frozen=True):
+    """The child's resident size in MB (None where the system does not say), after the last clean-up."""
+
+
+class Measure(msgspec.Struct, tag=True, frozen=True):
+    """Run a request; events stream back, then the RunResult."""
+
+    request: RunRequest
+
+
+class Stop(msgspec.Struct, tag=True, frozen=True):
+    """End the child politely (no answer)."""
+
+
+Request = DescribeFile | ListDevices | Memory | Measure | Stop
+
+
+class Ready(msgspec.Struct, tag=True, frozen=True):
+    """Sent once, when the child has imported JAX and the frameworks."""
+
+    pid: int
+
+
+class Streamed(msgspec.Struct, tag=True, frozen=True):
+    """One event of a run in progress."""
+
+    event: Event
+
+
+class Answered(msgspec.Struct, tag=True, frozen=True):
+    """The request's value (its type is the request's: see each request's docstring)."""
+
+    value: Any
+
+
+class Refused(msgspec.Struct, tag=True, frozen=True):
+    """The request failed with a TuiperfError (``error`` names its class) or a bug (``InternalError``)."""
+
+    error: str
+    title: str
+    message: str
+    where: str | None = None
+
+    @classmethod
+    def of(cls, exc: TuiperfError) -> Refused:
+        return cls(error=type(exc).__name__, title=exc.title, message=exc.message, where=exc.where)
+
+    def exception(self) -> TuiperfError:
+        """The same error, as the same TuiperfError subclass, to raise in the parent."""
+        error = error_class(self.error)(self.message, where=self.where)
+        if error.title != self.title:  # an instance whose title was set (or an unknown class)
+            error.title = self.title
+        return error
+
+
+Answer = Ready | Streamed | Answered | Refused

@@ -25,7 +25,7 @@ from tuiperf.api.devices import use_devices
 from tuiperf.api.step import DONATED_HINT, Carrier
 from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.common.units import format_ns
-from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.events import Event, PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, compiling_breakdown, measure_breakdowns
@@ -52,7 +52,7 @@ from tuiperf.results.model import (
 )
 from tuiperf.results.stats import median_ci
 
-Emit = Callable[[Any], None]
+Emit = Callable[[Event], None]
 
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6

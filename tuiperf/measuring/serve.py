@@ -8,9 +8,9 @@ Started, it imports JAX and the frameworks at once (a spare process is then read
 initialises no JAX backend, so the dispatch mode can still be chosen by its first run. It ignores
 Ctrl-C (the parent decides when to stop) and dies with its parent.
 
-Protocol: the parent sends ``(verb, payload)``; the child answers ``("event", Event)`` any number of
-times, then ``("ok", value)`` or ``("error", (title, message, where))``. Everything sent is made
-picklable first: an exception whose ``str()`` fails or a note that cannot be pickled is sent as text.
+Protocol (:mod:`tuiperf.contract.protocol`): the parent sends one ``Request``; the child answers with
+any number of ``Streamed`` events, then ``Answered`` or ``Refused`` (naming the error's class, so the
+parent raises the same one). A note that cannot be pickled is sent as text; a run is never lost to it.
 """
 
 from __future__ import annotations
@@ -24,10 +24,26 @@ import sys
 import threading
 import time
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
+from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
-from tuiperf.contract.protocol import Shared
+from tuiperf.contract.events import Event, PhaseChanged, RunStarted
+from tuiperf.contract.protocol import (
+    Answer,
+    Answered,
+    DescribeFile,
+    ListDevices,
+    Measure,
+    Memory,
+    Ready,
+    Refused,
+    Request,
+    Shared,
+    Stop,
+    Streamed,
+)
 
 
 def die_with_parent(parent: int) -> None:
@@ -45,22 +61,24 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="tuiperf-parent-watch", daemon=True).start()
 
 
-def safe_send(conn: Connection, message: tuple[str, Any]) -> None:
+def safe_send(conn: Connection, message: Answer) -> None:
     """Send ``message``; if it cannot be pickled, send the best text version of it instead."""
     try:
         conn.send(message)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
         from tuiperf.common.text import one_line
 
-        if message[0] == "event":
-            return  # a live update is not worth a failure
-        if message[0] == "ok":  # a result holding an object that cannot be pickled: send it as text
-            try:
-                conn.send(("ok", as_plain(message[1])))
-                return
-            except Exception:  # noqa: BLE001 - then say why it could not be sent
-                pass
-        conn.send(("error", ("Internal error", one_line(f"the result could not be sent: {exc}", 300), None)))
+        match message:
+            case Streamed():
+                return  # a live update is not worth a failure
+            case Answered(value):  # a result holding an object that cannot be pickled: send it as text
+                try:
+                    conn.send(Answered(as_plain(value)))
+                    return
+                except Exception:  # noqa: BLE001 - then say why it could not be sent
+                    pass
+        error = InternalError(one_line(f"the answer could not be sent: {exc}", 300))
+        conn.send(Refused.of(error))
 
 
 def as_plain(value: Any) -> Any:
@@ -84,57 +102,82 @@ def forget_compiled() -> None:
     gc.collect()
 
 
-def serve(conn: Connection, shared: Shared) -> None:
-    from tuiperf.common.errors import TuiperfError
-    from tuiperf.contract.request import RunRequest
-    from tuiperf.measuring.inprocess import InProcessRunner
-    from tuiperf.measuring.loading import describe_error, describe_file
+class Server:
+    """Answers one request at a time; ``HANDLERS`` maps each request class to its method."""
 
-    runner = InProcessRunner()
+    def __init__(self, conn: Connection, shared: Shared) -> None:
+        from tuiperf.measuring.inprocess import InProcessRunner
+
+        self.conn, self.shared = conn, shared
+        self.runner = InProcessRunner()
+
+    def describe_file(self, request: DescribeFile) -> object:
+        from tuiperf.measuring.loading import describe_file
+
+        return describe_file(Path(request.path))
+
+    def list_devices(self, request: ListDevices) -> object:
+        return self.runner.devices()
+
+    def memory(self, request: Memory) -> object:  # served after the last run's clean-up: requests are in order
+        return resident_mb()
+
+    def measure(self, request: Measure) -> object:
+        names: list[str] = []
+        shared = self.shared
+
+        def emit(event: Event) -> None:
+            match event:
+                case RunStarted(variants=variants):
+                    names[:] = variants
+                case PhaseChanged(variant=variant):  # the variant it names is the one running now (a
+                    # profile or a guard after sampling must not leave the last sampled one named)
+                    shared.set_turn(names.index(variant) if variant in names else -1)
+            safe_send(self.conn, Streamed(event))
+
+        def on_turn(variant: str) -> None:
+            shared.set_turn(names.index(variant) if variant in names else -1)
+
+        try:
+            return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
+        finally:
+            shared.set_turn(-1)
+
+    def answer(self, request: Request) -> None:
+        """Answer one request: its value, or the error it raised (as its own class)."""
+        from tuiperf.measuring.loading import describe_error
+
+        try:
+            match request:
+                case DescribeFile():
+                    value = self.describe_file(request)
+                case ListDevices():
+                    value = self.list_devices(request)
+                case Memory():
+                    value = self.memory(request)
+                case Measure():
+                    value = self.measure(request)
+                case _:
+                    raise InternalError(f"unknown request {type(request).__name__}")
+            safe_send(self.conn, Answered(value))
+        except TuiperfError as exc:
+            safe_send(self.conn, Refused.of(exc))
+        except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
+            safe_send(self.conn, Refused.of(InternalError(describe_error(exc))))
+        if isinstance(request, Measure):
+            forget_compiled()  # after the answer: the caller does not wait for the clean-up
+
+
+def serve(conn: Connection, shared: Shared) -> None:
+    server = Server(conn, shared)
     while True:
         try:
-            verb, payload = conn.recv()
+            request: Request = conn.recv()
         except (EOFError, OSError):
             return
-        if verb == "stop":
+        if isinstance(request, Stop):
             return
-        try:
-            if verb == "describe_file":
-                value: Any = describe_file(payload)
-            elif verb == "devices":
-                value = runner.devices()
-            elif verb == "memory":  # answered after the last run's clean-up: requests are served in order
-                value = resident_mb()
-            elif verb == "run":
-                request: RunRequest = payload
-                names: list[str] = []
-
-                def emit(event: Any, names: list[str] = names) -> None:
-                    variants = getattr(event, "variants", None)
-                    if isinstance(variants, list) and hasattr(event, "header"):  # RunStarted
-                        names[:] = variants
-                    elif hasattr(event, "phase"):  # PhaseChanged: the variant it names is the one running
-                        # now (a profile or a guard after sampling must not leave the last sampled one named)
-                        variant = event.variant
-                        shared.set_turn(names.index(variant) if variant in names else -1)
-                    safe_send(conn, ("event", event))
-
-                def on_turn(variant: str, names: list[str] = names) -> None:
-                    shared.set_turn(names.index(variant) if variant in names else -1)
-
-                try:
-                    value = runner.run(request, emit, shared, on_turn)  # type: ignore[arg-type]
-                finally:
-                    shared.set_turn(-1)
-            else:
-                raise TuiperfError(f"unknown request {verb!r}")
-            safe_send(conn, ("ok", value))
-        except TuiperfError as exc:
-            safe_send(conn, ("error", (exc.title, exc.message, exc.where)))
-        except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
-            safe_send(conn, ("error", ("Internal error", describe_error(exc), None)))
-        if verb == "run":
-            forget_compiled()  # after the answer: the caller does not wait for the clean-up
+        server.answer(request)
 
 
 def main() -> None:
@@ -156,7 +199,7 @@ def main() -> None:
             __import__(module)
         except Exception:  # noqa: BLE001 - an optional framework may be missing
             pass
-    conn.send(("ready", os.getpid()))
+    conn.send(Ready(os.getpid()))
     serve(conn, shared)
     sys.stdout.flush()
 

@@ -17,8 +17,19 @@ from typing import Any
 from tuiperf.catalog.folders import assemble, discover, scenario_dirs
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
+from tuiperf.contract.protocol import DescribeFile
+from tuiperf.processes.process import ProcessStopped, TimedOut
 
 IMPORT_TIMEOUT_S = float(os.environ.get("TUIPERF_IMPORT_TIMEOUT", "10"))  # seconds one file may take to import
+
+
+def import_failure(stop: ProcessStopped) -> str:
+    """Why a file could not be imported, when its import stopped the loader process."""
+    match stop.reason:
+        case TimedOut(seconds):
+            return f"did not finish importing within {seconds:g} s"
+        case _:
+            return f"{stop.how} at import"
 
 
 def load_isolated(
@@ -26,19 +37,14 @@ def load_isolated(
 ) -> Catalog:
     """The catalog of ``extra_dirs`` (plus the built-ins), described by ``child()`` processes;
     ``drop()`` discards the current one after a file harmed it."""
-    from tuiperf.processes.process import ProcessStopped
-
     dirs = scenario_dirs(extra_dirs)
     files, broken = discover(dirs)
     described: list[ScenarioEntry] = []
     for path in files:
         try:
-            answer = child().request("describe_file", str(path), timeout_s=timeout_s)
+            answer = child().request(DescribeFile(str(path)), timeout_s=timeout_s)
         except ProcessStopped as stop:
-            how = stop.how.replace(
-                f"did not return within {timeout_s:g} s", f"did not finish importing within {timeout_s:g} s"
-            )
-            broken.append(LoadError(path=str(path), error=f"{how} at import" if "importing" not in how else how))
+            broken.append(LoadError(path=str(path), error=import_failure(stop)))
             drop()
             continue
         except TuiperfError as exc:

@@ -17,6 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
 from tuiperf.contract.events import Event
-from tuiperf.contract.protocol import SHARED_SIZE, Shared
+from tuiperf.contract.protocol import SHARED_SIZE, Answer, Answered, Ready, Refused, Request, Shared, Stop, Streamed
 from tuiperf.processes.environment import Role, process_environment
 
 POLL_S = 0.05
@@ -35,14 +36,57 @@ LOG_FILES_KEPT = 20
 TAIL_LINES = 20
 
 
+@dataclass(frozen=True)
+class Ended:
+    """It exited by itself (``code``) or was killed by a signal (a negative ``code``), as Popen says."""
+
+    code: int | None
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """It was silent for longer than the request's time limit, and was killed."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class IgnoredCancel:
+    """It did not answer a cancel within the grace period, and was killed."""
+
+    grace_s: float
+
+
+StopReason = Ended | TimedOut | IgnoredCancel
+
+
+def describe_stop(reason: StopReason) -> str:
+    """The reason as the end of a sentence about the process ("... was killed by SIGSEGV")."""
+    match reason:
+        case Ended(code):
+            return exit_description(code)
+        case TimedOut(seconds):
+            return f"did not return within {seconds:g} s"
+        case IgnoredCancel(grace_s):
+            return f"did not stop within {grace_s:g} s of the cancel and was stopped"
+
+
 class ProcessStopped(TuiperfError):
-    """The process ended or was stopped before it answered; ``how`` says which."""
+    """The process ended or was stopped before it answered; ``reason`` says why, ``how`` in words."""
 
     title = "Measuring process stopped"
 
-    def __init__(self, how: str, *, stderr_tail: str = "", cancelled: bool = False) -> None:
-        super().__init__(how)
-        self.how, self.stderr_tail, self.cancelled = how, stderr_tail, cancelled
+    def __init__(self, reason: StopReason, *, stderr_tail: str = "") -> None:
+        super().__init__(describe_stop(reason))
+        self.reason, self.stderr_tail = reason, stderr_tail
+
+    @property
+    def how(self) -> str:
+        return self.message
+
+    @property
+    def cancelled(self) -> bool:
+        return isinstance(self.reason, IgnoredCancel)
 
 
 class LogPump:
@@ -152,16 +196,15 @@ class MeasuringProcess:
 
     def request(
         self,
-        verb: str,
-        payload: Any,
+        request: Request,
         on_event: Callable[[Event], None] | None = None,
-        cancel: Any = None,
+        cancel: threading.Event | Shared | None = None,
         timeout_s: float | None = None,
     ) -> Any:
         """Send one request and wait for its answer; raise :class:`ProcessStopped` if there is none."""
         self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
         self.shared.set_turn(-1)
-        self._send((verb, payload))
+        self._send(request)
         last = time.monotonic()
         cancelled_at: float | None = None
         while True:
@@ -171,13 +214,11 @@ class MeasuringProcess:
                 cancelled_at = now
             if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
                 self.kill()
-                raise ProcessStopped(
-                    f"did not stop within {CANCEL_GRACE_S:g} s of the cancel and was stopped", cancelled=True
-                )
+                raise ProcessStopped(IgnoredCancel(CANCEL_GRACE_S))
             limit = timeout_s if self.ready else READY_TIMEOUT_S
             if limit is not None and now - last > limit:
                 self.kill()
-                raise ProcessStopped(f"did not return within {limit:g} s")
+                raise ProcessStopped(TimedOut(limit))
             try:
                 message = self.conn.recv() if self.conn.poll(POLL_S) else None
             except (EOFError, OSError):
@@ -185,29 +226,27 @@ class MeasuringProcess:
                 self.process.wait(5)
             if message is None:
                 if not self.alive:
-                    raise ProcessStopped(exit_description(self.process.wait()), stderr_tail=self.log.text())
+                    raise ProcessStopped(Ended(self.process.wait()), stderr_tail=self.log.text())
                 continue
             last = time.monotonic()
-            kind, value = message
-            if kind == "ready":
-                self.ready = True
-            elif kind == "event":
-                if on_event is not None:
-                    on_event(value)
-            elif kind == "ok":
-                return value
-            else:
-                title, text, where = value
-                error = TuiperfError(text, where=where)
-                error.title = title
-                raise error
+            answer: Answer = message
+            match answer:
+                case Ready():
+                    self.ready = True
+                case Streamed(event):
+                    if on_event is not None:
+                        on_event(event)
+                case Answered(value):
+                    return value
+                case Refused():
+                    raise answer.exception()
 
-    def _send(self, message: tuple[str, Any]) -> None:
+    def _send(self, message: Request) -> None:
         try:
             self.conn.send(message)
         except (OSError, BrokenPipeError):
             self.process.wait(5)
-            raise ProcessStopped(exit_description(self.process.poll()), stderr_tail=self.log.text()) from None
+            raise ProcessStopped(Ended(self.process.poll()), stderr_tail=self.log.text()) from None
 
     def turn(self) -> int:
         return self.shared.turn()
@@ -226,7 +265,7 @@ class MeasuringProcess:
         """Stop politely, then firmly; never hangs."""
         if self.alive:
             try:
-                self.conn.send(("stop", None))
+                self.conn.send(Stop())
                 self.process.wait(1.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass

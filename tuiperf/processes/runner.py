@@ -32,6 +32,7 @@ from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
+from tuiperf.contract.protocol import ListDevices, Measure, Memory
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.results import document
@@ -120,7 +121,7 @@ class ProcessRunner:
     def _outgrown(self, child: MeasuringProcess) -> str | None:
         """Why ``child`` is retired before another run (grown too much since its first run), or None."""
         try:
-            size: float | None = child.request("memory", None, timeout_s=MEMORY_ANSWER_S)
+            size: float | None = child.request(Memory(), timeout_s=MEMORY_ANSWER_S)
         except ProcessStopped as exc:
             return f"measured in a fresh process: the last one {exc.how} while cleaning up after its run"
         if size is None:
@@ -179,7 +180,7 @@ class ProcessRunner:
             if self._devices is None:
                 lister = MeasuringProcess(role="devices")
                 try:
-                    self._devices = lister.request("devices", None, timeout_s=60)
+                    self._devices = lister.request(ListDevices(), timeout_s=60)
                 finally:
                     lister.close()
             return list(self._devices)
@@ -248,23 +249,24 @@ class ProcessRunner:
         started = time.monotonic()
 
         def track(event: Event) -> None:
-            if isinstance(event, VariantFinished):
-                finished.append(event.variant)
-            elif isinstance(event, SamplesAdded):
-                samples.setdefault(event.variant, []).extend(event.samples_ns)
-            elif isinstance(event, PhaseChanged):
-                seen["variant"], seen["phase"] = event.variant, event.phase
-            elif isinstance(event, RunStarted):
-                seen["header"], seen["names"] = event.header, list(event.variants)
-                finished.clear()
-                samples.clear()
+            match event:
+                case VariantFinished(variant=variant):
+                    finished.append(variant)
+                case SamplesAdded(variant=name, samples_ns=samples_ns):
+                    samples.setdefault(name, []).extend(samples_ns)
+                case PhaseChanged(phase=phase, variant=name):
+                    seen["variant"], seen["phase"] = name, phase
+                case RunStarted(header=header, variants=names):
+                    seen["header"], seen["names"] = header, list(names)
+                    finished.clear()
+                    samples.clear()
             if on_event is not None:
                 on_event(event)
 
         with self._lock:
             child, why_new = self._measuring_for(key, request.settings.dispatch, fresh, request.settings.devices)
             try:
-                result: RunResult = child.request("run", request, track, cancel, request.settings.timeout_s)
+                result: RunResult = child.request(Measure(request), track, cancel, request.settings.timeout_s)
                 child.runs += 1
                 if why_new is not None:
                     result.warnings.append(why_new)

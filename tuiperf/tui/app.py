@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import one_line
+from tuiperf.contract.request import Runner
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.messages import TabFailed
@@ -38,7 +39,7 @@ class TuiperfApp(App[None]):
 
     def __init__(
         self,
-        runner: Any,
+        runner: Runner,
         scenario_dirs: Iterable[str] = (),
         screenshots_dir: str | Path = "screenshots",
         launch: LaunchOptions | None = None,

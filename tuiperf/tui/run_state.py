@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any
 
-from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.events import Event, PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.results.model import VariantResult
 
 
@@ -49,32 +49,33 @@ class RunState:
                 return {k: list(v) for k, v in self.samples.items()}
             return {k: v[:: max(1, -(-len(v) // limit))] for k, v in self.samples.items()}
 
-    def apply(self, event: Any) -> bool:
+    def apply(self, event: Event) -> bool:
         """Fold one core event into the state (under the lock); True when the UI should hear now.
 
         Samples and progress arrive many times a second and wait for the next throttled update;
         a new phase, a new sweep pass or a finished variant is worth showing at once.
         """
         with self.lock:
-            if isinstance(event, SamplesAdded):
-                self.samples.setdefault(event.variant, []).extend(event.samples_ns)
-            elif isinstance(event, Progress):
-                self.fraction, self.elapsed_s, self.eta_s = event.fraction, event.elapsed_s, event.eta_s
-                self.estimates_ns.update(event.estimates_ns)
-                self.counts.update(event.counts)
-            elif isinstance(event, PhaseChanged):
-                self.phase, self.phase_variant, self.phase_message = event.phase, event.variant, event.message
-                return True
-            elif isinstance(event, RunStarted):
-                self.variants = list(event.variants)
-                self.sweep_value = event.sweep_value
-                if event.sweep_value is not None:  # a new pass of a sweep: the histogram shows this value
-                    self.samples.clear()
-                    self.estimates_ns.clear()
-                    self.counts.clear()
-                    self.finished_variants.clear()
-                return True
-            elif isinstance(event, VariantFinished):
-                self.finished_variants[event.variant.name] = event.variant
-                return True
+            match event:
+                case SamplesAdded(variant=variant, samples_ns=samples_ns):
+                    self.samples.setdefault(variant, []).extend(samples_ns)
+                case Progress():
+                    self.fraction, self.elapsed_s, self.eta_s = event.fraction, event.elapsed_s, event.eta_s
+                    self.estimates_ns.update(event.estimates_ns)
+                    self.counts.update(event.counts)
+                case PhaseChanged():
+                    self.phase, self.phase_variant, self.phase_message = event.phase, event.variant, event.message
+                    return True
+                case RunStarted():
+                    self.variants = list(event.variants)
+                    self.sweep_value = event.sweep_value
+                    if event.sweep_value is not None:  # a new pass of a sweep: the histogram shows this value
+                        self.samples.clear()
+                        self.estimates_ns.clear()
+                        self.counts.clear()
+                        self.finished_variants.clear()
+                    return True
+                case VariantFinished(variant=finished):
+                    self.finished_variants[finished.name] = finished
+                    return True
         return False

@@ -1,0 +1,128 @@
+"""The typed protocol between a parent and its measuring or loading process: errors keep their class,
+a stop keeps its reason, and an answer that cannot be sent as is still arrives as text."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from pathlib import Path
+
+import factories
+import pytest
+
+from tuiperf.common import errors
+from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.contract.catalog import Catalog
+from tuiperf.contract.protocol import Answer, Answered, DescribeFile, Refused, Request, Streamed
+from tuiperf.processes.loader import load_isolated
+from tuiperf.processes.process import Ended, IgnoredCancel, ProcessStopped, TimedOut
+
+SIMPLE_ERRORS = [
+    errors.ScenarioError,
+    errors.ParamError,
+    errors.UnknownScenario,
+    errors.DeviceError,
+    errors.WorkerCrashed,
+    errors.InternalError,
+]
+
+
+@pytest.mark.parametrize("cls", SIMPLE_ERRORS)
+def test_an_error_raised_in_the_child_is_raised_in_the_parent_as_its_own_class(cls: type[TuiperfError]) -> None:
+    sent = pickle.loads(pickle.dumps(Refused.of(cls("bad value", where="size"))))
+    raised = sent.exception()
+    assert type(raised) is cls
+    assert (raised.message, raised.where, raised.title) == ("bad value", "size", cls.title)
+
+
+def test_an_error_class_the_parent_does_not_know_arrives_as_the_base_with_its_title() -> None:
+    raised = Refused(error="NoSuchError", title="Odd", message="m").exception()
+    assert type(raised) is TuiperfError and raised.title == "Odd"
+
+
+def test_a_stop_keeps_its_reason_and_says_it_in_words() -> None:
+    assert ProcessStopped(TimedOut(2.5)).reason == TimedOut(2.5)
+    assert ProcessStopped(TimedOut(2.5)).how == "did not return within 2.5 s"
+    assert ProcessStopped(Ended(-11)).how == "was killed by SIGSEGV"
+    assert ProcessStopped(Ended(3)).how == "exited with status 3"
+    cancel = ProcessStopped(IgnoredCancel(1.0))
+    assert cancel.cancelled and not ProcessStopped(TimedOut(1.0)).cancelled
+
+
+class StoppingChild:
+    """A loader process whose every request stops it for ``reason``."""
+
+    def __init__(self, reason: TimedOut | Ended) -> None:
+        self.reason = reason
+        self.asked: list[Request] = []
+
+    def request(self, request: Request, **_: object) -> object:
+        self.asked.append(request)
+        raise ProcessStopped(self.reason)
+
+
+def _load_one(tmp_path: Path, child: StoppingChild, timeout_s: float) -> Catalog:
+    (tmp_path / "slow.py").write_text("x = 1\n")
+    dropped: list[bool] = []
+    catalog = load_isolated([str(tmp_path)], lambda: child, lambda: dropped.append(True), timeout_s=timeout_s)
+    assert dropped and DescribeFile(str(tmp_path / "slow.py")) in child.asked
+    return catalog
+
+
+def test_the_loader_reports_a_timeout_as_an_import_timeout_with_its_seconds(tmp_path: Path) -> None:
+    # The seconds come from the stop itself, not from matching the text of another module's message.
+    catalog = _load_one(tmp_path, StoppingChild(TimedOut(7.0)), timeout_s=10.0)
+    [error] = [e for e in catalog.broken if e.path.endswith("slow.py")]
+    assert error.error == "did not finish importing within 7 s"
+
+
+def test_the_loader_reports_a_crash_at_import(tmp_path: Path) -> None:
+    catalog = _load_one(tmp_path, StoppingChild(Ended(-11)), timeout_s=10.0)
+    [error] = [e for e in catalog.broken if e.path.endswith("slow.py")]
+    assert error.error == "was killed by SIGSEGV at import"
+
+
+class PicklingConn:
+    def __init__(self) -> None:
+        self.sent: list[Answer] = []
+
+    def send(self, message: Answer) -> None:
+        pickle.dumps(message)
+        self.sent.append(message)
+
+
+def test_a_result_with_a_note_that_cannot_be_pickled_still_arrives() -> None:
+    from tuiperf.measuring.serve import safe_send
+
+    run = factories.result({"a": [1.0, 2.0]})
+    run.variants[0].warnings.append(threading.Lock())  # type: ignore[arg-type]  # any object a document can hold
+    conn = PicklingConn()
+    safe_send(conn, Answered(run))  # type: ignore[arg-type]
+    [answer] = conn.sent
+    assert isinstance(answer, Answered) and answer.value.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
+
+
+def test_an_event_that_cannot_be_pickled_is_dropped_and_an_answer_that_cannot_is_an_internal_error() -> None:
+    from tuiperf.contract.events import PhaseChanged
+    from tuiperf.measuring.serve import safe_send
+
+    conn = PicklingConn()
+    safe_send(conn, Streamed(PhaseChanged("sample", message=threading.Lock())))  # type: ignore[arg-type]
+    safe_send(conn, Answered(threading.Lock()))  # type: ignore[arg-type]
+    [answer] = conn.sent
+    assert isinstance(answer, Refused) and answer.error == "InternalError"
+    assert isinstance(answer.exception(), errors.InternalError)
+    assert answer.exception().message.startswith("the answer could not be sent")
+
+
+def test_a_param_error_in_the_measuring_process_is_a_param_error_in_the_caller(fixture_dir: str) -> None:
+    from tuiperf.contract.options import RunSettings
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.processes.runner import ProcessRunner
+
+    runner = ProcessRunner([fixture_dir])
+    try:
+        with pytest.raises(ParamError, match="size: 0 is below the minimum 1"):
+            runner.run(RunRequest(scenario="tiny", params={"size": 0}, settings=RunSettings(dispatch="sync")))
+    finally:
+        runner.close()
