@@ -16,6 +16,8 @@ import numpy as np
 from tuiperf.common.units import format_ns
 from tuiperf.results.model import Mode, Stats
 
+Samples = Sequence[float] | np.ndarray  # a list of timings, or the array the sampler already holds
+
 OUTLIER_RULE = "1.5*IQR (Tukey)"
 OUTLIER_SHARE = 0.25  # warn when more than this share of samples are outliers
 MIN_SAMPLES = 20  # below this, modes and warnings are not meaningful
@@ -32,7 +34,7 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def _as_array(samples: Sequence[float] | np.ndarray) -> np.ndarray:
+def _as_array(samples: Samples) -> np.ndarray:
     """Samples as a 1-D float array; raises ValueError when there are none."""
     x = np.asarray(samples, dtype=float).ravel()
     if x.size == 0:
@@ -40,7 +42,7 @@ def _as_array(samples: Sequence[float] | np.ndarray) -> np.ndarray:
     return x
 
 
-def summarize(samples_ns: Sequence[float]) -> Stats:
+def summarize(samples_ns: Samples) -> Stats:
     """Descriptive statistics of one benchmark's timings (robust figures first: median, IQR)."""
     x = _as_array(samples_ns)
     p10, p25, median, p75, p90, p99 = np.percentile(x, [10, 25, 50, 75, 90, 99])
@@ -66,7 +68,7 @@ def summarize(samples_ns: Sequence[float]) -> Stats:
     )
 
 
-def median_ci(samples: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+def median_ci(samples: Samples, confidence: float = 0.95) -> tuple[float, float]:
     """Distribution-free CI of the median: order statistics at ranks n/2 -/+ z*sqrt(n)/2."""
     x = np.sort(_as_array(samples))
     n = x.size
@@ -100,8 +102,8 @@ def _boot_medians(x: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.nd
 
 
 def ratio_ci(
-    a_ns: Sequence[float],
-    b_ns: Sequence[float],
+    a_ns: Samples,
+    b_ns: Samples,
     *,
     confidence: float = 0.95,
     n_boot: int = 2000,
@@ -119,7 +121,7 @@ def ratio_ci(
     return ratio, float(lo), float(hi)
 
 
-def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
+def mann_whitney_p(a: Samples, b: Samples) -> float:
     """Two-sided Mann-Whitney U p-value (normal approx., tie and continuity corrected)."""
     x, y = _as_array(a), _as_array(b)
     n1, n2 = x.size, y.size
@@ -200,7 +202,7 @@ def _merged_peaks(counts: np.ndarray, d: np.ndarray, per_bin: float) -> list[int
     return peaks or [int(np.argmax(d))]
 
 
-def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> list[Mode]:
+def detect_modes(samples_ns: Samples, *, min_fraction: float = 0.05) -> list[Mode]:
     """Clusters in a latency distribution (log-space KDE), e.g. JAX async-dispatch modes.
 
     Returns the modes sorted by center; one entry for unimodal data. Clusters
@@ -284,7 +286,7 @@ def stability_warnings(stats: Stats, modes: list[Mode]) -> list[str]:
     return warnings
 
 
-def loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+def loglog_slope(xs: Samples, ys: Samples) -> float | None:
     """Scaling exponent: least-squares slope of log(y) on log(x); None without 2 usable points."""
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
