@@ -4,8 +4,7 @@ with confidence: each test reproduces one with a fixture scenario and fails on t
 from __future__ import annotations
 
 import pytest
-
-from tests.test_session import run, variant
+from test_session import run, variant
 
 
 def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(runner):

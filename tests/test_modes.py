@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tuiperf.results.model import Mode
 from tuiperf.results.stats import _real_dip, detect_modes, stability_warnings, summarize
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "samples" / "recorded.json").read_text())
@@ -34,7 +35,7 @@ def test_timer_quantised_unimodal_data_is_one_cluster(tick):
 @pytest.mark.parametrize("value", [1.0, 2.0, 7_000.0])
 @pytest.mark.parametrize("n", [30, 1000])
 def test_identical_samples_are_one_cluster(value, n):
-    assert detect_modes([value] * n) == [{"center_ns": value, "fraction": 1.0}]
+    assert detect_modes([value] * n) == [Mode(center_ns=value, fraction=1.0)]
 
 
 def test_a_coarse_timer_with_five_ticks_is_still_one_cluster():
@@ -64,7 +65,7 @@ def test_the_noise_test_counts_the_whole_stretch_below_the_threshold():
 
 def test_two_exact_values_are_two_clusters_not_timer_ticks():
     # One step between distinct values is no timer grid: the tick rule needs at least four.
-    assert [m["center_ns"] for m in detect_modes([5_000.0] * 500 + [25_000.0] * 500)] == [5_000.0, 25_000.0]
+    assert [m.center_ns for m in detect_modes([5_000.0] * 500 + [25_000.0] * 500)] == [5_000.0, 25_000.0]
 
 
 def test_a_heavy_tail_and_rare_outliers_are_not_clusters():
@@ -76,10 +77,10 @@ def test_a_heavy_tail_and_rare_outliers_are_not_clusters():
 def test_two_clusters_far_apart_are_found_with_their_centres_and_shares():
     modes = detect_modes(two(np.random.default_rng(3), 4000, 5_000, 25_000, 0.5))
     assert len(modes) == 2
-    assert modes[0]["center_ns"] == pytest.approx(5_000, rel=0.03) and modes[1]["center_ns"] == pytest.approx(
+    assert modes[0].center_ns == pytest.approx(5_000, rel=0.03) and modes[1].center_ns == pytest.approx(
         25_000, rel=0.03
     )
-    assert modes[0]["fraction"] == pytest.approx(0.5, abs=0.02)
+    assert modes[0].fraction == pytest.approx(0.5, abs=0.02)
 
 
 def test_clusters_30_percent_apart_are_two_and_1_percent_apart_one():
@@ -95,7 +96,7 @@ def test_three_clusters():
     samples = np.concatenate(
         [r.lognormal(np.log(c), 0.02, n) for c, n in ((5_000, 2000), (9_000, 1500), (20_000, 1000))]
     )
-    assert [round(m["center_ns"], -2) for m in detect_modes(samples)] == [5_000, 9_000, 20_000]
+    assert [round(m.center_ns, -2) for m in detect_modes(samples)] == [5_000, 9_000, 20_000]
 
 
 def test_a_three_percent_minority_is_not_reported():
@@ -119,9 +120,7 @@ def test_recorded_real_clusters_stay_found():
     """What the recorded MLP data shows: eqx.filter_jit (sync) has a slow cluster 23 % above its main one,
     and eqx via jax.jit under async dispatch one 50 % above in 5 % of calls."""
     filter_jit = detect_modes(RECORDED["mlp-closure-vs-argument/eqx-filter_jit/sync"])
-    assert len(filter_jit) == 2 and filter_jit[1]["center_ns"] / filter_jit[0]["center_ns"] == pytest.approx(
-        1.23, abs=0.03
-    )
+    assert len(filter_jit) == 2 and filter_jit[1].center_ns / filter_jit[0].center_ns == pytest.approx(1.23, abs=0.03)
     assert len(detect_modes(RECORDED["mlp-closure-vs-argument/eqx-jax.jit/async"])) == 2
     assert len(detect_modes(RECORDED["mlp-closure-vs-argument/eqx-jax.jit/sync"])) == 1
 

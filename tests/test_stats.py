@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import msgspec
 import numpy as np
 import pytest
 
+from tuiperf.results.model import Stats
 from tuiperf.results.stats import (
     detect_modes,
     format_ns,
@@ -33,21 +35,17 @@ def mixture(r: np.random.Generator, n: int, centers: list, fractions: list) -> n
 def test_summarize_matches_numpy():
     x = rng().lognormal(np.log(10_000), 0.2, 1001)
     s = summarize(list(x))
-    assert s["n"] == 1001 and isinstance(s["n"], int)
-    assert s["median_ns"] == pytest.approx(np.median(x))
-    assert s["mean_ns"] == pytest.approx(np.mean(x))
-    assert s["std_ns"] == pytest.approx(np.std(x, ddof=1))
-    assert (s["min_ns"], s["max_ns"]) == (x.min(), x.max())
+    assert s.n == 1001 and isinstance(s.n, int)
+    assert s.median_ns == pytest.approx(np.median(x))
+    assert s.mean_ns == pytest.approx(np.mean(x))
+    assert s.std_ns == pytest.approx(np.std(x, ddof=1))
+    assert (s.min_ns, s.max_ns) == (x.min(), x.max())
     for q in (10, 25, 75, 90, 99):
-        assert s[f"p{q}_ns"] == pytest.approx(np.percentile(x, q))
-    assert s["iqr_ns"] == pytest.approx(np.percentile(x, 75) - np.percentile(x, 25))
-    assert s["outlier_rule"] == "1.5*IQR (Tukey)"
-    lo, hi = s["ci95_median_ns"]
-    assert lo < s["median_ns"] < hi
-    assert set(s) == {
-        "n", "median_ns", "mean_ns", "std_ns", "min_ns", "max_ns", "p10_ns", "p25_ns", "p75_ns",
-        "p90_ns", "p99_ns", "iqr_ns", "outliers", "outlier_rule", "ci95_median_ns",
-    }  # fmt: skip
+        assert getattr(s, f"p{q}_ns") == pytest.approx(np.percentile(x, q))
+    assert s.iqr_ns == pytest.approx(np.percentile(x, 75) - np.percentile(x, 25))
+    assert s.outlier_rule == "1.5*IQR (Tukey)"
+    lo, hi = s.ci95_median_ns
+    assert lo < s.median_ns < hi
 
 
 def test_summarize_outliers_on_crafted_array():
@@ -57,12 +55,12 @@ def test_summarize_outliers_on_crafted_array():
     p25, p75 = np.percentile(x, [25, 75])
     iqr = p75 - p25
     expected = sum(v < p25 - 1.5 * iqr or v > p75 + 1.5 * iqr for v in x)
-    assert s["outliers"] == expected == 2
+    assert s.outliers == expected == 2
 
 
 def test_summarize_single_and_empty():
     s = summarize([42.0])
-    assert s["std_ns"] == 0.0 and s["median_ns"] == 42.0 and s["outliers"] == 0
+    assert s.std_ns == 0.0 and s.median_ns == 42.0 and s.outliers == 0
     with pytest.raises(ValueError, match="no samples"):
         summarize([])
 
@@ -149,30 +147,30 @@ def test_mann_whitney_known_value_with_ties():
 def test_detect_modes_unimodal_lognormal():
     modes = detect_modes(rng().lognormal(np.log(10_000), 0.3, 5000))
     assert len(modes) == 1
-    assert modes[0]["fraction"] == 1.0
-    assert modes[0]["center_ns"] == pytest.approx(10_000, rel=0.03)
+    assert modes[0].fraction == 1.0
+    assert modes[0].center_ns == pytest.approx(10_000, rel=0.03)
 
 
 def test_detect_modes_two_clusters_60_40():
     modes = detect_modes(mixture(rng(), 5000, [10_000, 16_000], [0.6, 0.4]))
     assert len(modes) == 2
-    assert modes[0]["center_ns"] == pytest.approx(10_000, rel=0.02)
-    assert modes[1]["center_ns"] == pytest.approx(16_000, rel=0.02)
-    assert modes[0]["fraction"] == pytest.approx(0.6, abs=0.05)
-    assert modes[1]["fraction"] == pytest.approx(0.4, abs=0.05)
+    assert modes[0].center_ns == pytest.approx(10_000, rel=0.02)
+    assert modes[1].center_ns == pytest.approx(16_000, rel=0.02)
+    assert modes[0].fraction == pytest.approx(0.6, abs=0.05)
+    assert modes[1].fraction == pytest.approx(0.4, abs=0.05)
 
 
 def test_detect_modes_three_clusters():
     modes = detect_modes(mixture(rng(), 6000, [10_000, 16_000, 25_000], [0.4, 0.35, 0.25]))
-    assert [round(m["center_ns"], -3) for m in modes] == [10_000, 16_000, 25_000]
-    assert [m["fraction"] for m in modes] == pytest.approx([0.4, 0.35, 0.25], abs=0.05)
+    assert [round(m.center_ns, -3) for m in modes] == [10_000, 16_000, 25_000]
+    assert [m.fraction for m in modes] == pytest.approx([0.4, 0.35, 0.25], abs=0.05)
 
 
 def test_detect_modes_drops_small_clusters_and_handles_few_samples():
     x = mixture(rng(), 2000, [10_000, 30_000], [0.97, 0.03])
     assert len(detect_modes(x)) == 1
     assert len(detect_modes(x, min_fraction=0.01)) == 2
-    assert detect_modes([1.0, 100.0] * 9) == [{"center_ns": pytest.approx(50.5), "fraction": 1.0}]
+    assert [(m.center_ns, m.fraction) for m in detect_modes([1.0, 100.0] * 9)] == [(pytest.approx(50.5), 1.0)]
 
 
 def test_detect_modes_few_false_positives_on_small_unimodal_samples():
@@ -240,9 +238,9 @@ def test_format_ns(ns, text):
 
 def test_both_outlier_fences_sit_at_one_and_a_half_iqr():
     x = [*range(1, 101), -80, 180]  # p25 26.25, p75 76.75, IQR 50.5: fences -49.5 and 152.5
-    assert summarize(x)["outliers"] == 2
-    assert summarize([*range(1, 101), -40, 150])["outliers"] == 0  # inside both fences
-    assert summarize([*range(1, 101), -80])["outliers"] == 1
+    assert summarize(x).outliers == 2
+    assert summarize([*range(1, 101), -40, 150]).outliers == 0  # inside both fences
+    assert summarize([*range(1, 101), -80]).outliers == 1
 
 
 def test_median_ci_uses_the_order_statistics_around_the_middle():
@@ -252,26 +250,34 @@ def test_median_ci_uses_the_order_statistics_around_the_middle():
 
 
 def test_stability_warnings_fire_at_their_documented_thresholds():
-    def warnings_for(**changes):
-        stats = {
-            "n": 100,
-            "median_ns": 100.0,
-            "iqr_ns": 9.99,
-            "outliers": 25,
-            "outlier_rule": "1.5*IQR (Tukey)",
-            "max_ns": 500.0,
-            "ci95_median_ns": [95.0, 105.0],
-        }
-        return stability_warnings({**stats, **changes}, [])
+    def warnings_for(**changes: object) -> list[str]:
+        stats = Stats(
+            n=100,
+            median_ns=100.0,
+            mean_ns=100.0,
+            std_ns=5.0,
+            min_ns=50.0,
+            max_ns=500.0,
+            p10_ns=90.0,
+            p25_ns=95.0,
+            p75_ns=104.99,
+            p90_ns=110.0,
+            p99_ns=200.0,
+            iqr_ns=9.99,
+            outliers=25,
+            outlier_rule="1.5*IQR (Tukey)",
+            ci95_median_ns=(95.0, 105.0),
+        )
+        return stability_warnings(msgspec.structs.replace(stats, **changes), [])
 
     assert warnings_for() == []  # just inside every threshold
     assert [w.split(":")[0] for w in warnings_for(iqr_ns=10.0)] == ["unstable"]  # IQR at 10 % of the median
     assert warnings_for(outliers=26)[0].startswith("26 outliers (26 % of samples")  # more than a quarter
     assert (
-        warnings_for(ci95_median_ns=[94.9, 105.0])[0] == "imprecise: 95 % CI of the median reaches ±5 % of the median"
+        warnings_for(ci95_median_ns=(94.9, 105.0))[0] == "imprecise: 95 % CI of the median reaches ±5 % of the median"
     )
     assert warnings_for(n=19, outliers=0)[0] == "only 19 samples: at least 20 are needed for reliable figures"
-    assert warnings_for(median_ns=0.0, iqr_ns=0.0, outliers=0, ci95_median_ns=[0.0, 0.0]) == []  # no 0/0 spread
+    assert warnings_for(median_ns=0.0, iqr_ns=0.0, outliers=0, ci95_median_ns=(0.0, 0.0)) == []  # no 0/0 spread
 
 
 def test_bootstrap_medians_of_an_even_sample_average_the_middle_pair():

@@ -31,7 +31,7 @@ def eqx_filter_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[.
     dynamic = tuple(x if eqx.is_array(x) else None for x in leaves)
     static = (tuple(None if eqx.is_array(x) else x for x in leaves), treedef)
 
-    def filter_jit_body(dynamic, static):
+    def filter_jit_body(dynamic: tuple[Any, ...], static: tuple[tuple[Any, ...], Any]) -> Any:
         static_leaves, treedef = static
         merged = [d if s is None else s for d, s in zip(dynamic, static_leaves)]
         out = fn(*jax.tree_util.tree_unflatten(treedef, merged))
@@ -61,7 +61,7 @@ def nnx_jit_level(fn: Callable[..., Any], *args: Any) -> tuple[Callable[..., Any
     graphdef, state = nnx.split(tuple(args[i] for i in nodes))
     others = [i for i in range(len(args)) if i not in nodes]
 
-    def nnx_jit_body(state, *rest):
+    def nnx_jit_body(state: Any, *rest: Any) -> tuple[Any, Any]:
         merged = nnx.merge(graphdef, state)
         full: list[Any] = [None] * len(args)
         for i, node in zip(nodes, merged):
@@ -85,7 +85,7 @@ def preflatten(fn: Callable[..., Any], tree: Any) -> tuple[Callable[..., Any], l
 
     leaves, treedef = jax.tree_util.tree_flatten(tree)
 
-    def preflattened(leaves, *rest):
+    def preflattened(leaves: list[Any], *rest: Any) -> Any:
         return fn(jax.tree_util.tree_unflatten(treedef, leaves), *rest)
 
     return jax.jit(preflattened), leaves

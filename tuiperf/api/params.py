@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from tuiperf.common.errors import ParamError, ScenarioError
 from tuiperf.common.text import one_line
@@ -32,6 +32,7 @@ _INT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
 _SCIENTIFIC_INT = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]*))?[eE]\+?([0-9]{1,2})")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:_[0-9]+)*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_Number = TypeVar("_Number", int, float)
 
 
 def shown(raw: Any) -> str:
@@ -95,17 +96,17 @@ class Param:
         return text
 
 
-class _Ranged:
+class _Ranged(Param):
     """Range checking shared by Int and Float (their ``min``/``max`` fields)."""
 
     min: Any
     max: Any
 
-    def in_range(self, value: Any) -> Any:
+    def in_range(self, value: _Number) -> _Number:
         if self.min is not None and value < self.min:
-            raise self.error(value, f"is below the minimum {self.min}")  # type: ignore[attr-defined]
+            raise self.error(value, f"is below the minimum {self.min}")
         if self.max is not None and value > self.max:
-            raise self.error(value, f"is above the maximum {self.max}")  # type: ignore[attr-defined]
+            raise self.error(value, f"is above the maximum {self.max}")
         return value
 
     def bounds(self, fmt: str) -> str:

@@ -28,6 +28,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tuiperf.api.params import Param, check_declaration
+from tuiperf.api.step import Step
 from tuiperf.common.errors import ScenarioError
 
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -92,10 +93,14 @@ class Bench:
         self.note = note
 
 
+# ``(p, ctx) -> Bench | Step``: the user's code, so the return is checked again when it runs (as_bench).
+VariantBuilder = Callable[[SimpleNamespace, Any], Bench | Step]
+
+
 @dataclass
 class Variant:
     name: str
-    build: Callable[[SimpleNamespace, Any], Bench]
+    build: VariantBuilder
     same_as_default: bool = True  # computes the same function as the scenario's other variants
     doc: str = ""
     reference: bool = False  # the equivalence guard compares the others with this one
@@ -146,7 +151,7 @@ class Scenario:
 
     def variant(
         self, name: str, *, equivalent: bool | str = True, reference: bool = False
-    ) -> Callable[[Callable], Callable]:
+    ) -> Callable[[VariantBuilder], VariantBuilder]:
         """Decorate a variant builder ``(p, ctx) -> Bench``.
 
         ``equivalent=False`` tells the equivalence guard this variant computes something else on
@@ -167,7 +172,7 @@ class Scenario:
             first = next(v.name for v in self.variants.values() if v.reference)
             raise ScenarioError(f"variant {name!r}: {first!r} is already the reference; mark only one")
 
-        def register(fn: Callable) -> Callable:
+        def register(fn: VariantBuilder) -> VariantBuilder:
             if not callable(fn):
                 raise ScenarioError(f"@scenario.variant({name!r}) must decorate a function (p, ctx) -> Bench")
             doc = (fn.__doc__ or "").strip()

@@ -68,7 +68,7 @@ class TimedPath:
     """A callable and its arguments, timed as one path of the breakdown."""
 
     fn: Callable[..., Any]
-    args: tuple
+    args: tuple[Any, ...]
 
 
 @dataclass
@@ -95,7 +95,7 @@ class BreakdownInput:
     notes: list[str] = field(default_factory=list)
 
 
-def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: bool) -> Paths:
+def build_paths(jit_fn: Callable[..., Any], jit_args: tuple[Any, ...], *, call_is_jit: bool) -> Paths:
     """Compile the lower-level paths of ``jit_fn(*jit_args)`` (see the module docstring).
 
     The paths take the leaves the way ``jax.jit`` traces the call: arrays and Python scalars are
@@ -108,7 +108,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
     leaves, treedef = jax.tree.flatten(jit_args)
 
     def program_over(dynamic: list[int]) -> Callable[..., Any]:
-        def flat_program(*flat_arrays):
+        def flat_program(*flat_arrays: Any) -> Any:
             rebuilt = list(leaves)
             for i, array in zip(dynamic, flat_arrays):
                 rebuilt[i] = array
@@ -126,7 +126,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
     traced = flat_jit.trace(*arrays)
     program = traced.lower().compile()  # also fills flat_jit's cache
 
-    def twin_program(*flat_arrays):  # another function: jit traces and compiles it again
+    def twin_program(*flat_arrays: Any) -> Any:  # another function: jit traces and compiles it again
         return flat_program(*flat_arrays)
 
     twin = jax.jit(twin_program, keep_unused=True)
@@ -138,7 +138,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
         "twin": TimedPath(twin, arrays),
         "noop_jit": TimedPath(noop_jit, arrays),
         # A partial over a prebuilt list: no Python frame or list building in the timed path (a lambda
-        # added ~0.4 µs that the jit path does not pay, and made "jit dispatch" read negative).
+        # adds a frame that the jit path does not pay, enough to make "jit dispatch" read negative).
         "noop_execute": TimedPath(functools.partial(noop_executable.execute_sharded, on_device), ()),
     }
     # A single array comes back as it is: no output pytree to rebuild, "outputs" is zero by construction.
@@ -158,7 +158,9 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple, *, call_is_jit: boo
     )
 
 
-def _traced_leaves(jit_args: tuple, leaves: list, program_over: Callable[[list[int]], Callable[..., Any]]) -> list[int]:
+def _traced_leaves(
+    jit_args: tuple[Any, ...], leaves: list[Any], program_over: Callable[[list[int]], Callable[..., Any]]
+) -> list[int]:
     """Indices of the leaves the paths take as arguments: every array, and every Python scalar that
     the jit level does not hold static. A top-level argument whose scalars cannot be traced (a static
     argument: hashing a tracer fails) keeps its scalars as constants."""
@@ -407,8 +409,3 @@ def compiling_breakdown(median_ns: float, compiles: int, samples: int | None) ->
         ),
         compiles=compiles,
     )
-
-
-def shown_ns(stage: Stage) -> float:
-    """A stage's value for bars and totals: noise around zero reads as zero, never negative."""
-    return max(stage.ns, 0.0)

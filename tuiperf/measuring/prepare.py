@@ -50,7 +50,7 @@ def is_compiled_executable(fn: Any) -> bool:
     return type(fn).__name__ == "Compiled" and hasattr(fn, "runtime_executable")
 
 
-def aot_stages(fn: Any, args: tuple) -> tuple[dict[str, float | None], Any, str]:
+def aot_stages(fn: Any, args: tuple[Any, ...]) -> tuple[dict[str, float | None], Any, str]:
     """Time trace, lower and compile through JAX's ahead-of-time API where ``fn`` offers it."""
     stages: dict[str, float | None] = {"trace": None, "lower": None, "compile": None}
     try:
@@ -231,7 +231,7 @@ def build_breakdown_paths(prepared: Prepared) -> None:
         prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
 
 
-def _call_and_block(fn: Callable[..., Any], args: tuple) -> Any:
+def _call_and_block(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     import jax
 
     output = fn(*args)

@@ -73,7 +73,7 @@ def _label(filename: str, line: int, function: str) -> str:
 
 def profile_call(
     fn: Callable[..., Any],
-    args: tuple,
+    args: tuple[Any, ...],
     block: Callable[[Any], Any],
     estimate_ns: float,
     *,
@@ -96,6 +96,7 @@ def profile_call(
             profiler.disable()  # never leave the process profiled: later measurements would pay for it
     stats = pstats.Stats(profiler)
     rows, total_us = [], None
+    # pstats.Stats.stats is public but undeclared in typeshed's stub.
     for (filename, line, function), (_, ncalls, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]
         if function == HARNESS_NAME:
             total_us = cumtime / calls * 1e6

@@ -46,6 +46,7 @@ from tuiperf.results.model import (
     DeviceInfo,
     Equivalence,
     Mismatch,
+    ProfileRow,
     RunResult,
     ScenarioRef,
     VariantResult,
@@ -451,7 +452,7 @@ class Run:
             self.progress(PREPARE_SHARE + SAMPLE_SHARE + share * (index + 1) / len(prepared), targets)
         self.guard(prepared)
 
-    def profile(self, item: Prepared, target: Target) -> tuple[list, str | None]:
+    def profile(self, item: Prepared, target: Target) -> tuple[list[ProfileRow], str | None]:
         """The Python profile of one call, or why there is none."""
         if not self.request.settings.profile:
             return [], "not profiled (profiling was turned off for this run)"
@@ -466,7 +467,9 @@ class Run:
             return [], f"no profile: {describe_exception(exc, self.scenario.path)}"
         return rows, note
 
-    def breakdowns(self, measured: list[Prepared], targets: dict[str, Target], resolution: float) -> dict:
+    def breakdowns(
+        self, measured: list[Prepared], targets: dict[str, Target], resolution: float
+    ) -> dict[str, Breakdown]:
         """Every measured variant's breakdown paths, sampled together in the same rounds."""
         inputs = []
         withheld: dict[str, Breakdown] = {}

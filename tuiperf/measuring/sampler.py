@@ -58,7 +58,7 @@ class Target:
 
     name: str
     fn: Callable[..., Any]
-    args: tuple
+    args: tuple[Any, ...]
     block: Callable[[Any], Any]
     loops: int = 1
     per_turn: int = 1  # samples taken in a row each turn in block mode (see block_size)

@@ -53,7 +53,7 @@ def blocker_for(output: Any) -> Callable[[Any], Any]:
 
 
 def take_sample(
-    fn: Callable[..., Any], args: tuple, loops: int, block: Callable[[Any], Any], clock: Clock = DEFAULT_CLOCK
+    fn: Callable[..., Any], args: tuple[Any, ...], loops: int, block: Callable[[Any], Any], clock: Clock = DEFAULT_CLOCK
 ) -> float:
     """Time ``loops`` calls, each waited for; return nanoseconds per call."""
     if loops == 1:  # the common case, as lean as a hand-written timing loop

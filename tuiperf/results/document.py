@@ -22,7 +22,6 @@ from tuiperf.results.model import (
     DeviceInfo,
     Environment,
     Equivalence,
-    Mode,
     ProfileRow,
     ProgramMemory,
     RunOptions,
@@ -96,12 +95,8 @@ def variant_result(
     all_notes, all_warnings = [_text(n) for n in notes], [_text(w) for w in warnings]
     stats = modes = None
     if samples:
-        summary = summarize(samples)
-        stats = Stats(**{**summary, "ci95_median_ns": tuple(summary["ci95_median_ns"])})
-        modes = [Mode(center_ns=m["center_ns"], fraction=m["fraction"]) for m in detect_modes(samples)]
-        all_warnings.extend(
-            stability_warnings(summary, [{"center_ns": m.center_ns, "fraction": m.fraction} for m in modes])
-        )
+        stats, modes = summarize(samples), detect_modes(samples)
+        all_warnings.extend(stability_warnings(stats, modes))
     all_warnings.extend(_compile_warnings(retraces, recompiles, eager, recompile_causes))
     if eager and retraces and not recompiles:
         all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")

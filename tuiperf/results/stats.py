@@ -14,6 +14,9 @@ from statistics import NormalDist
 import numpy as np
 
 from tuiperf.common.units import format_ns
+from tuiperf.results.model import Mode, Stats
+
+Samples = Sequence[float] | np.ndarray  # a list of timings, or the array the sampler already holds
 
 OUTLIER_RULE = "1.5*IQR (Tukey)"
 OUTLIER_SHARE = 0.25  # warn when more than this share of samples are outliers
@@ -31,7 +34,7 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def _as_array(samples: Sequence[float] | np.ndarray) -> np.ndarray:
+def _as_array(samples: Samples) -> np.ndarray:
     """Samples as a 1-D float array; raises ValueError when there are none."""
     x = np.asarray(samples, dtype=float).ravel()
     if x.size == 0:
@@ -39,33 +42,33 @@ def _as_array(samples: Sequence[float] | np.ndarray) -> np.ndarray:
     return x
 
 
-def summarize(samples_ns: Sequence[float]) -> dict:
+def summarize(samples_ns: Samples) -> Stats:
     """Descriptive statistics of one benchmark's timings (robust figures first: median, IQR)."""
     x = _as_array(samples_ns)
     p10, p25, median, p75, p90, p99 = np.percentile(x, [10, 25, 50, 75, 90, 99])
     iqr = p75 - p25
     outside = (x < p25 - 1.5 * iqr) | (x > p75 + 1.5 * iqr)
     lo, hi = median_ci(x)
-    return {
-        "n": int(x.size),
-        "median_ns": float(median),
-        "mean_ns": float(x.mean()),
-        "std_ns": float(x.std(ddof=1)) if x.size > 1 else 0.0,
-        "min_ns": float(x.min()),
-        "max_ns": float(x.max()),
-        "p10_ns": float(p10),
-        "p25_ns": float(p25),
-        "p75_ns": float(p75),
-        "p90_ns": float(p90),
-        "p99_ns": float(p99),
-        "iqr_ns": float(iqr),
-        "outliers": int(outside.sum()),
-        "outlier_rule": OUTLIER_RULE,
-        "ci95_median_ns": [lo, hi],
-    }
+    return Stats(
+        n=int(x.size),
+        median_ns=float(median),
+        mean_ns=float(x.mean()),
+        std_ns=float(x.std(ddof=1)) if x.size > 1 else 0.0,
+        min_ns=float(x.min()),
+        max_ns=float(x.max()),
+        p10_ns=float(p10),
+        p25_ns=float(p25),
+        p75_ns=float(p75),
+        p90_ns=float(p90),
+        p99_ns=float(p99),
+        iqr_ns=float(iqr),
+        outliers=int(outside.sum()),
+        outlier_rule=OUTLIER_RULE,
+        ci95_median_ns=(lo, hi),
+    )
 
 
-def median_ci(samples: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+def median_ci(samples: Samples, confidence: float = 0.95) -> tuple[float, float]:
     """Distribution-free CI of the median: order statistics at ranks n/2 -/+ z*sqrt(n)/2."""
     x = np.sort(_as_array(samples))
     n = x.size
@@ -89,17 +92,18 @@ def _boot_medians(x: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.nd
     n = xs.size
     m = (n + 1) // 2
     u = rng.beta(m, n - m + 1, size=n_boot)
-    lower = xs[np.minimum((u * n).astype(np.int64), n - 1)]
+    lower: np.ndarray = xs[np.minimum((u * n).astype(np.int64), n - 1)]
     if n % 2:
         return lower
     u2 = u + (1.0 - u) * rng.beta(1, n - m, size=n_boot)
-    upper = xs[np.minimum((u2 * n).astype(np.int64), n - 1)]
-    return 0.5 * (lower + upper)
+    upper: np.ndarray = xs[np.minimum((u2 * n).astype(np.int64), n - 1)]
+    midpoints: np.ndarray = 0.5 * (lower + upper)
+    return midpoints
 
 
 def ratio_ci(
-    a_ns: Sequence[float],
-    b_ns: Sequence[float],
+    a_ns: Samples,
+    b_ns: Samples,
     *,
     confidence: float = 0.95,
     n_boot: int = 2000,
@@ -117,7 +121,7 @@ def ratio_ci(
     return ratio, float(lo), float(hi)
 
 
-def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
+def mann_whitney_p(a: Samples, b: Samples) -> float:
     """Two-sided Mann-Whitney U p-value (normal approx., tie and continuity corrected)."""
     x, y = _as_array(a), _as_array(b)
     n1, n2 = x.size, y.size
@@ -133,12 +137,14 @@ def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
     return min(1.0, math.erfc(z / math.sqrt(2.0)))
 
 
-def _single_mode(x: np.ndarray) -> list[dict]:
+def _single_mode(x: np.ndarray) -> list[Mode]:
     """The whole sample as one cluster."""
-    return [{"center_ns": float(np.median(x)), "fraction": 1.0}]
+    return [Mode(center_ns=float(np.median(x)), fraction=1.0)]
 
 
-def _kde_on_grid(lx: np.ndarray, lo: float, hi: float, bw: float, size: int = 512) -> tuple:
+def _kde_on_grid(
+    lx: np.ndarray, lo: float, hi: float, bw: float, size: int = 512
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gaussian KDE of lx on a size-point grid: histogram on the grid, convolved with the kernel.
 
     Returns (grid, counts per grid bin, density); density is in effective sample counts (kernel
@@ -174,7 +180,7 @@ def _real_dip(counts: np.ndarray, d: np.ndarray, p: int, q: int, per_bin: float)
         right += 1
     expected = low * per_bin * (right - left + 1)
     observed = counts[left : right + 1].sum()
-    return expected - observed > DIP_SIGMAS * math.sqrt(expected)
+    return bool(expected - observed > DIP_SIGMAS * math.sqrt(expected))
 
 
 def _merged_peaks(counts: np.ndarray, d: np.ndarray, per_bin: float) -> list[int]:
@@ -196,10 +202,10 @@ def _merged_peaks(counts: np.ndarray, d: np.ndarray, per_bin: float) -> list[int
     return peaks or [int(np.argmax(d))]
 
 
-def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> list[dict]:
+def detect_modes(samples_ns: Samples, *, min_fraction: float = 0.05) -> list[Mode]:
     """Clusters in a latency distribution (log-space KDE), e.g. JAX async-dispatch modes.
 
-    Returns [{"center_ns", "fraction"}] sorted by center; one entry for unimodal data. Clusters
+    Returns the modes sorted by center; one entry for unimodal data. Clusters
     closer than MIN_SEPARATION (10 %) are merged; clusters holding less than min_fraction of the
     samples are dropped (fractions are not re-normalised). Calibrated on known mixtures and on
     recorded samples in tests/test_modes.py.
@@ -225,12 +231,12 @@ def detect_modes(samples_ns: Sequence[float], *, min_fraction: float = 0.05) -> 
     labels = np.searchsorted(np.asarray(valleys), lx)
     clusters = [x[labels == k] for k in range(len(peaks))]
     clusters = _merge_close([c for c in clusters if c.size])
-    modes = []
+    modes: list[Mode] = []
     for members in clusters:
         fraction = members.size / x.size
         if fraction >= min_fraction and members.size >= MIN_MODE_SAMPLES:
-            modes.append({"center_ns": float(np.median(members)), "fraction": float(fraction)})
-    return sorted(modes, key=lambda m: m["center_ns"]) if len(modes) > 1 else _single_mode(x)
+            modes.append(Mode(center_ns=float(np.median(members)), fraction=float(fraction)))
+    return sorted(modes, key=lambda m: m.center_ns) if len(modes) > 1 else _single_mode(x)
 
 
 def _merge_close(clusters: list[np.ndarray]) -> list[np.ndarray]:
@@ -251,36 +257,36 @@ def _merge_close(clusters: list[np.ndarray]) -> list[np.ndarray]:
     return clusters
 
 
-def stability_warnings(stats: dict, modes: list[dict]) -> list[str]:
+def stability_warnings(stats: Stats, modes: list[Mode]) -> list[str]:
     """pyperf-style warnings about a result's reliability, each a sentence naming the figure."""
     warnings = []
-    n, median = stats["n"], stats["median_ns"]
+    n, median = stats.n, stats.median_ns
     if n < MIN_SAMPLES:
         warnings.append(f"only {n} samples: at least {MIN_SAMPLES} are needed for reliable figures")
     # Robust spreads: a single 500 µs interrupt among thousands of 7 µs calls would make the std
     # (pyperf's rule) cry wolf on every JAX benchmark; the IQR and the outlier share do not.
-    if median > 0 and stats["iqr_ns"] >= 0.10 * median:
+    if median > 0 and stats.iqr_ns >= 0.10 * median:
         warnings.append(
-            f"unstable: the middle half of the samples spans {100 * stats['iqr_ns'] / median:.0f} % of the median"
+            f"unstable: the middle half of the samples spans {100 * stats.iqr_ns / median:.0f} % of the median"
         )
     # Only a tail that holds a quarter of the samples: µs-scale JAX calls routinely have 5-15 % of
     # samples beyond 1.5 IQR (a tiny IQR, a long right tail), which does not move the median.
-    if n and stats["outliers"] > OUTLIER_SHARE * n:
+    if n and stats.outliers > OUTLIER_SHARE * n:
         warnings.append(
-            f"{stats['outliers']} outliers ({100 * stats['outliers'] / n:.0f} % of samples, "
-            f"{stats['outlier_rule']}); max {format_ns(stats['max_ns'])}"
+            f"{stats.outliers} outliers ({100 * stats.outliers / n:.0f} % of samples, "
+            f"{stats.outlier_rule}); max {format_ns(stats.max_ns)}"
         )
-    lo, hi = stats["ci95_median_ns"]
+    lo, hi = stats.ci95_median_ns
     if median > 0 and max(median - lo, hi - median) > 0.05 * median:
         width = 100 * max(median - lo, hi - median) / median
         warnings.append(f"imprecise: 95 % CI of the median reaches ±{width:.0f} % of the median")
     if len(modes) > 1:  # e.g. "clusters at 12.3 µs (61 %), 18.9 µs (37 %)"
-        parts = ", ".join(f"{format_ns(m['center_ns'])} ({100 * m['fraction']:.0f} %)" for m in modes)
+        parts = ", ".join(f"{format_ns(m.center_ns)} ({100 * m.fraction:.0f} %)" for m in modes)
         warnings.append(f"multi-modal: clusters at {parts}")
     return warnings
 
 
-def loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+def loglog_slope(xs: Samples, ys: Samples) -> float | None:
     """Scaling exponent: least-squares slope of log(y) on log(x); None without 2 usable points."""
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
