@@ -59,7 +59,7 @@ class TuiperfApp(App[None]):
         self.errors_seen: list[tuple[str, str]] = []
         self.last_screenshot: Path | None = None
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self)
 
     @property
@@ -149,7 +149,7 @@ class TuiperfApp(App[None]):
         """ctrl+q and the palette's quit ask first while a run measures, like q."""
         self.main.action_quit()
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
             if command.title not in ("Screenshot", "Quit"):  # ours save where the user asked, and ask first
                 yield command

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import work
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
@@ -83,7 +84,7 @@ class OverheadBreakdown(VerticalScroll):
         self._why: dict[str, list[str]] = {}
         self._reconciling: set[str] = set()
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield TextBlock("", id="breakdown-bars")
         yield TextBlock("", id="breakdown-detail")
 

@@ -9,7 +9,7 @@ its own peak, its median marked ``┃``; the time axis below is shared, so posit
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -71,7 +71,7 @@ def draw_strips(
     return lines
 
 
-def _scale(lo: float, hi: float, log: bool, cols: int):
+def _scale(lo: float, hi: float, log: bool, cols: int) -> Callable[[float], int]:
     a, b = (math.log10(lo), math.log10(hi)) if log else (lo, hi)
     span = (b - a) or 1.0
 

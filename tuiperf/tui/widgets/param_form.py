@@ -125,7 +125,7 @@ class ParamForm(Vertical):
         )
         return row
 
-    def _field(self, name: str):
+    def _field(self, name: str) -> Any:  # an Input, a Switch or a Select, by the parameter's kind
         return self.query_one(f"#p{self._generation}-{name}")
 
     @property

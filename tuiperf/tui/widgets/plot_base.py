@@ -17,6 +17,8 @@ from textual_plotext import PlotextPlot
 
 from tuiperf.tui.widgets.plotext_strips import figure_strips
 
+PictureKey = tuple[int, int, int, str]  # the data's version, the size, the theme: one picture each
+
 # Distinct, colour-blind-friendly-ish colours for variants (Okabe-Ito inspired), as RGB for plotext
 # and as hex for Rich text, so tables and plots use the same colour for the same variant.
 PALETTE = [
@@ -70,11 +72,11 @@ class CachedPlot(PlotextPlot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._version = 0
-        self._built: tuple[tuple, list[Strip]] | None = None  # (key, the picture's strips)
-        self._building: tuple | None = None
-        self._frame: tuple[tuple, list[Strip]] | None = None  # the picture the frame being drawn shows
+        self._built: tuple[PictureKey, list[Strip]] | None = None  # (key, the picture's strips)
+        self._building: PictureKey | None = None
+        self._frame: tuple[PictureKey, list[Strip]] | None = None  # the picture the frame being drawn shows
         self._frame_width = 0
-        self._cell_styles: dict = {}  # plotext colours -> Rich style, for this widget's style and theme
+        self._cell_styles: dict[Any, Any] = {}  # plotext colours -> Rich style, for this widget's style and theme
         self.header: list[Text] = []  # lines above the figure (title, legend): never over the plot
 
     def invalidate(self) -> None:
@@ -100,7 +102,7 @@ class CachedPlot(PlotextPlot):
         registers for the app's theme, under the name it gives it (pinned in pyproject.toml)."""
         return f"textual-auto-{self.app.theme}" if self.theme == "auto" else self.theme
 
-    def _key(self) -> tuple:
+    def _key(self) -> PictureKey:
         return (self._version, self.size.width, self.size.height, self._theme_name())
 
     @property
@@ -108,7 +110,7 @@ class CachedPlot(PlotextPlot):
         """True when the picture on screen shows the current data at the current size."""
         return self._building is None and self._built is not None and self._built[0] == self._key()
 
-    def _current(self) -> tuple[tuple, list[Strip]] | None:
+    def _current(self) -> tuple[PictureKey, list[Strip]] | None:
         """The picture for the current data and size, else the last one (a build is started)."""
         key = self._key()
         if self._built is not None and self._built[0] == key:
@@ -128,7 +130,7 @@ class CachedPlot(PlotextPlot):
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        built: tuple[tuple, list[Strip]] | None
+        built: tuple[PictureKey, list[Strip]] | None
         if self._frame is not None:
             built, width = self._frame, self._frame_width
         else:
@@ -152,7 +154,7 @@ class CachedPlot(PlotextPlot):
         plt.theme(theme)
 
     @work(thread=True, group="plots", exit_on_error=False)
-    def _build(self, key: tuple, style: Style) -> None:
+    def _build(self, key: PictureKey, style: Style) -> None:
         _, width, height, theme = key
         with _PLOTEXT_LOCK:
             try:
@@ -168,7 +170,7 @@ class CachedPlot(PlotextPlot):
                 strips = Visual.to_strips(self, visualize(self, error), width, height, style)
         self.app.call_from_thread(self._show_built, key, strips)
 
-    def _show_built(self, key: tuple, strips: list[Strip]) -> None:
+    def _show_built(self, key: PictureKey, strips: list[Strip]) -> None:
         self._built, self._frame = (key, strips), None
         if self._building == key:
             self._building = None

@@ -152,7 +152,7 @@ class RunOptionsForm(Vertical):
         err.update(Text("\n".join("✗ " + one_line(e) for e in errs)))
         err.set_class(bool(errs), "-shown")
 
-    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
         event.stop()
         self._check_variants()
         self.post_message(self.Changed("variants"))

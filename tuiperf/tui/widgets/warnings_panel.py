@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 
 from tuiperf.common.text import inert
@@ -23,7 +24,7 @@ class WarningsPanel(VerticalScroll):
         self.items: list[tuple[str, str]] = []
         self.error: tuple[str, str] | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield TextBlock("", id="warnings-body")
 
     def show(self, items: list[tuple[str, str]], error: tuple[str, str] | None = None) -> None:
