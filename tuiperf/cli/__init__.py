@@ -16,6 +16,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.contract.request import DEFAULT_DISPATCH, DEFAULT_TIMEOUT_S, DISPATCH_MODES, INTERLEAVE_MODES
 
 USAGE_ERROR = 2
+WIDTH_HELP = "text width (default: $COLUMNS, else the terminal's, else 80)"
 COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
 
 
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     _shared(listing, top=False)
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
 
     devices = commands.add_parser("devices", help="list JAX devices")
     devices.add_argument("--json", action="store_true", help="print JSON")
@@ -143,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     history.add_argument("--json", action="store_true", help="print JSON")
+    history.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
     history.add_argument("--prune-before", metavar="DATE", help="delete runs started before DATE")
     history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
 
