@@ -292,6 +292,6 @@ def test_list_says_when_a_file_of_yours_replaces_a_built_in(tmp_path, capsys):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "dispatch_floor.py").write_text((builtin_dir() / "dispatch_floor.py").read_text())
-    assert main(["list", "--scenarios", str(mine)]) == 0
+    assert main(["list", "--scenarios", str(mine), "--width", "300"]) == 0  # a path is longer than 80 columns
     out = " ".join(capsys.readouterr().out.split())
     assert "replaces the built-in dispatch-floor" in out and str(mine / "dispatch_floor.py") in out

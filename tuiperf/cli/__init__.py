@@ -16,6 +16,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.contract import options
 
 USAGE_ERROR = 2
+WIDTH_HELP = "text width (default: $COLUMNS, else the terminal's, else 80)"
 COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
 
 
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     _shared(listing, top=False)
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
 
     devices = commands.add_parser("devices", help="list JAX devices")
     devices.add_argument("--json", action="store_true", help="print JSON")
@@ -114,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     history.add_argument("--json", action="store_true", help="print JSON")
+    history.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
     history.add_argument(
         "--prune-before", metavar="DATE", help="delete runs started before DATE (2026-11-01 or 2026-11-01T12:00, UTC)"
     )

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from tuiperf.cli.wrap import Flow, Hanging, checked_width, print_trimmed
 from tuiperf.common.text import one_line
 
 
@@ -28,20 +30,24 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         print(msgspec.json.format(encode(catalog), indent=1).decode())
         return 0
-    console = Console(highlight=False)
+    console = Console(width=checked_width(args.width), highlight=False)
+    parts: list[Any] = []
     for s in catalog.scenarios:
-        console.print(Text.assemble((one_line(s.id), "bold"), "  ", one_line(s.title)))
-        params = "  ".join(f"{p.name}={one_line(p.default)}" for p in s.params)
-        console.print(Text(f"  params:   {params or '(none)'}"))
-        console.print(Text(f"  variants: {', '.join(one_line(v.name) for v in s.variants)}"))
+        title = Text(one_line(s.title))
+        parts.append(Flow([title], lead=Text.assemble((one_line(s.id), "bold"), "  "), indent=4))
+        params = [f"{one_line(p.name)}={one_line(p.default)}" for p in s.params] or ["(none)"]
+        parts.append(Flow(params, lead="  params:   ", indent=12))
+        parts.append(Flow([one_line(v.name) for v in s.variants], lead="  variants: ", sep=", ", indent=12))
         if s.shadows:  # a file of the user's with a built-in's id replaces it: say so, not only in --json
-            shadow = f"  replaces the built-in {one_line(s.id)} ({one_line(s.shadows)}): {one_line(s.path)}"
-            console.print(Text(shadow, style="yellow"), soft_wrap=True)  # a path is never broken
+            shadow = [f"replaces the built-in {one_line(s.id)} ({one_line(s.shadows)}):", one_line(s.path)]
+            parts.append(Flow([Text(item, style="yellow") for item in shadow], lead="  ", sep=" ", indent=4))
     for b in catalog.broken:
-        console.print(Text.assemble(("broken ", "red"), one_line(b.where), ": ", one_line(b.error)))
+        parts.append(Hanging(Text.assemble(("broken ", "red"), one_line(b.where), ": ", one_line(b.error))))
     if catalog.broken:
         count = len(catalog.broken)
-        console.print(Text(f"{len(catalog.scenarios)} scenarios, {count} file{'s' * (count != 1)} broken", style="dim"))
+        summary = f"{len(catalog.scenarios)} scenarios, {count} file{'s' * (count != 1)} broken"
+        parts.append(Text(summary, style="dim"))
+    print_trimmed(console, *parts)
     return 0
 
 

@@ -1,8 +1,10 @@
 """The text report of a result, for terminals, pipes and files (the CLI's output; no Textual).
 
 Numbers are never cut: a table that does not fit the width is printed as stacked ``label value``
-pairs that wrap between pairs, never inside one. Everything that comes from a result file (names,
-titles, errors, warnings) is shown as inert text (:func:`tuiperf.common.text.inert`), never as markup.
+pairs that wrap between pairs, never inside one; long lines wrap with a hanging indent and no line
+ends in a space (:mod:`tuiperf.cli.wrap`), so a piped report pastes as it printed. Everything that
+comes from a result file (names, titles, errors, warnings) is shown as inert text
+(:func:`tuiperf.common.text.inert`), never as markup.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich import box
-from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_ns, format_p
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
@@ -35,12 +37,23 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f} ms"
 
 
-def grid(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, console: Console) -> Any:
-    """A table if it fits ``width``; otherwise each row as its name and then wrapped ``header value`` pairs."""
+# A table cell: text, or a list (parameters, medians) that is joined by ", " in a table and wraps
+# between its items when the rows are stacked.
+Cell = str | list[str]
+
+
+def grid(
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    console: Console,
+    name_prefix: str = "",
+) -> Any:
+    """A table if it fits ``width``; otherwise each row as its name (after ``name_prefix``: "run 12")
+    and then wrapped ``header value`` pairs. The title is a line of its own (a table's title would
+    wrap at the table's width, with no indent)."""
     table = Table(
-        title=Text(title),  # Text, never a string: Rich would parse a string as markup
-        title_justify="left",
-        title_style="bold",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
@@ -49,42 +62,36 @@ def grid(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], widt
     for i, header in enumerate(headers):
         table.add_column(Text(header), justify="left" if i == 0 else "right", no_wrap=True)
     for row in rows:
-        table.add_row(*[Text(cell) for cell in row])
+        table.add_row(*[Text(cell if isinstance(cell, str) else ", ".join(cell)) for cell in row])
     natural = Measurement.get(console, console.options.update_width(100_000), table).maximum
     if natural <= width:
-        return table
-    lines = [Text(title, style="bold")]
+        return Group(Hanging(title, style="bold"), table)
+    lines: list[Any] = [Hanging(title, style="bold")]
     for row in rows:
-        lines.append(Text(row[0], style="bold"))
-        pairs = [f"{header} {cell}" for header, cell in zip(headers[1:], row[1:]) if cell not in ("", "–")]
-        lines.extend(_wrap_pairs(pairs, width))
+        name = ", ".join(row[0]) if isinstance(row[0], list) else row[0]
+        lines.append(Hanging(name_prefix + name, style="bold"))
+        cells = list(zip(headers[1:], row[1:]))
+        pairs = [f"{header} {cell}" for header, cell in cells if isinstance(cell, str) and cell not in ("", "–")]
+        if pairs:
+            lines.append(_pairs(pairs))
+        for header, cell in cells:
+            if isinstance(cell, list) and cell:
+                lines.append(Flow(cell, lead=f"{' ' * INDENT}{header} ", sep=", ", indent=INDENT + 2))
     return Group(*lines)
 
 
-def _wrap_pairs(pairs: Sequence[str], width: int) -> list[Text]:
-    lines: list[Text] = []
-    current = ""
-    for pair in pairs:
-        candidate = f"{current}   {pair}" if current else pair
-        if current and INDENT + cell_len(candidate) > width:
-            lines.append(Text(" " * INDENT + current))
-            current = pair
-        else:
-            current = candidate
-    if current:
-        lines.append(Text(" " * INDENT + current))
-    return lines
+def _pairs(pairs: Sequence[str]) -> Flow:
+    """``label value`` pairs, indented, several to a line, a line breaking only between pairs."""
+    return Flow(pairs, lead=" " * INDENT, sep="   ", indent=INDENT)
 
 
-def header(result: RunResult) -> Text:
+def header(result: RunResult) -> Group:
     env = result.env
     packages = env.packages if env else {}
-    text = Text()
-    text.append(one_line(result.scenario.title or result.scenario.id) + "\n", style="bold")
     params = dict(result.params)
     if result.sweep is not None:
         params[result.sweep.parameter] = ", ".join(one_line(v) for v in result.sweep.values) + " (swept)"
-    text.append("params: " + (", ".join(f"{one_line(k)}={one_line(v)}" for k, v in params.items()) or "none") + "\n")
+    assignments = [f"{one_line(k)}={one_line(v)}" for k, v in params.items()] or ["none"]
     facts = [
         f"device {one_line(result.device.id)} ({one_line(env.device_kind if env else result.device.kind or '?')})",
         f"{one_line(result.options.dispatch)} dispatch",
@@ -94,10 +101,14 @@ def header(result: RunResult) -> Text:
     ]
     if result.options.processes > 1:
         facts.append(f"{result.options.processes} processes")
-    text.append(" · ".join(f for f in facts if f) + "\n", style="dim")
+    parts: list[Any] = [
+        Hanging(one_line(result.scenario.title or result.scenario.id), style="bold"),
+        Flow(assignments, lead="params: ", sep=", ", indent=len("params: ")),
+        Flow([f for f in facts if f], sep=" · ", style="dim"),
+    ]
     if result.partial:
-        text.append(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}\n", style="bold yellow")
-    return text
+        parts.append(Hanging(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}", style="bold yellow"))
+    return Group(*parts, Text(""))
 
 
 def latency(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
@@ -146,10 +157,14 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
     for v in result.variants:
         if v.status == "failed":
             phase = f" while {one_line(PHASES.get(v.failed_phase or '', v.failed_phase))}" if v.failed_phase else ""
-            parts.append(Text(f"✗ {one_line(v.name)} failed{phase}: {inert(v.error)}", style="red"))
+            parts.append(Hanging(f"✗ {one_line(v.name)} failed{phase}: {inert(v.error)}", indent=2, style="red"))
         elif v.skipped:
             parts.append(
-                Text(f"– {one_line(v.name)} skipped: {inert('; '.join(v.notes) or 'no reason given')}", style="yellow")
+                Hanging(
+                    f"– {one_line(v.name)} skipped: {inert('; '.join(v.notes) or 'no reason given')}",
+                    indent=2,
+                    style="yellow",
+                )
             )
     return parts
 
@@ -182,7 +197,7 @@ def memory(result: RunResult, width: int, console: Console, where: str = "") -> 
         )
     line = process_line(result)
     if line:
-        parts.append(Text(line))
+        parts.append(Hanging(line))
     return parts
 
 
@@ -220,19 +235,19 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
         "< x: below what the method resolves at this size (the stage's CI, and for framework, jit dispatch and "
         "outputs the A/A pair: two compiles of one program differ by up to that much)"
     )
-    parts.extend(Text(note, style="dim") for note in notes)
-    parts.extend(Text(reason, style="yellow") for reason in reasons)
+    parts.extend(Hanging(note, style="dim") for note in notes)
+    parts.extend(Hanging(reason, style="yellow") for reason in reasons)
     parts.extend(gaps(result))
     return parts
 
 
-def gaps(result: RunResult) -> list[Text]:
+def gaps(result: RunResult) -> list[Any]:
     """Each variant's gap to the baseline, split by breakdown stage (the stages beyond noise)."""
     baseline_name, _ = against(result)
     baseline = result.variant(baseline_name) if baseline_name else None
     if baseline is None or baseline.breakdown_ns is None:
         return []
-    lines = []
+    lines: list[Any] = []
     for v in result.measured:
         if v.name == baseline.name or v.breakdown_ns is None:
             continue
@@ -240,10 +255,12 @@ def gaps(result: RunResult) -> list[Text]:
         if split is None or not split.gap_ns:
             continue
         lines.append(
-            Text(f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {inert(gap_words(split))}")
+            Hanging(
+                f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {inert(gap_words(split))}"
+            )
         )
     if lines:
-        lines[:0] = [Text(""), Text(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
+        lines[:0] = [Text(""), Hanging(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
     return lines
 
 
@@ -281,17 +298,18 @@ def _unit(ns: float) -> tuple[float, str]:
     return 1.0, "ns"
 
 
-def processes(result: RunResult, width: int) -> list[Text]:
+def processes(result: RunResult) -> list[Any]:
     rows = [v for v in result.measured if len(v.process_medians_ns) > 1]
     if not rows:
         return []
-    lines = [Text(f"between {result.options.processes} measuring processes (median of each)", style="bold")]
+    title = f"between {result.options.processes} measuring processes (median of each)"
+    lines: list[Any] = [Hanging(title, style="bold")]
     for v in rows:
         medians = v.process_medians_ns
         spread = max(medians) / min(medians) - 1 if min(medians) > 0 else float("inf")
         pairs = [", ".join(format_ns(m) for m in medians), f"spread {100 * spread:.1f} %"]
-        lines.append(Text(one_line(v.name), style="bold"))
-        lines.extend(_wrap_pairs(pairs, width))
+        lines.append(Hanging(one_line(v.name), style="bold"))
+        lines.append(_pairs(pairs))
     return lines
 
 
@@ -337,7 +355,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     if result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
     parts.extend(latency(shown, width, console, where))
-    parts.extend(processes(shown, width))
+    parts.extend(processes(shown))
     parts.extend([Text(""), stages(shown, width, console, where)])
     parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
@@ -347,13 +365,14 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
         parts.extend(profile_table(v) for v in shown.variants if v.profile)
     if result.warnings:
         parts.append(Text(""))
-        parts.extend(Text(f"⚠ {inert(w)}", style="yellow") for w in result.warnings)
+        parts.extend(Hanging(f"⚠ {inert(w)}", indent=2, style="yellow") for w in result.warnings)
     return Group(*parts)
 
 
 def print_result(
     result: RunResult, console: Console | None = None, profiles: bool = False, width: int | None = None
 ) -> None:
-    """Print ``result``; ``width`` overrides the console's (a pipe counts as 80 columns)."""
+    """Print ``result``; ``width`` overrides the console's (which is ``$COLUMNS``, else the terminal's,
+    else 80)."""
     console = console or Console(width=width, highlight=False)
-    console.print(render(result, width or console.width, console, profiles), highlight=False)
+    print_trimmed(console, render(result, width or console.width, console, profiles))

@@ -14,8 +14,9 @@ from tuiperf.results.model import RunResult
 
 def cmd_show(args: argparse.Namespace) -> int:
     from tuiperf.cli import report
+    from tuiperf.cli.wrap import checked_width
 
-    report.print_result(load_run(args.path, args)[0], profiles=args.profiles, width=args.width)
+    report.print_result(load_run(args.path, args)[0], profiles=args.profiles, width=checked_width(args.width))
     return 0
 
 
@@ -23,6 +24,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import math
 
     from tuiperf.cli.report import grid
+    from tuiperf.cli.wrap import Hanging, checked_width, print_trimmed
     from tuiperf.common.text import one_line
     from tuiperf.common.units import format_ns, format_p
     from tuiperf.results.compare import compare_runs
@@ -33,8 +35,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = compare_runs(old, new, force=args.force)
     if not comparison.rows:
         raise TuiperfError("the two results have no measured variant in common")
-    console = Console(width=args.width, highlight=False)
-    err = Console(stderr=True, width=args.width, highlight=False)
+    width = checked_width(args.width)
+    console = Console(width=width, highlight=False)
+    err = Console(stderr=True, width=width, highlight=False)
     rows, regressions = [], []
     for row in comparison.rows:
         lo, hi = row.ci95
@@ -51,11 +54,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ]
         )
     title = f"{one_line(new.scenario.id)}: new / old median"
-    console.print(grid(title, ["variant", "old", "new", "new/old", "95% CI", "p"], rows, console.width, console))
+    headers = ["variant", "old", "new", "new/old", "95% CI", "p"]
+    print_trimmed(console, grid(title, headers, rows, console.width, console))
     for difference in comparison.differences:
-        err.print(Text(f"note: the runs differ: {one_line(difference)}", style="yellow"))
+        print_trimmed(err, Hanging(f"note: the runs differ: {one_line(difference)}", style="yellow"))
     if regressions:
-        err.print(Text(f"slower by more than {args.fail_above:g} %: {', '.join(map(one_line, regressions))}"))
+        slower = ", ".join(map(one_line, regressions))
+        print_trimmed(err, Hanging(f"slower by more than {args.fail_above:g} %: {slower}"))
         return 1
     return 0
 
@@ -105,7 +110,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
-    from tuiperf.cli.report import grid
+    from tuiperf.cli.report import Cell, grid
+    from tuiperf.cli.wrap import checked_width, print_trimmed
     from tuiperf.common.text import one_line
     from tuiperf.common.units import format_ns
     from tuiperf.results.history import History
@@ -120,25 +126,22 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
-    console = Console(highlight=False)
-    cut = console.is_terminal  # a pipe gets every character: a script may parse it
-    rows = [
+    console = Console(width=checked_width(args.width), highlight=False)
+    rows: list[list[Cell]] = [
         [
             str(run.id),
             one_line(run.started_at[:19].replace("T", " ")),
             one_line(run.scenario),
-            one_line(run.params, 40 if cut else None),
+            _params(run.params),
             one_line(f"{run.device} {run.dispatch}"),
             one_line(run.jax_version),
             one_line(run.status),
-            one_line(
-                ", ".join(f"{k} {format_ns(v)}" for k, v in run.medians.items() if v is not None), 60 if cut else None
-            ),
+            [f"{one_line(k)} {format_ns(v)}" for k, v in run.medians.items() if v is not None],
         ]
         for run in runs
     ]
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
-    console.print(grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console))
+    print_trimmed(console, grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console, "run "))
     return 0
 
 
@@ -196,3 +199,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def _params(stored: str) -> list[str]:
+    """The history's ``a=1 b=x y`` as its assignments (a value may hold a space: split before ``name=``)."""
+    import re
+
+    from tuiperf.common.text import one_line
+
+    return [item for item in re.split(r" (?=[A-Za-z_]\w*=)", one_line(stored)) if item]
