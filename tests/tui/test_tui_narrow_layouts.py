@@ -79,6 +79,8 @@ async def test_elapsed_and_time_left_read_whole_at_80_columns(saved, scenario_di
             await pilot.pause()
             shown = line_text(eta, 0).strip()
             assert shown == str(eta.content) and "…" not in shown, shown
+            assert app.query_one("#progress-bar Bar").size.width == 10  # room left for the phase
+            assert "…" not in line_text(app.query_one("#progress-status"), 0)
         finally:
             gate.set()
         await main.wait_for_run_end(30)

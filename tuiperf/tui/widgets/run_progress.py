@@ -47,8 +47,15 @@ class RunProgress(Vertical):
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
         self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
 
+    def _compact(self) -> bool:
+        """Below 100 columns: the shorter bar and time line (set where it is drawn, as a narrow
+        screen's results half can be laid out without a resize of this block reaching it)."""
+        compact = 0 < self.size.width < COMPACT_BELOW
+        self.set_class(compact, "-compact")
+        return compact
+
     def on_resize(self) -> None:
-        self.set_class(self.size.width < COMPACT_BELOW, "-compact")
+        self._compact()
         if self._shown is not None:  # how many variant rows fit depends on the screen's height
             method, *args = self._shown
             method(*args)
@@ -88,7 +95,7 @@ class RunProgress(Vertical):
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
-        self._put("progress-eta", time_line(elapsed, eta, self.has_class("-compact")), extent=1)  # fixed width
+        self._put("progress-eta", time_line(elapsed, eta, self._compact()), extent=1)  # fixed width
         self._show_live_rows(order, estimates, counts, finished)
 
     def show_plan(self, header: str, order: list[str]) -> None:
