@@ -42,3 +42,25 @@ def columns(rows: Sequence[Sequence[Text]], justify: str) -> list[Text]:
     for line in lines:
         line.rstrip()  # a last column aligned left is not padded
     return lines
+
+
+def fitted(rows: Sequence[Sequence[Text]], justify: str, width: int) -> list[Text]:
+    """:func:`columns` when the table fits ``width`` cells (0: not known yet); otherwise each row
+    below the header (``rows[0]``) as its first cell, then ``header value`` pairs wrapped between
+    pairs, so a narrow screen reads every column without scrolling sideways."""
+    lines = columns(rows, justify)
+    if not width or not rows or max((line.cell_len for line in lines), default=0) <= width:
+        return lines
+    header, *body = rows
+    stacked: list[Text] = []
+    for row in body:
+        stacked.append(row[0].copy())
+        current = Text("  ")
+        for name, cell in zip(header[1:], row[1:]):
+            pair = Text.assemble(name.plain, " ", cell)
+            if current.plain.strip() and current.cell_len + 3 + pair.cell_len > width:
+                stacked.append(current)
+                current = Text("  ")
+            current.append_text(Text("   ") + pair if current.plain.strip() else pair)
+        stacked.append(current)
+    return stacked

@@ -47,17 +47,18 @@ class ComparisonScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for column in ("variant", "then", "now", "now / then", "95% CI", "p", "verdict"):
+        # The verdict and what it rests on first: the box is 76 columns at 80, and the medians come last.
+        for column in ("variant", "verdict", "now / then", "95% CI", "p", "then", "now"):
             table.add_column(column, key=column)
         for row in self.comparison.rows:
             lo, hi = row.ci95
             table.add_row(
                 Text(one_line(row.variant, 40)),  # Text: a DataTable reads a str as markup
-                format_ns(row.old_ns),
-                format_ns(row.new_ns),
+                verdict(lo, hi),
                 f"{row.ratio:.3f}×",
                 f"{lo:.3f} – {hi:.3f}",
                 format_p(row.p_value),
-                verdict(lo, hi),
+                format_ns(row.old_ns),
+                format_ns(row.new_ns),
                 key=row.variant,
             )

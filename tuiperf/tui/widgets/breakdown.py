@@ -25,7 +25,7 @@ from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdict
 from tuiperf.tui.formatting import format_ms, format_ns
-from tuiperf.tui.text_table import columns
+from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
 from tuiperf.tui.widgets.text_block import TextBlock
 
@@ -90,6 +90,7 @@ class OverheadBreakdown(VerticalScroll):
 
     def on_resize(self) -> None:
         self._render_bars()
+        self._render_detail()  # its tables stack their rows where they do not fit
 
     def show(self, result: RunResult | None, baseline: str | None = None) -> None:
         if result is not self.result:
@@ -230,19 +231,27 @@ class OverheadBreakdown(VerticalScroll):
                 cells.append(Text(shown + (f" ±{format_ns(half)}" if half >= 0.5 and measured else "")))
             per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
             stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
+        width = max(self.size.width - 3, 0)  # less the padding and a scrollbar
         lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
-        lines += columns(per_call, "l" + "r" * (len(PARTS) + 1))
+        lines += fitted(per_call, "l" + "r" * (len(PARTS) + 1), width)
         if any(s.by_construction for v in variants if v.breakdown_ns for s in v.breakdown_ns.stages.values()):
-            lines.append(Text(BY_CONSTRUCTION_NOTE, style="dim"))
-        lines.append(Text(RESOLUTION_NOTE, style="dim"))
+            lines += _note(BY_CONSTRUCTION_NOTE, width)
+        lines += _note(RESOLUTION_NOTE, width)
         lines += [Text(""), Text("one-time stages", style="bold")]
-        lines += columns(stages, "l" + "r" * len(COMPILE_STAGES))
+        lines += fitted(stages, "l" + "r" * len(COMPILE_STAGES), width)
         if self.result is not None:
-            lines += memory_lines(self.result)
+            lines += memory_lines(self.result, width)
         detail.show(Text("\n").join(lines))
 
 
-def memory_lines(result: RunResult) -> list[Text]:
+def _note(text: str, width: int) -> list[Text]:
+    """A dim note wrapped between words to ``width`` (0: not known yet, one line)."""
+    import textwrap
+
+    return [Text(line, style="dim") for line in (textwrap.wrap(text, width) if width > 10 else [text])]
+
+
+def memory_lines(result: RunResult, width: int = 0) -> list[Text]:
     """XLA's memory figures per variant and the measuring process's, under the one-time stages."""
     from tuiperf.results.memory import memory_rows, process_line
 
@@ -251,7 +260,7 @@ def memory_lines(result: RunResult) -> list[Text]:
     if rows:
         header = ["variant", "arguments", "outputs", "temps", "donated", "code", "total", "vs first"]
         table = [[Text(cell, style="bold" if row is header else "") for cell in row] for row in [header, *rows]]
-        lines += [Text(""), Text("memory per call (XLA)", style="bold"), *columns(table, "l" + "r" * 7)]
+        lines += [Text(""), Text("memory per call (XLA)", style="bold"), *fitted(table, "l" + "r" * 7, width)]
     process = process_line(result)
     return [*lines, Text(process, style="dim")] if process else lines
 

@@ -20,6 +20,17 @@ from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock
 
 JUSTIFY = "lrrl"  # variant, estimate, sample count, state
+COMPACT_BELOW = 100  # columns: a shorter bar and time line below this width
+
+
+def time_line(elapsed: float, eta: float | None, compact: bool) -> str:
+    """Time spent and left; ``compact`` fits 21 cells (80 columns cut "20.3 s elapsed · ~…" to "20.…")."""
+    if compact and eta is not None:
+        return f"{format_seconds(elapsed)} · ~{format_seconds(eta)} left"
+    if compact:
+        return f"{format_seconds(elapsed)} elapsed"
+    left = f"~{format_seconds(eta)} left" if eta is not None else "estimating"
+    return f"{format_seconds(elapsed)} elapsed · {left}"
 
 
 def estimate_lines(rows: list[list[Text]], more: int = 0) -> Text:
@@ -37,7 +48,15 @@ class RunProgress(Vertical):
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
         self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
 
+    def _compact(self) -> bool:
+        """Below 100 columns: the shorter bar and time line (set where it is drawn, as a narrow
+        screen's results half can be laid out without a resize of this block reaching it)."""
+        compact = 0 < self.size.width < COMPACT_BELOW
+        self.set_class(compact, "-compact")
+        return compact
+
     def on_resize(self) -> None:
+        self._compact()
         if self._shown is not None:  # how many variant rows fit depends on the screen's height
             method, *args = self._shown
             method(*args)
@@ -51,7 +70,8 @@ class RunProgress(Vertical):
         yield TextBlock("", id="estimates")
 
     def _limit(self, n: int) -> int:
-        """How many variant rows fit: a few on a small screen (the Statistics tab has them all)."""
+        """How many variant rows to show: a few on a small screen (the Statistics tab has them all); when
+        some do not fit, the last row says how many more there are. Nothing else caps the block's height."""
         height = self.app.size.height
         rows = max(3, (height - 16) // 2) if height < 40 else max(4, height // 4)
         return n if n <= rows else rows - 1
@@ -76,8 +96,7 @@ class RunProgress(Vertical):
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
-        left = f"~{format_seconds(eta)} left" if eta is not None else "estimating time left"
-        self._put("progress-eta", f"{format_seconds(elapsed)} elapsed · {left}", extent=1)  # its width is fixed
+        self._put("progress-eta", time_line(elapsed, eta, self._compact()), extent=1)  # fixed width
         self._show_progress_rows(order, estimates, counts, finished)
 
     def show_plan(self, header: str, order: list[str]) -> None:

@@ -36,6 +36,17 @@ COLUMNS = [
     "p90",
     "IQR",
 ]
+JUSTIFY = dict(zip(COLUMNS, "lrlrrlrrrrr"))
+# Where the table is wider than the tab (80 columns), a row's status and n come before the ratio's CI
+# and p (which the verdict lines below repeat in words), so no sideways scroll is needed to see them.
+NARROW_COLUMNS = [
+    "variant",
+    "median",
+    "× baseline",
+    "status",
+    "n",
+    *[c for c in COLUMNS[3:] if c not in ("status", "n")],
+]
 
 
 def ratio_against(
@@ -74,7 +85,7 @@ class StatsTable(Vertical):
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
         yield Static("", id="stats-why")
-        yield TextGrid(COLUMNS, "lrlrrlrrrrr", id="stats-table")
+        yield TextGrid(COLUMNS, "".join(JUSTIFY[c] for c in COLUMNS), id="stats-table")
         yield Static("", id="stats-verdict")
 
     def choose_baseline(self, result: RunResult | None) -> str | None:
@@ -115,6 +126,10 @@ class StatsTable(Vertical):
             self.baseline = event.value
             self._fill()
             self.post_message(self.BaselineChanged(event.value))
+
+    def on_resize(self) -> None:
+        if self.result is not None:
+            self._fill()  # the column order depends on the width
 
     def _fill(self) -> None:
         table = self.query_one(TextGrid)
@@ -163,7 +178,11 @@ class StatsTable(Vertical):
                 format_ns(s.iqr_ns) if s else "—",
             ]
             rows.append((v.name, [c if isinstance(c, Text) else Text(c) for c in cells]))
-        table.set_rows(rows)
+        order = COLUMNS if _fits(rows, max(self.size.width - 2, 0)) else NARROW_COLUMNS  # less a scrollbar
+        if table.headers != order:
+            table.headers, table.justify = list(order), "".join(JUSTIFY[c] for c in order)
+        position = [COLUMNS.index(c) for c in order]
+        table.set_rows([(key, [cells[i] for i in position]) for key, cells in rows])
 
     @work(thread=True, group="explain", exclusive=True, exit_on_error=False)
     def _explain(self, result: RunResult, baseline: str) -> None:
@@ -218,3 +237,11 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
         text.append("\n")
     text.rstrip()
     return text
+
+
+def _fits(rows: list[tuple[str, list[Text]]], width: int) -> bool:
+    """Whether the first order shows every column up to n within ``width`` cells (a cell of margin
+    each side, as drawn; a width of 0 is a table not laid out yet)."""
+    shown = COLUMNS[: COLUMNS.index("n") + 1]
+    widths = [max([len(c)] + [cells[i].cell_len for _, cells in rows]) for i, c in enumerate(shown)]
+    return not width or sum(widths) + 2 * (len(shown) - 1) + 2 <= width
