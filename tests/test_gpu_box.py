@@ -113,3 +113,24 @@ def test_donation_shows_as_aliased_bytes():
     assert donated is not None and kept is not None
     assert (donated.arguments, donated.outputs, donated.aliased) == (1024, 1024, 1024)
     assert kept.aliased == 0 and kept.total - donated.total == 1024
+
+
+def test_each_process_knows_its_role_so_a_device_lister_imports_no_framework():
+    from tuiperf.contract.protocol import ROLE_VARIABLE
+
+    for role in ("loader", "devices", "measuring"):
+        assert process_environment(role, {"PATH": "/bin"})[ROLE_VARIABLE] == role
+
+
+def test_memory_figures_from_a_result_file_are_shown_inert():
+    import factories
+
+    from tuiperf.results.memory import memory_rows
+    from tuiperf.results.model import ProgramMemory
+
+    result = factories.result({"jit": factories.steady(1000.0)}, scenario="tiny")
+    result.variants[0].memory = ProgramMemory(
+        arguments=4, outputs=4, temporaries=0, aliased=0, generated_code=0, of="\x1b]52;c;eA==\x07[/]"
+    )
+    (row,) = memory_rows(result)
+    assert "\x1b" not in row[0] and "\x07" not in row[0] and "[/]" in row[0]

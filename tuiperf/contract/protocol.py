@@ -16,6 +16,9 @@ from tuiperf.contract.request import RunRequest
 
 # The device allocator settings a measuring process is started with (see processes.environment) and
 # that every result records.
+# What a process was started for ("loader", "devices" or "measuring"): one that only lists devices
+# imports no framework before it answers.
+ROLE_VARIABLE = "TUIPERF_PROCESS_ROLE"
 ALLOCATOR_VARIABLES = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
 # Shared file layout: byte 0 the cancel flag, bytes 4..8 the index of the variant sampled (-1: none).

@@ -31,6 +31,7 @@ from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
 from tuiperf.contract.events import Event, PhaseChanged, RunStarted
 from tuiperf.contract.protocol import (
+    ROLE_VARIABLE,
     Answer,
     Answered,
     DescribeFile,
@@ -194,7 +195,10 @@ def main() -> None:
     import jax
     import jax.numpy  # noqa: F401
 
-    for module in ("equinox", "flax.linen", "flax.nnx", "optax"):
+    # The frameworks are imported before "ready" so that a scenario's first import or run does not
+    # pay for them; a process that only lists devices never needs them.
+    frameworks = () if os.environ.get(ROLE_VARIABLE) == "devices" else ("equinox", "flax.linen", "flax.nnx", "optax")
+    for module in frameworks:
         try:
             __import__(module)
         except Exception:  # noqa: BLE001 - an optional framework may be missing

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from tuiperf.contract.protocol import ALLOCATOR_VARIABLES
+from tuiperf.contract.protocol import ALLOCATOR_VARIABLES, ROLE_VARIABLE
 
 Role = Literal["loader", "devices", "measuring"]
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
@@ -36,6 +36,7 @@ def process_environment(role: Role, base: Mapping[str, str] | None = None, cpu_d
     env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env[ROLE_VARIABLE] = role
     if role == "loader":
         env["JAX_PLATFORMS"] = "cpu"
         return env

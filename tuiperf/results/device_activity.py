@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tuiperf.common.text import one_line
+
 CALL_MARKER = "tuiperf_call"
 HOST_BOUND_BELOW = 0.5  # busy share under which the device mostly waits for the host
 
@@ -50,7 +52,7 @@ class DeviceActivity:
             f"{self.bound}: the device was busy {self.busy_share:.0%} of each call "
             f"({self.busy_us:.1f} of {self.call_us:.1f} µs, median of {self.calls} calls; "
             f"{self.kernels_per_call:g} kernels a call, median gap {self.gap_us:.1f} µs, "
-            f"first kernel {self.lead_in_us:.1f} µs after the call began) on {', '.join(self.devices)}"
+            f"first kernel {self.lead_in_us:.1f} µs after the call began) on {one_line(', '.join(self.devices))}"
         )
 
 

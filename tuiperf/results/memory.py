@@ -23,7 +23,7 @@ def memory_rows(result: RunResult) -> list[list[str]]:
     for v in sized:
         m = v.memory
         assert m is not None
-        whose = [] if m.of == "call" else [m.of]
+        whose = [] if m.of == "call" else [one_line(m.of)]
         whose += [f"per device of {m.devices}"] if m.devices > 1 else []
         of = f" ({', '.join(whose)})" if whose else ""
         difference = "" if v is sized[0] else format_bytes(m.total - first.total) if m.total != first.total else "same"
