@@ -123,6 +123,13 @@ def _cost_words(finding: dict[str, str]) -> str:
     return f"{finding['quantity']} {finding['detail']}"
 
 
+def _first_of(differing: list[int], names: list[str], ours: list[Any], theirs: list[Any]) -> str:
+    """The first differing leaf, ours vs the reference's, and how many more differ."""
+    i = differing[0]
+    more = f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""
+    return f"{names[i]}: {ours[i]} vs {theirs[i]}{more}"
+
+
 def _compare_outputs(
     ref_out: Any, out: Any, reference: Subject, other: Subject, rtol: float, mismatch: Callable[[str, str], None]
 ) -> None:
@@ -150,23 +157,13 @@ def _compare_outputs(
     ref_shapes = [tuple(np.shape(b)) for _, b in pairs]
     differing = [i for i, (a, b) in enumerate(zip(shapes, ref_shapes)) if a != b]
     if differing:
-        i = differing[0]
-        mismatch(
-            "output shapes",
-            f"{names[i]}: {shapes[i]} vs {ref_shapes[i]}"
-            + (f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""),
-        )
+        mismatch("output shapes", _first_of(differing, names, shapes, ref_shapes))
         return
     dtypes = [_dtype(a) for a, _ in pairs]
     ref_dtypes = [_dtype(b) for _, b in pairs]
     differing = [i for i, (a, b) in enumerate(zip(dtypes, ref_dtypes)) if a != b and not _weak(pairs[i])]
     if differing:
-        i = differing[0]
-        mismatch(
-            "output dtypes",
-            f"{names[i]}: {dtypes[i]} vs {ref_dtypes[i]}"
-            + (f" (and {len(differing) - 1} more)" if len(differing) > 1 else ""),
-        )
+        mismatch("output dtypes", _first_of(differing, names, dtypes, ref_dtypes))
     if sum(int(np.prod(s)) for s in shapes) > MAX_COMPARED_ELEMENTS:
         mismatch("output values", f"not compared: more than {MAX_COMPARED_ELEMENTS:,} elements")
         return
