@@ -41,6 +41,12 @@ class DeviceError(TuiperfError):
     title = "Unknown device"
 
 
+class PythonEnvError(TuiperfError):
+    """A Python environment that is unknown, missing, not a Python, or cannot measure (no JAX)."""
+
+    title = "Environment problem"
+
+
 class WorkerCrashed(TuiperfError):
     """The measuring process died (XLA abort, segfault, out of memory); it is restarted on next use."""
 
