@@ -5,10 +5,11 @@ from __future__ import annotations
 import factories
 import pytest
 
+from tuiperf.common.units import how_much
 from tuiperf.results import document
 from tuiperf.results.model import Equivalence, Mismatch, ProfileRow
 from tuiperf.results.reconcile import reconcile
-from tuiperf.results.verdict import gap_words, how_much, stage_cell, verdict
+from tuiperf.results.verdict import gap_words, stage_cell, verdict
 
 BASE = {"call": 10_000.0, "jit": 8_000.0, "flat_jit": 7_000.0, "flat_leaves": 6_500.0}
 BASE |= {"noop_jit": 3_000.0, "noop_execute": 2_500.0}

@@ -57,6 +57,15 @@ def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)")
     parser.add_argument("--variants", metavar="A,B", help="comma-separated variants to run (default: all)")
     parser.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        dest="environments",
+        help="measure in this Python environment (`tuiperf env list`); repeat to compare environments in one "
+        "interleaved run, the first being the reference (default: current)",
+    )
     options.add_arguments(parser, command)
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
-from tuiperf.common.errors import TuiperfError
+from tuiperf.common.errors import ParamError, TuiperfError
 from tuiperf.contract import options
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import Runner, RunRequest
@@ -34,14 +34,23 @@ def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = Non
         sweep=parse_sweep(args.sweep) if getattr(args, "sweep", None) else None,
         scenario_dirs=args.scenarios,
         settings=options.from_arguments(args, defaults),
+        environments=list(getattr(args, "environments", None) or []),
     )
     options.check(request.settings)
+    if request.environments:
+        from tuiperf.processes.python_envs import lookup
+
+        for name in request.environments:
+            lookup(name)  # an unknown name is said now, before anything starts
     return request
 
 
 def make_runner(args: argparse.Namespace) -> Runner:
     if getattr(args, "in_process", False):
         from tuiperf.measuring.inprocess import InProcessRunner
+
+        if getattr(args, "environments", None):
+            raise ParamError("--env measures in each environment's own process: leave out --in-process")
 
         return InProcessRunner(args.scenarios)
     from tuiperf.processes.runner import ProcessRunner

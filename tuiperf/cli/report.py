@@ -21,6 +21,7 @@ from rich.text import Text
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_ns, format_p
+from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import reconcile
@@ -87,7 +88,8 @@ def _pairs(pairs: Sequence[str]) -> Flow:
 
 def header(result: RunResult) -> Group:
     env = result.env
-    packages = env.packages if env else {}
+    several = len(result.environments) > 1  # then each environment's versions are listed below
+    packages = env.packages if env and not several else {}
     params = dict(result.params)
     if result.sweep is not None:
         params[result.sweep.parameter] = ", ".join(one_line(v) for v in result.sweep.values) + " (swept)"
@@ -97,7 +99,7 @@ def header(result: RunResult) -> Group:
         f"{one_line(result.options.dispatch)} dispatch",
         f"{one_line(result.options.interleave)} interleave",
         *[f"{name} {one_line(packages.get(name))}" for name in ("jax", "equinox", "flax") if packages.get(name)],
-        f"python {one_line(env.python)}" if env else "",
+        f"python {one_line(env.python)}" if env and not several else "",
     ]
     if result.options.processes > 1:
         facts.append(f"{result.options.processes} processes")
@@ -109,6 +111,29 @@ def header(result: RunResult) -> Group:
     if result.partial:
         parts.append(Hanging(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}", style="bold yellow"))
     return Group(*parts, Text(""))
+
+
+def environments(result: RunResult) -> list[Any]:
+    """Each Python environment of a run over several (the reference first), and each variant's ratio
+    there against the reference environment, with the versions that differ."""
+    if len(result.environments) < 2:
+        return []
+    lines: list[Any] = [Hanging("environments (the first is the reference)", style="bold")]
+    for run in result.environments:
+        env = run.env
+        facts = [f"python {env.python}" if env else "", one_line(env.executable or run.python) if env else run.python]
+        if env is not None:
+            facts += [f"{name} {env.packages[name]}" for name in COMPARED_PACKAGES if env.packages.get(name)]
+        lines.append(Hanging(one_line(run.name), style="bold"))
+        lines.append(_pairs([one_line(f) for f in facts if f]))
+        if run.error:
+            lines.append(Hanging(f"⚠ {inert(run.error)}", indent=INDENT, style="yellow"))
+    rows = changes(result)
+    if rows:
+        lines.append(Hanging(f"against {one_line(result.environments[0].name)}, variant by variant", style="bold"))
+        lines.extend(Hanging(f"• {inert(row.sentence())}", indent=2) for row in rows)
+    lines.append(Text(""))
+    return lines
 
 
 def latency(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
@@ -354,6 +379,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts: list[Any] = [header(result)]
     if result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
+    parts.extend(environments(shown))
     parts.extend(latency(shown, width, console, where))
     parts.extend(processes(shown))
     parts.extend([Text(""), stages(shown, width, console, where)])

@@ -43,3 +43,18 @@ def format_bytes(count: float | None) -> str:
         if size >= scale:
             return f"{sign}{size / scale:.3g} {unit}"
     return f"{sign}{size:.0f} B"
+
+
+def how_much(ratio: float) -> str:
+    """``26.6× as slow`` (not ``2558.6 % slower``), ``12.0 % slower``, ``3× as fast``, ``40.0 % faster``."""
+    if ratio >= 100:
+        return f"{ratio:,.0f}× as slow"
+    if ratio >= 2:
+        return f"{ratio:.3g}× as slow"
+    if ratio >= 1:
+        return f"{(ratio - 1) * 100:.1f} % slower"
+    if ratio <= 0.01:
+        return f"{1 / ratio:,.0f}× as fast"
+    if ratio <= 0.5:
+        return f"{1 / ratio:.3g}× as fast"
+    return f"{(1 - ratio) * 100:.1f} % faster"

@@ -67,16 +67,28 @@ class Memory(msgspec.Struct, tag=True, frozen=True):
 
 
 class Measure(msgspec.Struct, tag=True, frozen=True):
-    """Run a request; events stream back, then the RunResult."""
+    """Run a request; events stream back, then the RunResult.
+
+    ``lockstep``: the process takes turns with others (one per Python environment): before each
+    stage (start, each sampling round, the analysis) it sends ``Waiting`` and waits for ``Proceed``;
+    the answer is then ``(RunResult, {variant: OutputDigest})`` so that outputs can be compared across
+    environments."""
 
     request: RunRequest
+    lockstep: bool = False
+
+
+class Proceed(msgspec.Struct, tag=True, frozen=True):
+    """Sent while a lockstep child waits: take the turn (``go``), or stop sampling (``go=False``)."""
+
+    go: bool = True
 
 
 class Stop(msgspec.Struct, tag=True, frozen=True):
     """End the child politely (no answer)."""
 
 
-Request = DescribeFile | ListDevices | Memory | Measure | Stop
+Request = DescribeFile | ListDevices | Memory | Measure | Proceed | Stop
 
 
 class Ready(msgspec.Struct, tag=True, frozen=True):
@@ -89,6 +101,18 @@ class Streamed(msgspec.Struct, tag=True, frozen=True):
     """One event of a run in progress."""
 
     event: Event
+
+
+class Waiting(msgspec.Struct, tag=True, frozen=True):
+    """A lockstep child has ended its turn and waits before stage ``key`` = (sweep point, stage,
+    round); stages: 0 start (set up and compile), 1 a sampling round, 2 the analysis. ``done``: its
+    own rule (converged, budget) would stop sampling here."""
+
+    key: tuple[int, int, int]
+    done: bool = False
+
+
+START, SAMPLE, ANALYSE = 0, 1, 2  # the stages of a Waiting key, in the order a run goes through them
 
 
 class Answered(msgspec.Struct, tag=True, frozen=True):
@@ -117,4 +141,4 @@ class Refused(msgspec.Struct, tag=True, frozen=True):
         return error
 
 
-Answer = Ready | Streamed | Answered | Refused
+Answer = Ready | Streamed | Waiting | Answered | Refused

@@ -37,6 +37,8 @@ class RunRequest:
     scenario_dirs: list[str] = field(default_factory=list)
     scenario_path: str | None = None  # the file defining `scenario`: import only it (set by runners)
     settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)
+    # Python environments to measure in, by name (tuiperf env): the first is the reference; empty: this one.
+    environments: list[str] = field(default_factory=list)
 
 
 class Runner(Protocol):

@@ -58,6 +58,7 @@ def environment(device: Any, timer_resolution_ns: float | None) -> Environment:
 
     return Environment(
         python=sys.version.split()[0],
+        executable=sys.executable,
         packages={name: package_version(name) for name in _PACKAGES},
         platform=platform.platform(),
         cpu=cpu_model(),

@@ -24,9 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from tuiperf.results.outputs import HALF_PRECISION_TOLERANCE, MAX_CARRIED_ELEMENTS, Leaf, OutputDigest
+from tuiperf.results.outputs import relative_difference as _relative_difference
+
 FLOPS_REL_TOL = 0.05  # FLOP counts of equivalent programs differ a little with fusion choices
 MAX_COMPARED_ELEMENTS = 50_000_000  # beyond this, values are not copied to the host to compare
-HALF_PRECISION_TOLERANCE = 1e-2  # the least relative tolerance for bfloat16/float16 values
 SHOWN_KEYS = 3
 
 
@@ -241,43 +243,21 @@ def _dtype(x: Any) -> str:
     return str(getattr(x, "dtype", type(x).__name__))
 
 
-def _relative_difference(a: Any, b: Any) -> float:
-    """Largest |a - b| relative to the largest |b|; NaN or infinity at the same places counts as equal,
-    in one only as infinitely different. Non-numeric leaves are equal or not."""
-    try:
-        a = np.asarray(a)
-        b = np.asarray(b)
-        if a.dtype.kind == "c" or b.dtype.kind == "c":  # complex: compare both parts
-            a = np.stack([a.real, a.imag]).astype(np.float64)
-            b = np.stack([b.real, b.imag]).astype(np.float64)
-        else:
-            a, b = a.astype(np.float64), b.astype(np.float64)
-    except (TypeError, ValueError):
-        return 0.0 if _same(a, b) else float("inf")
-    if a.size == 0:
-        return 0.0
-    nan_a, nan_b = np.isnan(a), np.isnan(b)
-    if (nan_a != nan_b).any():
-        return float("inf")
-    inf_a, inf_b = np.isinf(a), np.isinf(b)
-    if (inf_a != inf_b).any() or (a[inf_a] != b[inf_b]).any():
-        return float("inf")
-    finite = ~(nan_a | inf_a)
-    if not finite.any():
-        return 0.0
-    scale = max(float(np.max(np.abs(b[finite]))), 1e-30)
-    return float(np.max(np.abs(a[finite] - b[finite]))) / scale
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(np.all(a == b))
-    except BaseException:  # noqa: BLE001 - objects that cannot even be compared are different
-        return False
-
-
 def _si(value: float) -> str:
     for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= factor:
             return f"{value / factor:.3g} {suffix}FLOP"
     return f"{value:.3g} FLOP"
+
+
+def digest(subject: Subject, rtol: float) -> OutputDigest:
+    """``subject``'s output (projected by its ``compare=``) as host leaves by key path, to be compared
+    with the same variant's output in another Python environment (:mod:`tuiperf.results.outputs`)."""
+    leaves = _leaves(_project(subject), keyed=True)
+    assert isinstance(leaves, dict)
+    total = sum(int(np.prod(np.shape(leaf))) for leaf in leaves.values())
+    carried = {}
+    for key, leaf in leaves.items():
+        values = np.asarray(leaf) if total <= MAX_CARRIED_ELEMENTS else None
+        carried[key] = Leaf(dtype=_dtype(leaf), shape=tuple(np.shape(leaf)), values=values)
+    return OutputDigest(leaves=carried, tolerance=max(rtol, subject.tolerance or 0.0))

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
+
+if TYPE_CHECKING:
+    from tuiperf.measuring.turns import Turns
+    from tuiperf.results.outputs import OutputDigest
 
 _PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
 
@@ -53,8 +57,11 @@ class InProcessRunner:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
         on_turn: Callable[[str], None] | None = None,
+        turns: Turns | None = None,
+        digests: dict[str, OutputDigest] | None = None,
     ) -> RunResult:
         from tuiperf.measuring.run import execute
+        from tuiperf.measuring.turns import ALONE
 
         if not request.scenario_dirs:
             request.scenario_dirs = self.scenario_dirs
@@ -62,7 +69,9 @@ class InProcessRunner:
 
         options.check(request.settings)  # before the dispatch mode is fixed with it
         actual = set_dispatch(request.settings.dispatch)
-        result = execute(request, on_event or (lambda event: None), cancel or threading.Event(), on_turn)
+        result = execute(
+            request, on_event or (lambda event: None), cancel or threading.Event(), on_turn, turns or ALONE, digests
+        )
         if actual != request.settings.dispatch:
             result.warnings.append(
                 f"asked for {request.settings.dispatch} dispatch, but this process was already "

@@ -27,16 +27,18 @@ from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
 from tuiperf.common.units import format_ns
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
+from tuiperf.contract.protocol import ANALYSE, SAMPLE, START
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, compiling_breakdown, measure_breakdowns
 from tuiperf.measuring.env import all_devices, describe_device, device_id, dispatch_mode, environment, run_devices
-from tuiperf.measuring.guard import Subject, check, describe
+from tuiperf.measuring.guard import Subject, check, describe, digest
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.profiling import PROFILE_SECONDS, profile_call
 from tuiperf.measuring.resolve import Resolved, resolve
 from tuiperf.measuring.sampler import Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
+from tuiperf.measuring.turns import ALONE, Turns
 from tuiperf.measuring.xla_costs import process_memory
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
@@ -51,6 +53,7 @@ from tuiperf.results.model import (
     ScenarioRef,
     VariantResult,
 )
+from tuiperf.results.outputs import OutputDigest
 from tuiperf.results.stats import median_ci
 
 Emit = Callable[[Event], None]
@@ -109,13 +112,22 @@ def describe_exception(exc: BaseException, path: str) -> str:
 
 
 def execute(
-    request: RunRequest, emit: Emit, cancel: threading.Event, on_turn: Callable[[str], None] | None = None
+    request: RunRequest,
+    emit: Emit,
+    cancel: threading.Event,
+    on_turn: Callable[[str], None] | None = None,
+    turns: Turns = ALONE,
+    digests: dict[str, OutputDigest] | None = None,
 ) -> RunResult:
     """Measure ``request``. ``on_turn(variant)`` is called as each variant's turn begins during
-    sampling (the measuring process records it, so a crash can name the variant that was running)."""
+    sampling (the measuring process records it, so a crash can name the variant that was running).
+    ``turns``: the run takes turns with other processes (several Python environments); ``digests``,
+    when given, receives each measured variant's output (of a sweep's last point) to compare across them."""
     resolved = resolve(request)
     if resolved.sweep_values is None:
-        return Run(resolved, resolved.params, request, emit, cancel, on_turn=on_turn).measure()
+        return Run(
+            resolved, resolved.params, request, emit, cancel, on_turn=on_turn, turns=turns, digests=digests
+        ).measure()
     assert request.sweep is not None
     parameter = request.sweep[0]
     values = resolved.sweep_values
@@ -134,6 +146,9 @@ def execute(
             value,
             started,
             on_turn=on_turn,
+            point=index,
+            turns=turns,
+            digests=digests,
         )
         try:
             points.append(run.measure())
@@ -157,6 +172,8 @@ def execute(
             cancel,
             on_turn=on_turn,
             anchor=True,
+            point=len(values),
+            turns=turns,
         )
         with contextlib.suppress(TuiperfError):
             anchor = again.measure()
@@ -187,8 +204,16 @@ class Run:
         sweep_started: float | None = None,
         on_turn: Callable[[str], None] | None = None,
         anchor: bool = False,
+        point: int = 0,
+        turns: Turns = ALONE,
+        digests: dict[str, OutputDigest] | None = None,
     ) -> None:
-        self.anchor = anchor  # a sweep's first point measured again: medians only, no breakdown
+        self.anchor = anchor
+        self.point, self.turns, self.digests = (
+            point,
+            turns,
+            digests,
+        )  # a sweep's first point measured again: medians only, no breakdown
         self.scenario, self.names, self.device = resolved.scenario, resolved.names, resolved.device
         self.params = params
         self.request, self.emit, self.cancel = request, emit, cancel
@@ -307,11 +332,13 @@ class Run:
             RunStarted(self.scenario.id, self.names, device_id(self.device), self.dispatch, self.sweep_value, header)
         )
         use_devices(run_devices(self.device)[: self.request.settings.devices])
+        self.turns.wait((self.point, START, 0))
         with device_scope(self.device):
             ctx = self.setup()
             prepared = self.prepare_all(ctx)
             self.plan(prepared)
             targets = self.sample(prepared, resolution)
+            self.turns.wait((self.point, ANALYSE, 0))
             self.analyse(prepared, targets, resolution)
         return self.document(header)
 
@@ -392,6 +419,7 @@ class Run:
                 interleave=self.request.settings.interleave,
                 on_tick=on_tick,
                 on_turn=on_turn,
+                gate=lambda round_index, done: self.turns.wait((self.point, SAMPLE, round_index), done),
             )
         watch.current = None
         on_tick(0.0, 1.0)
@@ -539,6 +567,7 @@ class Run:
         reference = self.scenario.reference_name()
         reference = reference if any(s.name == reference for s in subjects) else None
         tolerance = self.scenario.tolerance_for(SimpleNamespace(**self.params))
+        self.keep_outputs(prepared, tolerance)
         findings = check(subjects, tolerance, reference)
         found = findings.mismatches
         self.warnings.extend(describe(found))
@@ -550,6 +579,23 @@ class Run:
             mismatches=[Mismatch(**m) for m in found],
             notes=findings.notes,
         )
+
+    def keep_outputs(self, prepared: list[Prepared], tolerance: float) -> None:
+        """Each measured variant's output, for the comparison across environments (when asked)."""
+        if self.digests is None:
+            return
+        for p in prepared:
+            if not self.results[p.name].ok:
+                continue
+            subject = Subject(
+                p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance
+            )
+            try:
+                self.digests[p.name] = digest(subject, tolerance)
+            except BaseException as exc:  # noqa: BLE001 - a projection that fails is reported by the guard
+                self.results[p.name].notes.append(
+                    f"its output could not be carried out for the comparison across environments: {type(exc).__name__}"
+                )
 
     def document(self, header: RunHeader) -> RunResult:
         partial = self.cancel.is_set()

@@ -117,6 +117,7 @@ def sample_interleaved(
     clock: Clock = DEFAULT_CLOCK,
     max_samples: int = MAX_SAMPLES,
     min_rounds: int = 1,
+    gate: Callable[[int, bool], bool] | None = None,
 ) -> Outcome:
     """Fill every target's ``samples``.
 
@@ -126,6 +127,10 @@ def sample_interleaved(
     whose call raises stops alone.
     ``on_turn`` runs before each turn (the retrace sentinel uses it to know who is running).
     Progress (``on_tick``) is reported after each turn of the first round, then every ``TICK_EVERY_S``.
+    ``gate(round, done)``, when given, runs before each round and decides whether it happens: the
+    processes of a run over several environments take their rounds in turn and stop together, so
+    converging or reaching the budget here only says ``done``; a fixed count or the cap still ends
+    sampling here.
     """
     if interleave not in INTERLEAVE_MODES:
         raise ValueError(f"interleave must be one of {INTERLEAVE_MODES}, got {interleave!r}")
@@ -133,6 +138,7 @@ def sample_interleaved(
     last_tick = start
     planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)
     round_index = 0
+    own_stop: str | None = None  # why this process alone would stop (with a gate: others may go on)
 
     def outcome(reason: str) -> Outcome:
         return Outcome(reason, round_index, (clock() - start) / 1e9)
@@ -141,6 +147,8 @@ def sample_interleaved(
         active = [t for t in targets if t.error is None]
         if not active:
             return outcome("count" if samples is not None else "converged")
+        if gate is not None and not gate(round_index, own_stop is not None):
+            return outcome("cancelled" if cancel.is_set() else own_stop or "budget")
         # Block mode rotates who goes first; call mode keeps one order so that no variant ever runs
         # twice in a row (with two variants a rotation would repeat one at every other round's edge).
         shift = round_index % len(active) if interleave == "block" else 0
@@ -187,13 +195,14 @@ def sample_interleaved(
                 on_tick(elapsed, 1.0)
                 return outcome("cap")
             if elapsed >= budget_s:
-                on_tick(elapsed, 1.0)
-                return outcome("budget")
-            if (now - last_check) / 1e9 >= CHECK_EVERY_S and round_index >= min_rounds:
+                own_stop = "budget"
+            elif own_stop is None and (now - last_check) / 1e9 >= CHECK_EVERY_S and round_index >= min_rounds:
                 last_check = now
                 for target in active:
                     n = len(target.samples)
                     target.converged = n >= MIN_SAMPLES and relative_ci_halfwidth(target.samples) <= TARGET_REL_CI
                 if all(t.converged for t in active):
-                    on_tick(elapsed, 1.0)
-                    return outcome("converged")
+                    own_stop = "converged"
+            if own_stop is not None and gate is None:
+                on_tick(elapsed, 1.0)
+                return outcome(own_stop)

@@ -38,13 +38,16 @@ from tuiperf.contract.protocol import (
     ListDevices,
     Measure,
     Memory,
+    Proceed,
     Ready,
     Refused,
     Request,
     Shared,
     Stop,
     Streamed,
+    Waiting,
 )
+from tuiperf.results.outputs import OutputDigest
 
 
 def die_with_parent(parent: int) -> None:
@@ -103,6 +106,29 @@ def forget_compiled() -> None:
     gc.collect()
 
 
+class TakingTurns:
+    """The child's side of a lockstep run (:mod:`tuiperf.measuring.turns`): say where it waits, then
+    wait for the parent's ``Proceed`` on the request socket."""
+
+    def __init__(self, conn: Connection, shared: Shared) -> None:
+        self.conn, self.shared = conn, shared
+
+    def wait(self, key: tuple[int, int, int], done: bool = False) -> bool:
+        safe_send(self.conn, Waiting(key, done))
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                os._exit(0)  # the parent is gone: nothing is waiting for this run any more
+            match message:
+                case Proceed(go=go):
+                    return go and not self.shared.is_set()
+                case Stop():
+                    os._exit(0)
+                case _:
+                    continue
+
+
 class Server:
     """Answers one request at a time; ``HANDLERS`` maps each request class to its method."""
 
@@ -139,10 +165,18 @@ class Server:
         def on_turn(variant: str) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
 
+        if not request.lockstep:
+            try:
+                return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
+            finally:
+                shared.set_turn(-1)
+        digests: dict[str, OutputDigest] = {}
         try:
-            return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
+            turns = TakingTurns(self.conn, shared)
+            result = self.runner.run(request.request, emit, shared, on_turn, turns, digests)  # type: ignore[arg-type]
         finally:
             shared.set_turn(-1)
+        return result, digests
 
     def answer(self, request: Request) -> None:
         """Answer one request: its value, or the error it raised (as its own class)."""

@@ -30,11 +30,18 @@ Role = Literal["loader", "devices", "measuring"]
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
-def process_environment(role: Role, base: Mapping[str, str] | None = None, cpu_devices: int = 1) -> dict[str, str]:
+def process_environment(
+    role: Role, base: Mapping[str, str] | None = None, cpu_devices: int = 1, import_path: str | None = None
+) -> dict[str, str]:
     """The environment a process of ``role`` starts with, from ``base`` (this process's by default);
-    a measuring process for ``--devices N`` gets N host devices (JAX_NUM_CPU_DEVICES)."""
+    a measuring process for ``--devices N`` gets N host devices (JAX_NUM_CPU_DEVICES). ``import_path``:
+    a process of another Python environment finds this tuiperf there, and only there (its own
+    libraries must not be shadowed by a PYTHONPATH meant for this one)."""
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
+    if import_path is not None:
+        env["PYTHONPATH"] = import_path
+    else:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env[ROLE_VARIABLE] = role
     if role == "loader":

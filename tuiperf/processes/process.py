@@ -25,7 +25,19 @@ from typing import Any
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
 from tuiperf.contract.events import Event
-from tuiperf.contract.protocol import SHARED_SIZE, Answer, Answered, Ready, Refused, Request, Shared, Stop, Streamed
+from tuiperf.contract.protocol import (
+    SHARED_SIZE,
+    Answer,
+    Answered,
+    Proceed,
+    Ready,
+    Refused,
+    Request,
+    Shared,
+    Stop,
+    Streamed,
+    Waiting,
+)
 from tuiperf.processes.environment import Role, process_environment
 
 POLL_S = 0.05
@@ -154,16 +166,19 @@ def exit_description(code: int | None) -> str:
 class MeasuringProcess:
     """One measuring or loading process (``python -m tuiperf.measuring.serve``)."""
 
-    def __init__(self, role: Role = "measuring", cpu_devices: int = 1) -> None:
+    def __init__(
+        self, role: Role = "measuring", cpu_devices: int = 1, python: str | None = None, import_path: str | None = None
+    ) -> None:
+        """``python``: another environment's interpreter (``import_path`` makes this tuiperf importable there)."""
         parent_end, child_end = socket.socketpair()
         self._shared_file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         self._shared_file.truncate(SHARED_SIZE)
-        env = process_environment(role, cpu_devices=cpu_devices)
+        env = process_environment(role, cpu_devices=cpu_devices, import_path=import_path)
         self.cpu_devices = cpu_devices  # host devices it was started with: fixed for its life
         self.log_path = _new_log_path()
         self.process = subprocess.Popen(
             [
-                sys.executable,
+                python or sys.executable,
                 "-m",
                 "tuiperf.measuring.serve",
                 "--conn",
@@ -200,8 +215,11 @@ class MeasuringProcess:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | Shared | None = None,
         timeout_s: float | None = None,
+        on_wait: Callable[[Waiting], bool] | None = None,
     ) -> Any:
-        """Send one request and wait for its answer; raise :class:`ProcessStopped` if there is none."""
+        """Send one request and wait for its answer; raise :class:`ProcessStopped` if there is none.
+        ``on_wait``: a lockstep child waits for its turn; this returns when the child may go on (True)
+        or must stop sampling, and the child is told so. Time spent waiting is not the child's silence."""
         self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
         self.shared.set_turn(-1)
         self._send(request)
@@ -236,6 +254,13 @@ class MeasuringProcess:
                 case Streamed(event):
                     if on_event is not None:
                         on_event(event)
+                case Waiting():
+                    go = on_wait(answer) if on_wait is not None else True
+                    if cancel is not None and cancel.is_set():
+                        self.shared.set_cancel(True)
+                        cancelled_at = cancelled_at or time.monotonic()
+                    self._send(Proceed(go))
+                    last = time.monotonic()
                 case Answered(value):
                     return value
                 case Refused():

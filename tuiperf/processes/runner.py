@@ -23,21 +23,20 @@ process's stdout and stderr go to a capped, rotated log file in the per-user log
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
 from tuiperf.contract.catalog import Catalog
-from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.contract.options import stored
+from tuiperf.contract.events import Event, Progress, RunFailed
 from tuiperf.contract.protocol import ListDevices, Measure, Memory
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
+from tuiperf.processes.python_envs import CURRENT
+from tuiperf.processes.tracking import StreamTracker, header_from_request
 from tuiperf.results import document
-from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Crash, DeviceInfo, RunResult, ScenarioRef, VariantResult
+from tuiperf.results.model import Crash, RunResult
 
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
@@ -197,9 +196,16 @@ class ProcessRunner:
             request.scenario_dirs = list(self.scenario_dirs)
         request.scenario_path = request.scenario_path or self._path_of(request)  # preset: a last good copy
         if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
-            header = _header_from_request(request)
+            header = header_from_request(request)
             crash = Crash(how="was not started: the run was cancelled first")
             return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
+        if request.environments and request.environments != [CURRENT]:
+            from tuiperf.processes.multi_env import run_in_environments
+            from tuiperf.processes.python_envs import lookup
+
+            environments = [lookup(name) for name in request.environments]
+            with self._lock:
+                return run_in_environments(request, environments, on_event, cancel)
         if request.settings.processes <= 1:
             return self._run_once(request, on_event, cancel, fresh=False)
         from tuiperf.processes.repeat import combine
@@ -243,55 +249,30 @@ class ProcessRunner:
 
         assert request.scenario_path is not None
         key = (request.scenario_path, file_sha256(Path(request.scenario_path)))
-        finished: list[VariantResult] = []
-        samples: dict[str, list[float]] = {}
-        seen: dict[str, Any] = {"header": None, "names": list(request.variants or []), "variant": None, "phase": None}
-        started = time.monotonic()
-
-        def track(event: Event) -> None:
-            match event:
-                case VariantFinished(variant=variant):
-                    finished.append(variant)
-                case SamplesAdded(variant=name, samples_ns=samples_ns):
-                    samples.setdefault(name, []).extend(samples_ns)
-                case PhaseChanged(phase=phase, variant=name):
-                    seen["variant"], seen["phase"] = name, phase
-                case RunStarted(header=header, variants=names):
-                    seen["header"], seen["names"] = header, list(names)
-                    finished.clear()
-                    samples.clear()
-            if on_event is not None:
-                on_event(event)
-
+        seen = StreamTracker(request, on_event)
         with self._lock:
             child, why_new = self._measuring_for(key, request.settings.dispatch, fresh, request.settings.devices)
             try:
-                result: RunResult = child.request(Measure(request), track, cancel, request.settings.timeout_s)
+                result: RunResult = child.request(Measure(request), seen.track, cancel, request.settings.timeout_s)
                 child.runs += 1
                 if why_new is not None:
                     result.warnings.append(why_new)
                 return result
             except ProcessStopped as exc:
                 stop = exc  # kept beyond the except block
-                turn = child.turn()
-                variant = seen["names"][turn] if 0 <= turn < len(seen["names"]) else seen["variant"]
+                variant = seen.running(child.turn())
                 self._measuring = None
                 child.close()
-        header = seen["header"] or _header_from_request(request)
         if stop.cancelled:
-            return document.after_cancel(
-                header, finished, samples, seen["names"], stop.how, duration_s=time.monotonic() - started
-            )
+            return seen.after_cancel(stop.how)
         crash = Crash(
             how=stop.how,
             variant=variant,
-            phase=seen["phase"],
+            phase=seen.phase,
             stderr_tail=stop.stderr_tail,
             log_path=str(child.log_path),
         )
-        partial = document.after_crash(
-            header, finished, samples, seen["names"], crash, duration_s=time.monotonic() - started
-        )
+        partial = seen.after_crash(crash)
         if on_event is not None:
             on_event(RunFailed(partial.error or stop.how, WorkerCrashed.title, partial))
         return partial
@@ -309,13 +290,3 @@ def _scaled_progress(on_event: Callable[[Event], None] | None, index: int, total
         on_event(event)
 
     return scaled
-
-
-def _header_from_request(request: RunRequest) -> RunHeader:
-    """The little that is known of a run whose measuring process died before it started."""
-    return RunHeader(
-        scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
-        params=dict(request.params),
-        device=DeviceInfo(id=request.device or ""),
-        options=stored(request.settings, request.variants),
-    )

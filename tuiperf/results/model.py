@@ -194,6 +194,7 @@ class VariantResult(Struct):
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
     process_medians_ns: list[float] = []  # one median per measuring process (--processes N)
+    environment: str | None = None  # the Python environment it was measured in, in a run over several
 
     @property
     def ok(self) -> bool:
@@ -243,8 +244,9 @@ class RunOptions(Struct):
 
 
 class Environment(Struct):
-    python: str
+    python: str  # its version
     packages: dict[str, str | None]  # jax, jaxlib, equinox, flax, numpy, optax, tuiperf
+    executable: str = ""  # the interpreter the measuring process ran (sys.executable)
     platform: str = ""
     cpu: str = ""
     cpu_count: int | None = None
@@ -301,6 +303,17 @@ class Equivalence(Struct):
         return any(m.a == name for m in self.mismatches)
 
 
+class EnvironmentRun(Struct):
+    """One Python environment of a run over several (``--env``): the first is the reference the
+    others are compared with. ``error`` says why it measured nothing or stopped early."""
+
+    name: str
+    python: str  # the interpreter's path as registered
+    env: Environment | None = None  # what its measuring process reported (versions, executable)
+    error: str | None = None
+    crash: Crash | None = None
+
+
 class Sweep(Struct):
     parameter: str
     values: list[Scalar]
@@ -334,6 +347,7 @@ class RunResult(Struct, kw_only=True):
     memory: ProcessMemory | None = None
     sweep: Sweep | None = None
     points: list[RunResult] = []
+    environments: list[EnvironmentRun] = []  # a run over several Python environments (``--env``)
 
     def variant(self, name: str) -> VariantResult | None:
         return next((v for v in self.variants if v.name == name), None)

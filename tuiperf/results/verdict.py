@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_ns
+from tuiperf.common.units import format_ns, how_much
+from tuiperf.results.environments import changes, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, StageDelta, reconcile
@@ -42,21 +43,6 @@ def stage_cell(stage: Stage | None, fmt: Callable[[float], str] = format_ns) -> 
     if stage.resolution_ns is not None and abs(stage.ns) < stage.resolution_ns:
         return f"< {fmt(stage.resolution_ns)}"
     return fmt(stage.ns)
-
-
-def how_much(ratio: float) -> str:
-    """``26.6× as slow`` (not ``2558.6 % slower``), ``12.0 % slower``, ``3× as fast``, ``40.0 % faster``."""
-    if ratio >= 100:
-        return f"{ratio:,.0f}× as slow"
-    if ratio >= 2:
-        return f"{ratio:.3g}× as slow"
-    if ratio >= 1:
-        return f"{(ratio - 1) * 100:.1f} % slower"
-    if ratio <= 0.01:
-        return f"{1 / ratio:,.0f}× as fast"
-    if ratio <= 0.5:
-        return f"{1 / ratio:.3g}× as fast"
-    return f"{(1 - ratio) * 100:.1f} % faster"
 
 
 def signed(ns: float) -> str:
@@ -170,9 +156,22 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
 
 
 def verdicts(result: RunResult, baseline: str | None = None) -> list[tuple[str, str]]:
-    """(variant, sentence) for every measured variant against the baseline."""
+    """(variant, sentence) for every measured variant against the baseline; in a run over several
+    Python environments, the reference environment's variants against the baseline, then each other
+    environment's variant against the same variant in the reference, led by the versions that differ."""
     base, _ = against(result, baseline)
     if base is None:
         return []
-    found = [(v.name, verdict(result, v.name, base)) for v in result.measured if v.name != base]
+    reference = result.environments[0].name if len(result.environments) > 1 else None
+    found = [
+        (v.name, verdict(result, v.name, base))
+        for v in result.measured
+        if v.name != base and (reference is None or v.environment == reference)
+    ]
+    for change in changes(result) if reference is not None else []:
+        name = qualified(change.variant, change.environment)
+        sentence = verdict(result, name, qualified(change.variant, change.reference))
+        if sentence:
+            versions = ", ".join(change.changes) or "the same versions (a difference is the processes' own)"
+            found.append((name, f"{versions}: {sentence}"))
     return [(name, sentence) for name, sentence in found if sentence]

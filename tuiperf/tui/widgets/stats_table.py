@@ -13,10 +13,9 @@ from textual.message import Message
 from textual.widgets import Label, Select, Static
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_p
+from tuiperf.common.units import format_p, how_much
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
-from tuiperf.results.verdict import how_much
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex

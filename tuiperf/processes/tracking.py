@@ -1,0 +1,77 @@
+"""What a measuring process has streamed so far, so that a run it did not finish is not lost: the
+finished variants, the samples of the others, the variant and phase it was in when it stopped."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from tuiperf.contract.events import Event, PhaseChanged, RunStarted, SamplesAdded, VariantFinished
+from tuiperf.contract.options import stored
+from tuiperf.contract.request import RunRequest
+from tuiperf.results import document
+from tuiperf.results.document import RunHeader
+from tuiperf.results.model import Crash, DeviceInfo, RunResult, ScenarioRef, VariantResult
+
+
+class StreamTracker:
+    """Folds a run's events as they pass (``track``) and builds its partial result after a stop."""
+
+    def __init__(self, request: RunRequest, forward: Callable[[Event], None] | None = None) -> None:
+        self.request, self.forward = request, forward
+        self.finished: list[VariantResult] = []
+        self.samples: dict[str, list[float]] = {}
+        self.header: RunHeader | None = None
+        self.names: list[str] = list(request.variants or [])
+        self.variant: str | None = None
+        self.phase: str | None = None
+        self.started = time.monotonic()
+
+    def track(self, event: Event) -> None:
+        match event:
+            case VariantFinished(variant=variant):
+                self.finished.append(variant)
+            case SamplesAdded(variant=name, samples_ns=samples_ns):
+                self.samples.setdefault(name, []).extend(samples_ns)
+            case PhaseChanged(phase=phase, variant=name):
+                self.variant, self.phase = name, phase
+            case RunStarted(header=header, variants=names):
+                self.header, self.names = header, list(names)
+                self.finished.clear()
+                self.samples.clear()
+        if self.forward is not None:
+            self.forward(event)
+
+    def running(self, turn: int) -> str | None:
+        """The variant the process was running: the one it recorded as sampling, else the last named."""
+        return self.names[turn] if 0 <= turn < len(self.names) else self.variant
+
+    def after_cancel(self, how: str) -> RunResult:
+        return document.after_cancel(
+            self.header or header_from_request(self.request),
+            self.finished,
+            self.samples,
+            self.names,
+            how,
+            duration_s=time.monotonic() - self.started,
+        )
+
+    def after_crash(self, crash: Crash) -> RunResult:
+        return document.after_crash(
+            self.header or header_from_request(self.request),
+            self.finished,
+            self.samples,
+            self.names,
+            crash,
+            duration_s=time.monotonic() - self.started,
+        )
+
+
+def header_from_request(request: RunRequest) -> RunHeader:
+    """The little that is known of a run whose measuring process died before it started."""
+    return RunHeader(
+        scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
+        params=dict(request.params),
+        device=DeviceInfo(id=request.device or ""),
+        options=stored(request.settings, request.variants),
+    )
