@@ -209,7 +209,8 @@ class EnvironmentChange:
         if lo <= 1 <= hi:
             return f"{versions}: {self.variant} no different [{lo:.3g}–{hi:.3g}×]"
         p = format_p(self.p_value)
-        return f"{versions}: {self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p if p[0] == '<' else '= ' + p}]"
+        p = p if p.startswith("<") else f"= {p}"
+        return f"{versions}: {self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}]"
 
 
 def changes(result: RunResult) -> list[EnvironmentChange]:
