@@ -9,6 +9,7 @@ fails there, or that crashes keeps what it measured and says why; the others fin
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -97,12 +98,14 @@ def run_in_environments(
     environments: list[PythonEnv],
     on_event: Callable[[Event], None] | None = None,
     cancel: threading.Event | None = None,
+    make_schedule: Callable[[int, threading.Event], Schedule] = Schedule,
 ) -> RunResult:
-    """Measure ``request`` in each environment (the first is the reference), interleaved."""
+    """Measure ``request`` in each environment (the first is the reference), interleaved.
+    ``make_schedule`` lets a test keep the schedule and read the turns it gave."""
     check_environments(request, environments)
     cancel = cancel or threading.Event()
     started = time.monotonic()
-    schedule = Schedule(len(environments), cancel)
+    schedule = make_schedule(len(environments), cancel)
     relay = Relay([e.name for e in environments], on_event)
     measured: list[Measured | None] = [None] * len(environments)
 
@@ -173,6 +176,10 @@ def run_in_environments(
 def _why_stopped(stop: ProcessStopped, before_start: bool) -> str:
     """One line: how its process stopped, and the last line it wrote (a missing module, a crash)."""
     last = next((line for line in reversed(stop.stderr_tail.splitlines()) if line.strip()), "")
+    missing = re.fullmatch(r"ModuleNotFoundError: No module named '([\w.]+)'", last.strip())
+    if missing and before_start:
+        module = missing.group(1).split(".")[0]
+        return f"its Python has no {module}, which measuring needs: install it there (pip install {module})"
     where = "before measuring" if before_start else "while measuring; its samples so far are kept"
     said = f": {one_line(last, 200)}" if last else ""
     return f"its measuring process {stop.how} {where}{said}"

@@ -192,6 +192,11 @@ class ProcessRunner:
     ) -> RunResult:
         """Measure in a measuring process; a crash, a timeout or a forced cancel returns what was
         measured so far, marked partial. ``request.settings.processes > 1`` repeats it in fresh processes."""
+        environments = []
+        if request.environments and request.environments != [CURRENT]:
+            from tuiperf.processes.python_envs import lookup
+
+            environments = [lookup(name) for name in request.environments]  # an unknown name: said first
         if not request.scenario_dirs:
             request.scenario_dirs = list(self.scenario_dirs)
         request.scenario_path = request.scenario_path or self._path_of(request)  # preset: a last good copy
@@ -199,11 +204,9 @@ class ProcessRunner:
             header = header_from_request(request)
             crash = Crash(how="was not started: the run was cancelled first")
             return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
-        if request.environments and request.environments != [CURRENT]:
+        if environments:
             from tuiperf.processes.multi_env import run_in_environments
-            from tuiperf.processes.python_envs import lookup
 
-            environments = [lookup(name) for name in request.environments]
             with self._lock:
                 return run_in_environments(request, environments, on_event, cancel)
         if request.settings.processes <= 1:

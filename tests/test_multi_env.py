@@ -1,0 +1,186 @@
+"""One run over several Python environments: processes started from each interpreter, taking turns.
+
+The second environment is a venv of the same Python that sees this environment's packages through a
+``.pth`` file: no download, yet a different interpreter path, which each process reports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import threading
+from pathlib import Path
+
+import pytest
+
+from tuiperf.common.errors import PythonEnvError
+from tuiperf.contract import options
+from tuiperf.contract.protocol import ANALYSE, SAMPLE, START
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes import python_envs
+from tuiperf.processes.lockstep import Schedule
+from tuiperf.processes.multi_env import run_in_environments
+from tuiperf.results.environments import changes
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def make_venv(folder: Path, *, with_packages: bool) -> Path:
+    """A venv of this Python; ``with_packages``: it sees this environment's site-packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    if with_packages:
+        site = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        Path(site, "this-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+@pytest.fixture(scope="module")
+def environments(tmp_path_factory):
+    """``current``, ``other`` (same packages) and ``old`` (same packages; the fixture scenario behaves
+    as an older version there), plus ``bare`` (no jax)."""
+    root = tmp_path_factory.mktemp("envs")
+    made = {name: make_venv(root / f"env-{name}", with_packages=name != "bare") for name in ("other", "old", "bare")}
+    return {name: python_envs.PythonEnv(name=name, python=str(python)) for name, python in made.items()}
+
+
+def request(scenario: str, **params) -> RunRequest:
+    return RunRequest(
+        scenario,
+        params=params,
+        scenario_dirs=[str(FIXTURES / "environments")],
+        scenario_path=str(FIXTURES / "environments" / "versions.py"),
+        settings=options.parsed({"samples": 40, "interleave": "call", "profile": False, "timeout_s": 60}),
+    )
+
+
+def test_samples_come_from_each_interpreter_and_rounds_alternate(environments):
+    schedule_seen: list[Schedule] = []
+    envs = [python_envs.current(), environments["other"]]
+
+    def make_schedule(count, cancel):
+        schedule_seen.append(Schedule(count, cancel))
+        return schedule_seen[0]
+
+    result = run_in_environments(request("versions"), envs, make_schedule=make_schedule)
+
+    assert [e.env.executable for e in result.environments] == [sys.executable, environments["other"].python]
+    for env in ("current", "other"):
+        same = result.variant(f"same @ {env}")
+        assert same is not None and same.environment == env and same.stats.n == 40
+    turns = schedule_seen[0].turns
+    sampling = [(index, key[2]) for index, key in turns if key[1] == SAMPLE]
+    rounds = [r for _, r in sampling]
+    assert rounds == sorted(rounds)  # every process takes round r before anyone takes round r + 1
+    for r in set(rounds):
+        assert sorted(i for i, rr in sampling if rr == r) == [0, 1]  # ... and both take it
+    assert [i for i, _ in sampling[:4]] == [0, 1, 1, 0]  # who goes first rotates with the round
+    starts = [i for i, key in turns if key[1] == START]
+    assert starts == [0, 1] and turns.index((1, (0, START, 0))) < turns.index((0, (0, SAMPLE, 0)))
+    assert [key[1] for _, key in turns[-2:]] == [ANALYSE, ANALYSE]
+    rows = {row.variant: row for row in changes(result)}
+    assert set(rows) == {"same", "newer-api", "changed-result"}
+    assert all(row.reference == "current" and row.environment == "other" for row in rows.values())
+
+
+def test_each_environment_keeps_its_own_failures_and_the_others_finish(environments):
+    envs = [python_envs.current(), environments["old"], environments["bare"]]
+    result = run_in_environments(request("versions", crash=True), envs)
+
+    by_name = {e.name: e for e in result.environments}
+    assert by_name["current"].error is None
+    assert "killed by SIGKILL" in by_name["old"].error and "samples so far are kept" in by_name["old"].error
+    assert "its Python has no msgspec, which measuring needs" in by_name["bare"].error
+    assert result.partial
+    assert result.variant("changed-result @ current").measured
+    crashed = result.variant("changed-result @ old")
+    assert crashed.status == "failed" and len(crashed.samples_ns) > 0  # what streamed before the crash
+    failed = result.variant("newer-api @ old")
+    assert failed.status == "failed" and "newer_api" in failed.error
+    assert result.variant("newer-api @ current").measured
+
+
+def test_a_version_that_changes_the_result_is_a_finding(environments):
+    envs = [python_envs.current(), environments["old"]]
+    result = run_in_environments(request("versions"), envs)
+
+    found = [m for m in result.equivalence.mismatches if m.a == "changed-result @ old"]
+    assert [(m.b, m.quantity) for m in found] == [("changed-result @ current", "output values")]
+    assert "max relative difference 1" in found[0].detail
+    assert any("changed-result @ old does not compute the same result" in w for w in result.warnings)
+    assert not [m for m in result.equivalence.mismatches if m.a == "same @ old"]
+
+
+def test_an_unknown_environment_is_refused_before_anything_starts(tmp_path, monkeypatch):
+    from tuiperf.processes.runner import ProcessRunner
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    runner = ProcessRunner()
+    try:
+        with pytest.raises(PythonEnvError, match=r"no environment .nope.*known: current"):
+            runner.run(RunRequest("versions", environments=["current", "nope"]))
+    finally:
+        runner.close()
+
+
+def _fake_process(schedule: Schedule, index: int, done_after: int, log: list) -> None:
+    schedule.wait(index, (0, START, 0))
+    log.append((index, "start"))
+    r = 0
+    while schedule.wait(index, (0, SAMPLE, r), done=r >= done_after):
+        log.append((index, r))
+        r += 1
+    schedule.wait(index, (0, ANALYSE, 0))
+    log.append((index, "analysis"))
+    schedule.finished(index)
+
+
+def run_fakes(schedule: Schedule, done_after: list[int]) -> list:
+    log: list = []
+    threads = [threading.Thread(target=_fake_process, args=(schedule, i, n, log)) for i, n in enumerate(done_after)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)
+    return log
+
+
+def test_sampling_stops_for_all_at_once_when_every_process_is_done():
+    log = run_fakes(Schedule(3), [1, 3, 2])
+
+    for index in range(3):  # the slowest to be done decides: every process takes rounds 0, 1, 2
+        assert [r for i, r in log if i == index and isinstance(r, int)] == [0, 1, 2]
+    assert log[:3] == [(0, "start"), (1, "start"), (2, "start")]
+    assert [r for _, r in log[3:12]] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert [i for i, _ in log[3:9]] == [0, 1, 2, 1, 2, 0]
+
+
+def test_a_cancel_releases_every_waiting_process():
+    cancel = threading.Event()
+    schedule = Schedule(2, cancel)
+    schedule.wait(0, (0, START, 0))  # process 1 never reports: process 0 would wait for it forever
+    released = []
+    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, SAMPLE, 0))))
+    waiter.start()
+    cancel.set()
+    waiter.join(5)
+    assert released == [False]
+
+
+def test_a_process_that_finishes_early_does_not_hold_the_others():
+    schedule = Schedule(2)
+    schedule.finished(1)  # it could not start
+    log = run_fakes_single(schedule)
+    assert log == [(0, "start"), (0, 0), (0, 1), (0, "analysis")]
+
+
+def run_fakes_single(schedule: Schedule) -> list:
+    log: list = []
+    _fake_process(schedule, 0, 2, log)
+    return log
