@@ -164,9 +164,8 @@ def test_sampling_stops_for_all_at_once_when_every_process_is_done():
 def test_a_cancel_releases_every_waiting_process():
     cancel = threading.Event()
     schedule = Schedule(2, cancel)
-    schedule.wait(0, (0, START, 0))  # process 1 never reports: process 0 would wait for it forever
-    released = []
-    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, SAMPLE, 0))))
+    released = []  # process 1 never reports: process 0 would wait for it forever
+    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, START, 0))))
     waiter.start()
     cancel.set()
     waiter.join(5)
