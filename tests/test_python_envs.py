@@ -197,7 +197,9 @@ def test_add_list_remove(second_python, homes, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["env", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert all(cell_len(line) <= 80 and line == line.rstrip() for line in lines)
+    assert all(cell_len(line) <= 80 and line == line.rstrip() for line in lines)  # a long path is wrapped
+    assert main(["env", "list", "--width", "300"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"current  Python {platform.python_version()}  {sys.executable}")
     assert lines[3].startswith(f"other  Python {platform.python_version()}")
     versions = "  ".join(f"{name} {metadata.version(name)}" for name in python_envs.LIBRARIES)
@@ -469,6 +471,16 @@ def test_create_builds_registers_and_remove_deletes_it(homes, tmp_path, monkeypa
     assert main(["env", "remove", "built"]) == 0
     assert capsys.readouterr().out == f"removed built: deleted {folder}\n"
     assert not folder.exists() and stored(homes) == []
+
+
+def test_a_built_environment_that_cannot_measure_is_not_kept(homes, tmp_path, monkeypatch, capsys):
+    offline_pip(monkeypatch, tmp_path)
+    monkeypatch.setattr(python_envs, "MEASURING_REQUIREMENTS", ())
+    assert main(["env", "create", "nojax", str(pth_wheel(tmp_path, []))]) == 2
+    err = capsys.readouterr().err.splitlines()
+    why = "no jax: install jax to measure here"
+    assert err[-1] == f"tuiperf: the new environment cannot measure: {why}; nothing was kept"
+    assert not (homes / "envs" / "nojax").exists() and stored(homes) == []
 
 
 @pytest.mark.parametrize("case", ["python elsewhere", "name ..", "folder a link"])
