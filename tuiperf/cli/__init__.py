@@ -17,7 +17,10 @@ from tuiperf.contract import options
 
 USAGE_ERROR = 2
 WIDTH_HELP = "text width (default: $COLUMNS, else the terminal's, else 80)"
-COMMANDS = ("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace")
+COMMANDS = (
+    *("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace"),
+    "env",  # Python environments (issue 28)
+)
 
 
 def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -170,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     shot.add_argument("--tab", default=None, help="result tab to show (histogram, breakdown, stats, ...)")
     shot.add_argument("--size", default="120x40", metavar="WxH")
+
+    from tuiperf.cli import envs
+
+    envs.add_parser(commands)
     return parser
 
 
@@ -199,7 +206,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import listing, measure, results
+    from tuiperf.cli import envs, listing, measure, results
 
     handlers = {
         "app": measure.cmd_app,
@@ -213,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "history": results.cmd_history,
         "export": results.cmd_export,
         "trace": measure.cmd_trace,
+        "env": envs.cmd_env,
     }
     try:
         return handlers[args.command](args)
