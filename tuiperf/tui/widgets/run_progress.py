@@ -152,6 +152,10 @@ class RunProgress(Vertical):
         bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
         if state == "failed":
             status = Text("✗ run failed — previous result shown", style="bold red")
+        elif state.startswith("stored run"):  # opened from the history (h): which run, and when
+            status = Text(f"▤ {state}", style="bold cyan")
+            if partial:
+                status.append(f" · partial ({partial_cause(result)})", style="yellow")
         elif partial:
             status = Text(f"■ partial result ({partial_cause(result)})", style="bold yellow")
         else:
