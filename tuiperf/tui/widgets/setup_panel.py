@@ -55,7 +55,13 @@ class SetupPanel(Vertical):
 
         info = ScenarioInfo(id="info")
         await self.query_one("#setup", VerticalScroll).mount_all(
-            [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptionsForm(id="options")]
+            [
+                # a long description scrolls in its own box (app.tcss caps it): the parameters stay in view
+                VerticalScroll(info, id="info-box"),
+                Label("Parameters", classes="section"),
+                ParamForm(id="params"),
+                RunOptionsForm(id="options"),
+            ]
         )
         info.show(None)
         self.has_details = True
