@@ -44,4 +44,13 @@ async def test_a_30_line_description_leaves_the_parameters_in_view(saved, scenar
         assert main.query_one("#sidebar").outer_size.width == size[0] if size[0] < 110 else True
         box = main.query_one("#info-box")
         assert "Line 30 of" in str(main.query_one("#info").content) and box.max_scroll_y > 0  # the rest scrolls
+        assert box.allow_focus()  # a tab stop, to scroll it by keys
         assert setup.scroll_y == 0 and first.region.bottom <= setup.content_region.bottom, (first.region, setup.region)
+
+
+@sync
+async def test_a_short_description_is_no_tab_stop(saved, scenario_dirs, tmp_path):
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        assert not main.query_one("#info-box").allow_focus()
