@@ -56,8 +56,8 @@ async def test_a_stored_run_is_labelled_with_its_id_and_date(saved, scenario_dir
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         main = await open_stored(pilot, run_id)
-        status = str(main.query_one("#progress-status").content)
-        assert status == f"▤ stored run {run_id} · 2026-03-03 09:15 UTC"
+        status, when = (str(main.query_one(f"#progress-{part}").content) for part in ("status", "eta"))
+        assert (status, when) == (f"▤ stored run {run_id}", "2026-03-03 09:15 UTC")
         assert "other-scn · cpu:0 · sync dispatch · width=64" in str(main.query_one("#run-header").content)
 
 
@@ -177,3 +177,17 @@ async def test_a_command_that_fails_is_a_notification_not_a_failed_run_in_warnin
         main.action_show_tab("warnings")
         await pilot.pause()
         assert "last run failed" not in str(main.query_one("#warnings-body").content)
+
+
+@sync
+async def test_enter_in_the_history_filter_goes_to_the_list(saved, scenario_dirs, tmp_path):
+    app, run_id = make(saved, scenario_dirs, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h", "slash", "ctrl+u")
+        screen = app.screen
+        await wait_until(pilot, lambda: any(r.id == run_id for r in screen.runs), what="every scenario's runs")
+        await pilot.press("enter")
+        assert app.focused is screen.query_one("#history-table")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.main.result is not None, what="the run opened")
