@@ -1,7 +1,8 @@
 """Is the explorer ever the slow thing on the screen? Event-loop lag, update cost, key-to-screen, memory.
 
 1. Event-loop lag: the app runs headless with the real worker runner; a 10 ms interval timer records
-   how late each tick fires, idle and while a scenario runs (samples streaming in), and during a sweep.
+   how late each tick fires: at start-up, idle (nothing pending), while a scenario runs (samples
+   streaming in) and at its end (its result drawn), during a sweep and at its end.
 2. Updates with a big result (10 variants x 100,000 samples, synthetic, no JAX), in a fresh process
    that gets it as the app does (encoded bytes, decoded there): the UI-thread cost of showing it and
    of serving a built plot's lines, and how long the histogram's picture takes to build off-thread
@@ -141,8 +142,12 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
     app = TuiperfApp(
         runner, launch=LaunchOptions(scenario=scenario, settings=RunSettings(budget_s=budget)), freeze_gc=True
     )
-    lags: dict[str, list[float]] = {"idle": [], "run": [], "sweep": []}
-    phase = ["idle"]
+    # idle: nothing started, measured or drawn (the loader has answered and a second has passed, or a
+    # run's result is drawn); start-up: until the loader's answer with the devices; a run's end: from
+    # its last event until every plot shows the result (one layout and the plots' builds).
+    phases = ("idle", "start-up", "run", "run's end", "sweep", "sweep's end")
+    lags: dict[str, list[float]] = {name: [] for name in phases}
+    phase = ["start-up"]
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main
@@ -152,18 +157,23 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
 
             def tick() -> None:
                 now = time.perf_counter()
-                lags[phase[0] if main.running else "idle"].append(max(0.0, now - expected[0]))
+                running = phase[0].removesuffix("'s end") if main.running else phase[0]
+                lags[running].append(max(0.0, now - expected[0]))
                 expected[0] = now + TICK_S
 
             app.set_interval(TICK_S, tick)
+            while not main.feed.have_devices:
+                await pilot.pause(0.05)
             await pilot.pause(1.0)
-            phase[0] = "run"
-            main.start_run()
-            await main.runs.wait_for_end(600)
-            phase[0] = "sweep"
-            main.start_run(sweep=("batch", [1, 4, 16]))
-            await main.runs.wait_for_end(600)
-            await pilot.pause(0.5)
+            phase[0] = "idle"
+            await pilot.pause(1.5)
+            for name, sweep in (("run", None), ("sweep", ("batch", [1, 4, 16]))):
+                phase[0] = f"{name}'s end"
+                main.start_run(sweep=sweep)
+                await main.runs.wait_for_end(600)
+                await app.plots_settled()
+                phase[0] = "idle"
+                await pilot.pause(1.5)
     finally:
         runner.close()
     return lags

@@ -461,7 +461,7 @@ def test_before_the_panels_only_commands_that_need_none_of_them_are_enabled():
 
     from tuiperf.tui.screens.main import MainScreen
 
-    shell = SimpleNamespace(runner=None, scenario_dirs=[], history_path=None, report_error=print)
+    shell = SimpleNamespace(runner=None, scenario_dirs=[], history_path=None, report_error=print, tell_error=print)
     screen = MainScreen(shell)  # type: ignore[arg-type]  # the parts of the app a screen uses before mounting
     assert [screen.check_action(a, ()) for a in ("run", "sweep", "show_tab", "quit", "help")] == [
         None,  # shown, disabled (for the few frames until the panels are mounted)

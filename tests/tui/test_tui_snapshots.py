@@ -86,3 +86,19 @@ def test_snapshot_histogram_80x24_no_color(snap_compare, saved, tmp_path, monkey
 def test_snapshot_sweep_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_show(saved, "sweep", "sweep"))
+
+
+def test_snapshot_stored_run_header_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch):
+    """A run opened from the history says which run it is and when it was measured."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        main = await ready(pilot)
+        main._open_stored(saved["result"], 8)
+        app.query_one("#tabs Tabs").focus()
+        await pilot.pause(0.2)
+        await app.plots_settled()
+        await pilot.pause()
+
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=run_before)

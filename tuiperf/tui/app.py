@@ -80,6 +80,13 @@ class TuiperfApp(App[None]):
         else:
             self.notify(text, title=one_line(title, 200), severity="error", timeout=8, markup=False)
 
+    def tell_error(self, title: str, message: str, where: str | None = None, details: str = "") -> None:
+        """A command that could not do what was asked (nothing to revert, a compare refused, an export
+        that failed): a notification only. The Warnings tab is the shown result's, and a failed command
+        is no failed run (``details`` is accepted for the same signature as :meth:`report_error`)."""
+        text = one_line(message if not where else f"{where}: {message}", 2000)
+        self.notify(text, title=one_line(title, 200), severity="error", timeout=8, markup=False)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Workers catch their own errors; this is the safety net, routed to the same handler.
         if event.state == WorkerState.ERROR and event.worker.error is not None:
@@ -125,10 +132,10 @@ class TuiperfApp(App[None]):
             self.screenshots_dir.mkdir(parents=True, exist_ok=True)
             path = Path(self.save_screenshot(filename=filename, path=str(self.screenshots_dir)))
         except OSError as exc:
-            self.report_error("Screenshot failed", str(exc))
+            self.tell_error("Screenshot failed", str(exc))
             return
         self.last_screenshot = path
-        self.notify(f"Saved {path}", title="Screenshot", timeout=4, markup=False)
+        self.notify(f"Saved {path.resolve()}", title="Screenshot", timeout=6, markup=False)
         self.run_worker(lambda: write_png(path), thread=True, group="png", exit_on_error=False)
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:

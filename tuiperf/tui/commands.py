@@ -60,7 +60,13 @@ COMMANDS: tuple[Command, ...] = (
         "h", "history", "Run history", "stored runs: open one, or compare the shown result with it", footer="History"
     ),
     Command("x", "export", "Export result", "the shown result as Markdown (for an issue), CSV or JSON"),
-    Command("t", "trace", "Trace a variant", "a JAX profiler trace of the first chosen variant (Perfetto)"),
+    Command(
+        "c",
+        "copy_markdown",
+        "Copy as Markdown",
+        "the shown result's Markdown to your clipboard (OSC 52: works over SSH; tmux: set-clipboard on)",
+    ),
+    Command("t", "trace", "Trace a variant", "a JAX profiler trace of the shown scenario's first measured variant"),
     Command("e", "edit_scenario", "Edit scenario", "open the selected scenario's file; ctrl+s saves", footer="Edit"),
     Command("n", "new_scenario", "New scenario", "a scenario of your own from a template, opened in the editor"),
     Command("ctrl+l", "reload_scenarios", "Reload scenarios", "read the scenario files again (changes are noticed)"),

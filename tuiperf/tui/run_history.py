@@ -1,7 +1,7 @@
 """The main screen's run history: every run stored, ``h`` to browse, a stored run opened or compared,
-``x`` to export the shown result. One helper object the screen owns (``screen.history``); it knows
-the screen only as a Textual screen (to push dialogs, notify, start threads) and calls back through
-the narrow callables it was given."""
+``x`` to export the shown result, ``c`` to copy it as Markdown. One helper object the screen owns
+(``screen.history``); it knows the screen only as a Textual screen (to push dialogs, notify, start
+threads) and calls back through the narrow callables it was given."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
+from tuiperf.common.text import one_line
+from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
 # used: the explorer's first frame waits for every module imported at start-up (benchmarks/ui_startup.py).
@@ -27,14 +29,14 @@ class RunHistory:
         self,
         screen: Screen[Any],
         path: Path | None,
-        report_error: ReportError,
+        report_error: ReportError,  # for a command that fails
         scenario: Callable[[], str | None],
         shown: Callable[[], RunResult | None],
         open_stored: Callable[[RunResult, int], None],
         scenario_dirs: Sequence[str] = (),
     ) -> None:
-        """``path``: the history database (None: runs are not stored); ``scenario``: the selected
-        scenario's id; ``shown``: the result on screen; ``open_stored`` shows a stored run;
+        """``path``: the history database (None: runs are not stored); ``scenario``: the scenario whose
+        runs ``h`` lists first; ``shown``: the result on screen; ``open_stored`` shows a stored run;
         ``scenario_dirs``: where an exported script's source is looked for (by hash)."""
         self.screen, self.path, self.report_error = screen, path, report_error
         self._scenario, self._shown, self._open_stored = scenario, shown, open_stored
@@ -51,7 +53,6 @@ class RunHistory:
         def work() -> None:
             import sqlite3
 
-            from tuiperf.common.text import one_line
             from tuiperf.results import recovery
             from tuiperf.results.history import record
 
@@ -95,9 +96,6 @@ class RunHistory:
         self.screen.run_worker(work, thread=True, group="history-load", exit_on_error=False)
 
     def _use(self, purpose: str, run_id: int, stored: RunResult) -> None:
-        from tuiperf.results.compare import compare_runs
-        from tuiperf.tui.screens.comparison import ComparisonScreen
-
         if purpose == "open":
             self._open_stored(stored, run_id)
             return
@@ -105,8 +103,27 @@ class RunHistory:
         if current is None:
             self.report_error("Nothing to compare", "run something first; a stored run is compared with the shown one")
             return
+        if stored.scenario.id == current.scenario.id:
+            self._compare(run_id, stored, current)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._compare(run_id, stored, current, different_scenarios=True)
+
+        question = (
+            f"Run {run_id} measured {one_line(stored.scenario.id, 60)}, the shown result "
+            f"{one_line(current.scenario.id, 60)}: different scenarios. "
+            "Compare the variants with the same names anyway?"
+        )
+        self.screen.app.push_screen(ConfirmScreen(question, yes="Compare", no="Cancel"), answered)
+
+    def _compare(self, run_id: int, stored: RunResult, current: RunResult, different_scenarios: bool = False) -> None:
+        from tuiperf.results.compare import compare_runs
+        from tuiperf.tui.screens.comparison import ComparisonScreen
+
         try:
-            comparison = compare_runs(stored, current)
+            comparison = compare_runs(stored, current, force=different_scenarios)
         except TuiperfError as exc:
             self.report_error("Cannot compare", str(exc))
             return
@@ -115,6 +132,31 @@ class RunHistory:
             return
         self.screen.app.push_screen(
             ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})")
+        )
+
+    def _markdown_or_say_why(self, what: str) -> tuple[RunResult, str] | None:
+        from tuiperf.results.export import export
+
+        result = self._shown()
+        if result is None:
+            self.report_error(f"Nothing to {what}", "run a scenario (or open a stored run with h) first")
+            return None
+        return result, export(result, "markdown")
+
+    def copy(self) -> None:
+        """The shown result's Markdown (as ``x`` writes it) to the terminal's clipboard with OSC 52, the
+        terminal's own clipboard escape: it reaches the local clipboard through SSH and tmux."""
+        shown = self._markdown_or_say_why("copy")
+        if shown is None:
+            return
+        _, text = shown
+        self.screen.app.copy_to_clipboard(text)
+        self.screen.notify(
+            f"{len(text):,} characters of Markdown sent to your clipboard. This needs a terminal that supports "
+            "OSC 52 (tmux: set -g set-clipboard on); if nothing arrived, x writes it to a file.",
+            title="Copied the shown result",
+            timeout=8,
+            markup=False,
         )
 
     def export(self) -> None:
@@ -128,16 +170,29 @@ class RunHistory:
             return
         stem = f"{result.scenario.id}-{time.strftime('%Y%m%d-%H%M%S')}"
 
-        def chosen(answer: tuple[str, str] | None) -> None:
-            if answer is None:
-                return
-            fmt, target = answer
+        def write(fmt: str, target: Path, replace: bool = False) -> None:
             try:
                 text = export(result, fmt, scenario_files=scenario_files(self.scenario_dirs))
-                path = write_atomic(Path(target).expanduser(), text.encode("utf-8"))
+                path = write_atomic(target, text.encode("utf-8"), force=replace)
             except TuiperfError as exc:
                 self.report_error("Export failed", str(exc))
                 return
-            self.screen.notify(f"Wrote {path}", title="Exported", markup=False)
+            self.screen.notify(f"Wrote {path.resolve()}", title="Exported", timeout=8, markup=False)
+
+        def chosen(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            fmt, typed = answer
+            target = Path(typed).expanduser()
+            if not target.exists():
+                write(fmt, target)
+                return
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    write(fmt, target, replace=True)
+
+            question = f"{one_line(target.resolve(), 300)} exists already. Replace it?"
+            self.screen.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep it"), answered)
 
         self.screen.app.push_screen(ExportScreen(stem), chosen)

@@ -22,10 +22,13 @@ class Shell(Protocol):
     screenshots_dir: Path
     history_path: Path | None
     launch: LaunchOptions
-    last_error: tuple[str, str] | None  # shown in the Warnings tab until a run succeeds
+    last_error: tuple[str, str] | None  # a run's failure, shown in the Warnings tab until a run succeeds
 
     def report_error(self, title: str, message: str, where: str | None = None, details: str = "") -> None:
         """The one place errors are reported: remembered, shown in Warnings, and told to the user."""
+
+    def tell_error(self, title: str, message: str, where: str | None = None, details: str = "") -> None:
+        """A command that failed: a notification only (the Warnings tab is for run failures)."""
 
     def save_svg(self, filename: str) -> None:
         """An SVG (and a PNG) of the screen in the screenshots folder."""

@@ -1,4 +1,5 @@
-"""``t``: a JAX profiler trace of the selected scenario's first chosen variant, with the form's values.
+"""``t``: a JAX profiler trace of the shown result's first measured variant, with its values (before any
+result, the selected scenario's first chosen variant with the form's values).
 
 Run as a ``tuiperf trace`` subprocess (JAX never enters the UI process); its file paths are shown
 when it ends, and any failure goes through the app's one error handler.
@@ -18,10 +19,31 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from tuiperf.contract.request import RunRequest
+    from tuiperf.results.model import RunResult
     from tuiperf.tui.shell import ReportError
 
 TRACE_CALLS = 100
 TRACE_TIMEOUT_S = 600
+
+
+def trace_request_of(shown: RunResult, scenario_dirs: list[str]) -> tuple[RunRequest, list[str]]:
+    """A request for the scenario, values, device and dispatch of ``shown`` (a sweep: the point on
+    screen), and its variants, measured ones first (the first is traced)."""
+    from tuiperf.contract.options import RunSettings
+    from tuiperf.contract.request import RunRequest
+
+    point = shown.shown
+    settings = RunSettings(dispatch=point.options.dispatch, devices=point.options.devices)
+    request = RunRequest(
+        scenario=point.scenario.id,
+        params=dict(point.params),
+        device=point.device.id or None,
+        scenario_dirs=list(scenario_dirs),
+        settings=settings,
+    )
+    names = [v.name for v in point.variants]
+    measured = [v.name for v in point.variants if v.ok]
+    return request, measured + [n for n in names if n not in measured]
 
 
 def trace_command(request: RunRequest, variants: list[str], out: Path) -> list[str]:

@@ -107,7 +107,10 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
 
     def action_choose(self, purpose: str) -> None:
         table = self.query_one(DataTable)
-        if not self.runs or self.focused is not table:
+        if self.focused is not table:  # enter in the filter (a priority key: the Input never gets it)
+            table.focus()
+            return
+        if not self.runs:
             return
         self.dismiss((purpose, self.runs[table.cursor_row].id))
 

@@ -70,7 +70,7 @@ class MainScreen(MainCommands):
         self.files = ScenarioFiles(
             self,
             shell.scenario_dirs,
-            shell.report_error,
+            shell.tell_error,  # a file command that fails is no failed run: a notification
             selected=lambda: (self.setup.scenario, self.setup.broken),
             select=lambda scenario_id: self.setup.select(scenario_id),
             reload=self.reload_scenarios,
@@ -78,8 +78,8 @@ class MainScreen(MainCommands):
         self.history = RunHistory(
             self,
             shell.history_path,
-            shell.report_error,
-            scenario=lambda: self.setup.scenario.id if self.setup.scenario else None,
+            shell.tell_error,  # a compare or an export that fails is no failed run: a notification
+            scenario=self._scenario_for_history,
             shown=lambda: self.result,
             open_stored=self._open_stored,
             scenario_dirs=shell.scenario_dirs,
@@ -256,8 +256,16 @@ class MainScreen(MainCommands):
             details = traceback.format_exc(limit=4)
             self.shell.report_error("Cannot display this result", f"{type(exc).__name__}: {exc}", details=details)
 
+    def _scenario_for_history(self) -> str | None:
+        """``h`` lists the shown result's scenario (a stored run's may not be the list's selection)."""
+        if self.result is not None:
+            return self.result.scenario.id
+        return self.setup.scenario.id if self.setup.scenario else None
+
     def _open_stored(self, stored: RunResult, run_id: int) -> None:
-        self.show_result(stored, state=f"stored run {run_id}")
+        when = stored.started_at[:16].replace("T", " ")
+        when += " UTC" if when and stored.started_at.endswith(("+00:00", "Z")) else ""
+        self.show_result(stored, state=f"stored run {run_id}" + (f" · {when}" if when else ""))
         self.action_show_tab("stats")
 
     def show_error(self, error: tuple[str, str]) -> None:

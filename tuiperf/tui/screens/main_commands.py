@@ -13,7 +13,7 @@ from textual.widgets import Button, Input
 
 from tuiperf.common.errors import ParamError
 from tuiperf.tui.screens.confirm import ConfirmScreen
-from tuiperf.tui.tracing import start_trace
+from tuiperf.tui.tracing import start_trace, trace_request_of
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
 
@@ -148,8 +148,8 @@ class MainCommands(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_screenshot(self) -> None:
-        chosen = self.setup.scenario.id if self.setup.scenario else ""
-        sid = chosen or (self.result.scenario.id if self.result else "") or "tuiperf"
+        shown = self.result.scenario.id if self.result else ""
+        sid = shown or (self.setup.scenario.id if self.setup.scenario else "") or "tuiperf"
         self.shell.save_svg(f"{sid}-{time.strftime('%Y%m%d-%H%M%S')}.svg")
 
     def action_edit_scenario(self) -> None:
@@ -170,13 +170,21 @@ class MainCommands(Screen[None]):
     def action_export(self) -> None:
         self.history.export()
 
+    def action_copy_markdown(self) -> None:
+        self.history.copy()
+
     def action_trace(self) -> None:
-        try:
-            request = self.setup.request(self.shell.scenario_dirs)
-        except ParamError as exc:
-            self.shell.report_error(exc.title, str(exc))
-            return
-        chosen = self.setup.scenario
-        variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
-        out = self.shell.screenshots_dir.parent / "traces"  # beside the screenshots folder
-        start_trace(self, request, variants, out, self.shell.report_error)
+        """The shown result's scenario with its values (a stored run's may not be the list's
+        selection); before any result, the form's."""
+        if self.result is not None:
+            request, variants = trace_request_of(self.result, self.shell.scenario_dirs)
+        else:
+            try:
+                request = self.setup.request(self.shell.scenario_dirs)
+            except ParamError as exc:
+                self.shell.tell_error(exc.title, str(exc))
+                return
+            chosen = self.setup.scenario
+            variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
+        out = (self.shell.screenshots_dir.parent / "traces").resolve()  # beside the screenshots folder
+        start_trace(self, request, variants, out, self.shell.tell_error)

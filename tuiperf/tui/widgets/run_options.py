@@ -29,6 +29,8 @@ class RunOptionsForm(Vertical):
         what: str
 
     _device_options: list[tuple[Text, str]] | None = None  # what the device picker lists
+    _platforms: dict[str, str] = {}  # each listed device's platform ("cpu", "gpu", "tpu")
+    _cpu_dispatch: str | None = None  # the user's CPU dispatch choice, kept while an accelerator is chosen
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -91,6 +93,7 @@ class RunOptionsForm(Vertical):
         if options == self._device_options:
             return  # the same devices (each catalog reload reports them): no restyle and relayout
         self._device_options = options
+        self._platforms = {d["id"]: str(d.get("platform", "")) for d in devices}
         current = select.value
         select.set_options(options)
         ids = [o[1] for o in options]
@@ -164,7 +167,31 @@ class RunOptionsForm(Vertical):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        if event.select.id == "device":
+            self._dispatch_for_platform()
         self.post_message(self.Changed(event.select.id or ""))
+
+    def _dispatch_for_platform(self) -> None:
+        """The dispatch mode is a CPU setting (jax_cpu_enable_async_dispatch): on an accelerator every
+        call is asynchronous, as the measuring side records, so the form shows that, greyed, and says
+        why; back on the CPU, the user's choice returns."""
+        dispatch = self.query("#dispatch")
+        if not dispatch:
+            return
+        field = dispatch.first(Select)
+        platform = self._platforms.get(self.device or "", "cpu")
+        on_accelerator = platform not in ("cpu", "")
+        if on_accelerator and not field.disabled:
+            self._cpu_dispatch = str(field.value)
+            field.value, field.disabled = "async", True
+            field.tooltip = (
+                f"dispatch is a CPU-only setting: on a {one_line(platform, 20)} every call is asynchronous "
+                "(runs there are recorded as async); choose a CPU device to set it"
+            )
+        elif not on_accelerator and field.disabled:
+            field.disabled, field.tooltip = False, None
+            if self._cpu_dispatch is not None:
+                field.value = self._cpu_dispatch
 
     def on_switch_changed(self, event: Switch.Changed) -> None:  # the live switch, and bool options
         event.stop()

@@ -152,13 +152,18 @@ class RunProgress(Vertical):
         bar.update(total=1.0, progress=1.0 if not partial else (fraction if fraction is not None else bar.progress))
         if state == "failed":
             status = Text("✗ run failed — previous result shown", style="bold red")
+        elif state.startswith("stored run"):  # opened from the history (h): which run; when, on the right
+            status = Text(f"▤ {state.partition(' · ')[0]}", style="bold cyan")
+            if partial:
+                status.append(f" · partial ({partial_cause(result)})", style="yellow")
         elif partial:
             status = Text(f"■ partial result ({partial_cause(result)})", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
         self._put("run-header", Text(header, style="bold"), key=header)
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
-        self._put("progress-eta", "", extent=1)
+        when = state.partition(" · ")[2] if state.startswith("stored run") else ""
+        self._put("progress-eta", Text(when, style="cyan"), extent=1)  # 20 cells: whole at 80 columns
         rows = []
         variants = result.variants
         shown = self._limit(len(variants))

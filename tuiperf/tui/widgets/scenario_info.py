@@ -5,12 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tuiperf.common.text import inert, one_line
 
 if TYPE_CHECKING:
     from tuiperf.contract.catalog import LoadError, ScenarioEntry
+
+
+class DescriptionBox(VerticalScroll):
+    """Holds the description, capped in height (app.tcss): a long one scrolls here, and only then
+    is the box a tab stop (to scroll it by keys)."""
+
+    def allow_focus(self) -> bool:
+        return self.max_scroll_y > 0
 
 
 class ScenarioInfo(Static):

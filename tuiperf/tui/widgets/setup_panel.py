@@ -51,11 +51,17 @@ class SetupPanel(Vertical):
         """Mount the description, form and run options; then apply what arrived before them."""
         from tuiperf.tui.widgets.param_form import ParamForm
         from tuiperf.tui.widgets.run_options import RunOptionsForm
-        from tuiperf.tui.widgets.scenario_info import ScenarioInfo
+        from tuiperf.tui.widgets.scenario_info import DescriptionBox, ScenarioInfo
 
         info = ScenarioInfo(id="info")
         await self.query_one("#setup", VerticalScroll).mount_all(
-            [info, Label("Parameters", classes="section"), ParamForm(id="params"), RunOptionsForm(id="options")]
+            [
+                # a long description scrolls in its own box (app.tcss caps it): the parameters stay in view
+                DescriptionBox(info, id="info-box"),
+                Label("Parameters", classes="section"),
+                ParamForm(id="params"),
+                RunOptionsForm(id="options"),
+            ]
         )
         info.show(None)
         self.has_details = True
