@@ -21,6 +21,12 @@ from typing import Any
 from tuiperf.common.errors import ScenarioError
 
 _RUN_DEVICES: list[Any] = []  # set by the measuring run before setup (measuring.run)
+_CLUSTER: list[int] = [1]  # processes of the JAX cluster this process belongs to (measuring.cluster)
+
+
+def in_cluster(processes: int) -> None:
+    """Called by a process of a cluster run: the run's devices are every process's."""
+    _CLUSTER[0] = processes
 
 
 def use_devices(devices: Sequence[Any]) -> None:
@@ -38,6 +44,12 @@ def devices(n: int | None = None) -> list[Any]:
     if n is None:
         return available
     if not 1 <= n <= len(available):
+        processes = _CLUSTER[0]
+        if processes > 1 and n > len(available):
+            raise ScenarioError(
+                f"asked for {n} devices, this run has {len(available)}: a cluster run has --cluster × --devices "
+                f"of them ({processes} × {len(available) // processes} here)"
+            )
         raise ScenarioError(
             f"asked for {n} devices, this run has {len(available)}: run with --devices {max(n, 1)}"
             + (" (on the CPU tuiperf starts the measuring process with that many)" if n > len(available) else "")
@@ -54,3 +66,19 @@ def mesh(shape: Sequence[int], axes: Sequence[str]) -> Any:
         raise ScenarioError(f"mesh shape {tuple(shape)} and axes {tuple(axes)} differ in length")
     chosen = devices(math.prod(shape))
     return Mesh(np.array(chosen, dtype=object).reshape(tuple(shape)), tuple(axes))
+
+
+def host_copy(tree: Any) -> Any:
+    """Host copies of a pytree's arrays, whole: an array spread over several processes of a cluster
+    (not fully addressable here) is gathered from all of them, which every process must do in the same
+    order (a collective); any other leaf is fetched as ``jax.device_get`` does."""
+    import jax
+
+    def one(leaf: Any) -> Any:
+        if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+            from jax.experimental import multihost_utils
+
+            return multihost_utils.process_allgather(leaf, tiled=True)
+        return jax.device_get(leaf)
+
+    return jax.tree.map(one, tree)

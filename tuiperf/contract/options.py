@@ -136,6 +136,28 @@ class RunSettings(msgspec.Struct, kw_only=True):
             label="devices",
         ),
     ] = 1
+    cluster: Annotated[
+        int,
+        Option(
+            "measure in N processes forming one JAX cluster (jax.distributed), each with --devices devices, "
+            "sampling in lockstep",
+            flag="--cluster",
+            metavar="N",
+            min=1,
+            max=64,
+            commands=("run",),
+        ),
+    ] = 1
+    coordinator: Annotated[
+        str | None,
+        Option(
+            "where a cluster's coordinator listens, HOST:PORT (default: 127.0.0.1 and a free port)",
+            flag="--coordinator",
+            metavar="HOST:PORT",
+            none="",
+            commands=("run",),
+        ),
+    ] = None
     baseline: Annotated[
         str | None,
         Option(

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from tuiperf.common.errors import TuiperfError, error_class
+from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
 
@@ -67,9 +68,11 @@ class Memory(msgspec.Struct, tag=True, frozen=True):
 
 
 class Measure(msgspec.Struct, tag=True, frozen=True):
-    """Run a request; events stream back, then the RunResult."""
+    """Run a request; events stream back, then the RunResult. ``cluster``: as one process of a JAX
+    cluster (``--cluster N``), sampling in lockstep with the others."""
 
     request: RunRequest
+    cluster: ClusterMember | None = None
 
 
 class Stop(msgspec.Struct, tag=True, frozen=True):

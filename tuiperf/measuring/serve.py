@@ -140,6 +140,10 @@ class Server:
             shared.set_turn(names.index(variant) if variant in names else -1)
 
         try:
+            if request.cluster is not None:  # one process of a cluster run (--cluster N)
+                from tuiperf.measuring.cluster import measure_in_cluster
+
+                return measure_in_cluster(request.request, request.cluster, emit, shared, on_turn)  # type: ignore[arg-type]
             return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
         finally:
             shared.set_turn(-1)

@@ -200,6 +200,11 @@ class ProcessRunner:
             header = _header_from_request(request)
             crash = Crash(how="was not started: the run was cancelled first")
             return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
+        if request.settings.cluster > 1:  # N processes forming one JAX cluster (processes.cluster)
+            from tuiperf.processes.cluster import run_cluster
+
+            with self._lock:
+                return run_cluster(request, on_event, cancel)
         if request.settings.processes <= 1:
             return self._run_once(request, on_event, cancel, fresh=False)
         from tuiperf.processes.repeat import combine

@@ -193,7 +193,12 @@ class VariantResult(Struct):
     eager: bool = False  # eager by design: traces per call are expected, no jit level
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
-    process_medians_ns: list[float] = []  # one median per measuring process (--processes N)
+    process_medians_ns: list[float] = []  # one median per measuring process (--processes N, --cluster N)
+    # A cluster run (--cluster N): the median over calls of (slowest − fastest process's time) / slowest,
+    # i.e. how much of each call the slowest process holds the others back; and per process, the calls
+    # in which it was the slowest.
+    slowest_share: float | None = None
+    slowest_calls: list[int] = []
 
     @property
     def ok(self) -> bool:
@@ -240,6 +245,8 @@ class RunOptions(Struct):
     profile: bool = True
     baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
     devices: int = 1  # devices the run could use (--devices N)
+    cluster: int = 1  # processes of one JAX cluster (--cluster N), each with `devices` devices
+    coordinator: str | None = None  # the cluster's coordinator as asked for (--coordinator HOST:PORT)
 
 
 class Environment(Struct):
@@ -301,6 +308,16 @@ class Equivalence(Struct):
         return any(m.a == name for m in self.mismatches)
 
 
+class Cluster(Struct):
+    """A run measured by several processes forming one JAX cluster (``jax.distributed``), in lockstep:
+    every process made the same calls in the same order; the result's samples are process 0's."""
+
+    processes: int
+    devices_per_process: int
+    coordinator: str  # HOST:PORT the processes joined at
+    samples_per_variant: int | None = None  # fixed after preparing, the same in every process
+
+
 class Sweep(Struct):
     parameter: str
     values: list[Scalar]
@@ -332,6 +349,7 @@ class RunResult(Struct, kw_only=True):
     equivalence: Equivalence = msgspec.field(default_factory=Equivalence)
     warnings: list[str] = []
     memory: ProcessMemory | None = None
+    cluster: Cluster | None = None
     sweep: Sweep | None = None
     points: list[RunResult] = []
 
