@@ -73,18 +73,23 @@ def join(member: ClusterMember) -> None:
             initialization_timeout=JOIN_TIMEOUT_S,
         )
     except Exception as exc:  # noqa: BLE001 - JAX raises its runtime error; say what it means here
-        text = one_line(str(exc), 200)
-        if "Failed to start RPC server" in text or "Failed to add port" in text:
-            raise ClusterError(
-                f"the coordinator could not listen on {member.coordinator} (the port is in use?): choose another "
-                "with --coordinator HOST:PORT, or leave --coordinator out to pick a free one"
-            ) from None
-        raise ClusterError(
-            f"process {member.process_id} of {member.processes} could not join the cluster at "
-            f"{member.coordinator}: {text}"
-        ) from None
+        raise join_error(str(exc), member) from None
     _joined[:] = [member]
     in_cluster(member.processes)
+
+
+def join_error(text: str, member: ClusterMember) -> ClusterError:
+    """JAX's reason for not joining, as the user can act on it. (A failed start of the coordinator
+    sometimes crashes the process instead: the parent then checks the port itself.)"""
+    text = one_line(text, 200)
+    if "Failed to start RPC server" in text:
+        return ClusterError(
+            f"the coordinator could not listen on {member.coordinator} (the port is in use?): choose another "
+            "with --coordinator HOST:PORT, or leave --coordinator out to pick a free one"
+        )
+    return ClusterError(
+        f"process {member.process_id} of {member.processes} could not join the cluster at {member.coordinator}: {text}"
+    )
 
 
 def measure_in_cluster(

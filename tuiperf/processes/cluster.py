@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from tuiperf.common.errors import InternalError, ParamError, TuiperfError, WorkerCrashed
+from tuiperf.common.errors import ClusterError, InternalError, ParamError, TuiperfError, WorkerCrashed
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event, PhaseChanged, RunFailed, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
@@ -158,11 +158,12 @@ def run_cluster(
             thread.join()
     finally:
         close_all(children)
-    return outcome(request, outcomes, failed_at, streamed, children, cancel, started)
+    return outcome(request, coordinator, outcomes, failed_at, streamed, children, cancel, started)
 
 
 def outcome(
     request: RunRequest,
+    coordinator: str,
     outcomes: list[RunResult | TuiperfError | None],
     failed_at: list[float],
     streamed: Streamed,
@@ -187,10 +188,17 @@ def outcome(
         )
     if not isinstance(error, ProcessStopped) and streamed.header is None:
         raise error  # bad input every process saw alike (a parameter, a port): one clear line
+    if streamed.header is None and cause == 0 and not port_free(int(coordinator.rpartition(":")[2])):
+        # JAX sometimes crashes instead of raising when its coordinator cannot listen
+        raise ClusterError(
+            f"the coordinator could not listen on {coordinator}: the port was taken as the cluster started; "
+            "run again, or choose another port with --coordinator HOST:PORT"
+        )
     what = error.how if isinstance(error, ProcessStopped) else f"failed: {error}"
+    turn = children[cause].turn() if cause < len(children) else -1  # the variant it was sampling, if any
     crash = Crash(
-        how=f"process {cause} of the {count}-process cluster {what}; the other processes were stopped",
-        variant=streamed.variant,
+        how=f"process {cause} of the {count}-process cluster {what}; " + others_after(outcomes, cause),
+        variant=streamed.names[turn] if 0 <= turn < len(streamed.names) else streamed.variant,
         phase=streamed.phase,
         stderr_tail=error.stderr_tail if isinstance(error, ProcessStopped) else "",
         log_path=str(children[cause].log_path) if cause < len(children) else None,
@@ -201,6 +209,21 @@ def outcome(
     if streamed.on_event is not None:
         streamed.on_event(RunFailed(partial.error or crash.how, WorkerCrashed.title, partial))
     return partial
+
+
+def others_after(outcomes: list[RunResult | TuiperfError | None], cause: int) -> str:
+    """How the other processes ended once one had stopped: stopped by the parent, or on their own."""
+    said = []
+    for index, ended in enumerate(outcomes):
+        if index == cause:
+            continue
+        if isinstance(ended, ProcessStopped) and ended.cancelled:
+            said.append(f"process {index} was stopped")
+        elif isinstance(ended, RunResult):
+            said.append(f"process {index} had finished")
+        else:
+            said.append(f"process {index} {ended.how if isinstance(ended, ProcessStopped) else f'failed: {ended}'}")
+    return ", ".join(said)
 
 
 def close_all(children: list[MeasuringProcess]) -> None:

@@ -1,0 +1,198 @@
+"""Cluster runs (--cluster N): measuring processes forming one JAX cluster over loopback, sampling in
+lockstep; and what happens when one of them dies or hangs, when the coordinator's port is taken, when a
+variant's shardings do not fit the mesh or asks for more devices than the cluster has."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tuiperf.common.errors import ParamError
+from tuiperf.contract.options import RunSettings
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes.cluster import coordinator_address, port_free
+from tuiperf.processes.runner import ProcessRunner
+
+# A global array over every process's devices; a jitted sum of it is a collective (an all-reduce across
+# the processes). In process 1 only, after its first dozen calls (so: while sampling), the call can die
+# or hang, as a process of a real cluster might.
+SCENARIO = """
+import os, signal, time
+import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+from tuiperf import Bench, Choice, Scenario, devices, mesh
+
+scenario = Scenario(
+    title="cluster probe",
+    question="Do N processes sample a global array in lockstep?",
+    params=dict(fault=Choice("none", choices=("none", "die", "hang"))),
+)
+
+@scenario.setup
+def build(p):
+    return np.arange(32.0, dtype=np.float32).reshape(8, 4)
+
+def faulty(p, fn):
+    calls = [0]
+    def call(x):
+        calls[0] += 1
+        if jax.process_index() == 1 and calls[0] > 19:
+            if p.fault == "die":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if p.fault == "hang":
+                time.sleep(600)
+        return fn(x)
+    return call
+
+def total(x):
+    return (x * 2).sum()
+
+@scenario.variant("sharded-sum", reference=True)
+def _(p, ctx):
+    m = mesh((len(devices()),), ("d",))
+    return Bench(faulty(p, jax.jit(total)), jax.device_put(ctx, NamedSharding(m, P("d"))), eager=True)
+
+@scenario.variant("replicated-sum")
+def _(p, ctx):
+    m = mesh((len(devices()),), ("d",))
+    return Bench(jax.jit(total), jax.device_put(ctx, NamedSharding(m, P())))
+
+@scenario.variant("rows-do-not-fit")
+def _(p, ctx):
+    m = mesh((len(devices()),), ("d",))
+    return Bench(jax.jit(total), jax.device_put(np.ones((6, 4), np.float32), NamedSharding(m, P("d"))))
+
+@scenario.variant("mesh-too-large")
+def _(p, ctx):
+    return Bench(jax.jit(total), jax.device_put(ctx, NamedSharding(mesh((8,), ("d",)), P("d"))))
+"""
+
+
+@pytest.fixture
+def scenario_dir(tmp_path: Path) -> Path:
+    (tmp_path / "cluster_probe.py").write_text(SCENARIO)
+    return tmp_path
+
+
+def serving_children() -> set[str]:
+    """This process's measuring processes still running, as ``ps`` lists them."""
+    listed = subprocess.run(
+        ["ps", "-o", "pid=,stat=,args=", "--ppid", str(os.getpid())], capture_output=True, text=True, check=False
+    )
+    return {
+        line.strip()
+        for line in listed.stdout.splitlines()
+        if "tuiperf.measuring.serve" in line and " Z" not in line.split("tuiperf")[0]
+    }
+
+
+def cluster_run(scenario_dir: Path, fault: str = "none", variants: list[str] | None = None, **settings: object):
+    before = serving_children()
+    runner = ProcessRunner([str(scenario_dir)])
+    try:
+        quick = RunSettings(samples=20, profile=False, devices=2, cluster=2, **settings)  # type: ignore[arg-type]
+        request = RunRequest(scenario="cluster-probe", params={"fault": fault}, variants=variants, settings=quick)
+        return runner.run(request)
+    finally:
+        runner.close()
+        assert serving_children() <= before  # nothing of the cluster left running
+
+
+def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
+    result = cluster_run(scenario_dir)
+    assert result.cluster is not None and not result.partial
+    assert (result.cluster.processes, result.cluster.devices_per_process) == (2, 2)
+    assert result.cluster.samples_per_variant == 20 and result.device.count == 4
+    assert result.options.cluster == 2 and result.options.devices == 2
+    by_name = {v.name: v for v in result.variants}
+    for name in ("sharded-sum", "replicated-sum"):
+        variant = by_name[name]
+        assert variant.status == "ok" and variant.stats is not None and variant.stats.n == 20
+        assert len(variant.process_medians_ns) == 2 and variant.process_medians_ns[0] == variant.stats.median_ns
+        assert variant.slowest_share is not None and 0 <= variant.slowest_share < 1
+        assert sum(variant.slowest_calls) == 20  # every call has one slowest process
+    # outputs gathered from both processes agree (a global sum of the same array, two shardings)
+    assert result.equivalence.checked == ["sharded-sum", "replicated-sum"] and not result.equivalence.mismatches
+    # a sharding that does not fit the mesh, a mesh larger than the cluster: that variant fails alone
+    misfit, too_large = by_name["rows-do-not-fit"], by_name["mesh-too-large"]
+    assert misfit.status == "failed" and misfit.failed_phase == "compile"
+    assert "cluster_probe.py:" in (misfit.error or "") and "6" in (misfit.error or "")
+    assert too_large.status == "failed"
+    assert "asked for 8 devices, this run has 4: a cluster run has --cluster × --devices of them (2 × 2 here)" in (
+        too_large.error or ""
+    )
+
+
+def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenario_dir):
+    result = cluster_run(scenario_dir, "die", ["sharded-sum"], interleave="call")
+    assert result.partial and result.crash is not None
+    # process 0, waiting inside a collective for process 1, is stopped at once (not left to its timeout)
+    assert result.crash.how == "process 1 of the 2-process cluster was killed by SIGKILL; process 0 was stopped"
+    assert result.crash.variant == "sharded-sum"
+    kept = result.variant("sharded-sum")
+    assert kept is not None and kept.samples_ns  # what process 0 had streamed
+
+
+def test_a_process_that_hangs_is_stopped_with_the_others(scenario_dir):
+    result = cluster_run(scenario_dir, "hang", ["sharded-sum"], interleave="call", timeout_s=3.0)
+    assert result.partial and result.crash is not None
+    # a hang inside a collective silences every process: whichever was seen first is named
+    assert "of the 2-process cluster did not return within 3 s; process " in result.crash.how
+    assert result.crash.variant == "sharded-sum"
+
+
+def test_a_coordinator_port_in_use_is_a_clear_error_before_anything_starts():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert not port_free(port)
+        with pytest.raises(ParamError, match=f"port {port} is in use here: choose another with --coordinator"):
+            coordinator_address(f"127.0.0.1:{port}")
+    with pytest.raises(ParamError, match="is not HOST:PORT"):
+        coordinator_address("localhost")
+    host, port_text = coordinator_address(None).rsplit(":", 1)  # default: loopback and a free port
+    assert host == "127.0.0.1" and port_free(int(port_text))
+
+
+def test_a_coordinator_that_cannot_listen_is_said_in_words():
+    from tuiperf.contract.cluster import ClusterMember
+    from tuiperf.measuring.cluster import join_error
+
+    member = ClusterMember("127.0.0.1:4567", 2, 0)
+    # what JAX 0.10.2 raises when the port was taken between the parent's check and process 0's start
+    said = str(join_error("UNKNOWN: Failed to start RPC server", member))
+    assert said.startswith("the coordinator could not listen on 127.0.0.1:4567 (the port is in use?)")
+    assert "leave --coordinator out to pick a free one" in said
+    other = str(join_error("DEADLINE_EXCEEDED: Deadline Exceeded\nRPC: /RegisterTask", member))
+    assert other == (
+        "process 0 of 2 could not join the cluster at 127.0.0.1:4567: DEADLINE_EXCEEDED: Deadline Exceeded "
+        "RPC: /RegisterTask"
+    )
+
+
+def test_a_cluster_does_not_combine_with_repeats_or_in_process(scenario_dir):
+    from tuiperf.measuring.inprocess import InProcessRunner
+
+    with pytest.raises(ParamError, match="--cluster and --processes do not combine"):
+        cluster_run(scenario_dir, processes=2)
+    with pytest.raises(ParamError, match="leave out --in-process"):
+        InProcessRunner([str(scenario_dir)]).run(RunRequest(scenario="cluster-probe", settings=RunSettings(cluster=2)))
+
+
+def test_figures_across_processes_are_read_call_by_call():
+    from tuiperf.measuring.cluster import across_processes, samples_for_budget
+
+    samples = np.array([[10.0, 10.0, 10.0, np.nan], [5.0, 20.0, 10.0, 8.0]])
+    figures = across_processes(samples, np.array([3, 4]))
+    assert figures.medians_ns == [10.0, 9.0]
+    # calls 1-3, both processes: (slowest - fastest) / slowest = 0.5, 0.5, 0: the median is 0.5
+    assert figures.slowest_share == 0.5
+    assert figures.slowest_calls == [2, 1]  # a tie goes to the first
+    assert samples_for_budget([1e6, 1e6], 50.0, budget_s=1.0) == 500
+    assert samples_for_budget([1e9], 50.0, budget_s=0.1) == 3  # a few, however short the budget
