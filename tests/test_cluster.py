@@ -128,6 +128,40 @@ def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
     )
 
 
+def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
+    """What two hosts would do, on loopback: each tuiperf starts its share of the cluster's processes."""
+    import threading
+
+    from tuiperf.processes.cluster import free_port
+
+    coordinator = f"127.0.0.1:{free_port()}"
+    results: dict[int, object] = {}
+
+    def host(start: int) -> None:
+        results[start] = cluster_run(
+            scenario_dir, variants=["sharded-sum"], coordinator=coordinator, cluster_start=start, cluster_local=1
+        )
+
+    hosts = [threading.Thread(target=host, args=(start,)) for start in (0, 1)]
+    for thread in hosts:
+        thread.start()
+    for thread in hosts:
+        thread.join()
+    first, second = results[0], results[1]
+    assert first.cluster.samples_of == 0 and second.cluster.samples_of == 1  # type: ignore[attr-defined]
+    ours, theirs = first.variant("sharded-sum"), second.variant("sharded-sum")  # type: ignore[attr-defined]
+    assert ours.stats.median_ns == ours.process_medians_ns[0] and theirs.stats.median_ns == theirs.process_medians_ns[1]
+    assert ours.process_medians_ns == theirs.process_medians_ns  # both hold every process's figures
+    assert ours.slowest_share == theirs.slowest_share
+
+
+def test_a_share_of_the_cluster_needs_the_coordinator_of_process_0(scenario_dir):
+    with pytest.raises(ParamError, match="process 0 of this cluster runs on another host: give its address"):
+        cluster_run(scenario_dir, cluster_start=1)
+    with pytest.raises(ParamError, match="--cluster-start 1 and --cluster-local 2 go beyond the 2 processes"):
+        cluster_run(scenario_dir, cluster_start=1, cluster_local=2, coordinator="127.0.0.1:1")
+
+
 def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenario_dir):
     result = cluster_run(scenario_dir, "die", ["sharded-sum"], interleave="call")
     assert result.partial and result.crash is not None

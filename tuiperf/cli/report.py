@@ -313,7 +313,7 @@ def processes(result: RunResult) -> list[Any]:
         c = result.cluster
         title = (
             f"between the {c.processes} processes of the cluster ({c.devices_per_process} devices each, in lockstep; "
-            "the figures above are process 0's): median of each"
+            f"the figures above are process {c.samples_of}'s): median of each"
         )
     lines: list[Any] = [Hanging(title, style="bold")]
     for v in rows:

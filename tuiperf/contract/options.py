@@ -148,6 +148,29 @@ class RunSettings(msgspec.Struct, kw_only=True):
             commands=("run",),
         ),
     ] = 1
+    cluster_start: Annotated[
+        int,
+        Option(
+            "with --cluster: the id of the first cluster process started here (the others run on other hosts)",
+            flag="--cluster-start",
+            metavar="ID",
+            min=0,
+            max=63,
+            commands=("run",),
+        ),
+    ] = 0
+    cluster_local: Annotated[
+        int | None,
+        Option(
+            "with --cluster: how many of its processes start here, from --cluster-start (all: every one)",
+            flag="--cluster-local",
+            metavar="N",
+            min=1,
+            max=64,
+            none="all",
+            commands=("run",),
+        ),
+    ] = None
     coordinator: Annotated[
         str | None,
         Option(

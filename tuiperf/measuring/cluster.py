@@ -15,8 +15,9 @@ a process decides from its own clock may change what it calls:
 - the guard compares outputs gathered from every process (a collective in the same order everywhere).
 
 After sampling the processes exchange their samples (aligned call by call: the same calls in the same
-order), so process 0's result holds every process's median and how much of each call the slowest
-process holds the others back. Process 0's result is the run's; its samples are process 0's own.
+order), so every process's result holds every process's median and how much of each call the slowest
+process holds the others back. The parent keeps the result of the first process it started (process 0
+unless some processes run on other hosts); its samples are that process's own.
 """
 
 from __future__ import annotations
@@ -118,6 +119,7 @@ def cluster_record(request: RunRequest, samples: int | None) -> Cluster:
         devices_per_process=request.settings.devices,
         coordinator=member.coordinator,
         samples_per_variant=samples,
+        samples_of=member.process_id,
     )
 
 

@@ -7,6 +7,11 @@ HOST:PORT``, checked free here since process 0 listens on it), starts N fresh me
 joins the cluster and samples in lockstep. Process 0's events are the run's progress and its result the
 run's result (it holds every process's medians).
 
+Several hosts: ``--cluster-start`` and ``--cluster-local`` say which of the cluster's processes start
+here (by default all); a tuiperf on each host starts its share with the same ``--cluster`` and
+``--coordinator`` (process 0's host). Each keeps the result of the first process it started: every
+process's result holds every process's medians.
+
 Faults: the processes of a cluster wait for each other inside every collective, so one that dies,
 hangs (silent past ``--timeout``) or fails stops all: the others are stopped (a cancel, then a kill of
 each process group), what process 0 had streamed is kept as a partial result, and nothing is left
@@ -64,15 +69,20 @@ def free_port() -> int:
     return port
 
 
-def coordinator_address(asked: str | None) -> str:
-    """Where the cluster's coordinator listens: ``asked`` (HOST:PORT, its port free here), else
-    127.0.0.1 and a free port."""
+def coordinator_address(asked: str | None, listens_here: bool = True) -> str:
+    """Where the cluster's coordinator listens: ``asked`` (HOST:PORT; its port free here when process 0
+    starts here), else 127.0.0.1 and a free port."""
     if asked is None:
+        if not listens_here:
+            raise ParamError(
+                "process 0 of this cluster runs on another host: give its address with --coordinator HOST:PORT",
+                where="coordinator",
+            )
         return f"127.0.0.1:{free_port()}"
     host, colon, port = asked.rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ParamError(f"{asked!r} is not HOST:PORT (e.g. 127.0.0.1:12345)", where="coordinator")
-    if not port_free(int(port)):
+    if listens_here and not port_free(int(port)):
         raise ParamError(
             f"port {port} is in use here: choose another with --coordinator HOST:PORT, or leave --coordinator "
             "out to pick a free one",
@@ -82,7 +92,7 @@ def coordinator_address(asked: str | None) -> str:
 
 
 class Streamed:
-    """What process 0 has streamed: enough to keep a partial result if the run stops."""
+    """What the first process started here has streamed: enough to keep a partial result if the run stops."""
 
     def __init__(self, request: RunRequest, on_event: Callable[[Event], None] | None) -> None:
         self.on_event = on_event
@@ -119,19 +129,19 @@ def run_cluster(
             "--cluster and --processes do not combine: a cluster's processes already report one median each",
             where="cluster",
         )
-    coordinator = coordinator_address(settings.coordinator)
-    count = settings.cluster
+    ids = started_here(settings.cluster, settings.cluster_start, settings.cluster_local)
+    coordinator = coordinator_address(settings.coordinator, listens_here=ids[0] == 0)
     streamed = Streamed(request, on_event)
     stop = threading.Event()  # set when the user cancels or any process fails: every process stops
-    outcomes: list[RunResult | TuiperfError | None] = [None] * count
-    failed_at: list[float] = [float("inf")] * count
+    outcomes: list[RunResult | TuiperfError | None] = [None] * len(ids)
+    failed_at: list[float] = [float("inf")] * len(ids)
     started = time.monotonic()
     children: list[MeasuringProcess] = []
     try:
-        children = [MeasuringProcess(cpu_devices=settings.devices) for _ in range(count)]
+        children = [MeasuringProcess(cpu_devices=settings.devices) for _ in ids]
 
         def ask(index: int) -> None:
-            member = ClusterMember(coordinator=coordinator, processes=count, process_id=index)
+            member = ClusterMember(coordinator=coordinator, processes=settings.cluster, process_id=ids[index])
             try:
                 outcomes[index] = children[index].request(
                     Measure(request, cluster=member),
@@ -147,7 +157,7 @@ def run_cluster(
             failed_at[index] = time.monotonic()
             stop.set()
 
-        threads = [threading.Thread(target=ask, args=(i,), name=f"tuiperf-cluster-{i}") for i in range(count)]
+        threads = [threading.Thread(target=ask, args=(i,), name=f"tuiperf-cluster-{i}") for i in range(len(ids))]
         for thread in threads:
             thread.start()
         while any(thread.is_alive() for thread in threads):
@@ -158,12 +168,24 @@ def run_cluster(
             thread.join()
     finally:
         close_all(children)
-    return outcome(request, coordinator, outcomes, failed_at, streamed, children, cancel, started)
+    return outcome(request, coordinator, ids, outcomes, failed_at, streamed, children, cancel, started)
+
+
+def started_here(processes: int, start: int, local: int | None) -> list[int]:
+    """The ids of the cluster's processes this tuiperf starts (all of them unless the others run elsewhere)."""
+    count = processes - start if local is None else local
+    if start + count > processes or count < 1:
+        raise ParamError(
+            f"--cluster-start {start} and --cluster-local {count} go beyond the {processes} processes of --cluster",
+            where="cluster",
+        )
+    return list(range(start, start + count))
 
 
 def outcome(
     request: RunRequest,
     coordinator: str,
+    ids: list[int],
     outcomes: list[RunResult | TuiperfError | None],
     failed_at: list[float],
     streamed: Streamed,
@@ -171,12 +193,12 @@ def outcome(
     cancel: threading.Event | None,
     started: float,
 ) -> RunResult:
-    """Process 0's result; else what it streamed, marked partial, naming the process that stopped first."""
+    """The first process's result; else what it streamed, marked partial, naming the process that
+    stopped first (``ids``: the cluster's ids of the processes started here, in ``outcomes``' order)."""
     first = outcomes[0]
     if isinstance(first, RunResult):
         return first
-    count = len(outcomes)
-    cause = min(range(count), key=lambda i: failed_at[i])
+    cause = min(range(len(outcomes)), key=lambda i: failed_at[i])
     error = outcomes[cause]
     assert isinstance(error, TuiperfError)
     header = streamed.header or header_from_request(request)
@@ -188,7 +210,7 @@ def outcome(
         )
     if not isinstance(error, ProcessStopped) and streamed.header is None:
         raise error  # bad input every process saw alike (a parameter, a port): one clear line
-    if streamed.header is None and cause == 0 and not port_free(int(coordinator.rpartition(":")[2])):
+    if streamed.header is None and ids[cause] == 0 and not port_free(int(coordinator.rpartition(":")[2])):
         # JAX sometimes crashes instead of raising when its coordinator cannot listen
         raise ClusterError(
             f"the coordinator could not listen on {coordinator}: the port was taken as the cluster started; "
@@ -197,7 +219,8 @@ def outcome(
     what = error.how if isinstance(error, ProcessStopped) else f"failed: {error}"
     turn = children[cause].turn() if cause < len(children) else -1  # the variant it was sampling, if any
     crash = Crash(
-        how=f"process {cause} of the {count}-process cluster {what}; " + others_after(outcomes, cause),
+        how=f"process {ids[cause]} of the {request.settings.cluster}-process cluster {what}; "
+        + others_after(ids, outcomes, cause),
         variant=streamed.names[turn] if 0 <= turn < len(streamed.names) else streamed.variant,
         phase=streamed.phase,
         stderr_tail=error.stderr_tail if isinstance(error, ProcessStopped) else "",
@@ -211,19 +234,20 @@ def outcome(
     return partial
 
 
-def others_after(outcomes: list[RunResult | TuiperfError | None], cause: int) -> str:
-    """How the other processes ended once one had stopped: stopped by the parent, or on their own."""
+def others_after(ids: list[int], outcomes: list[RunResult | TuiperfError | None], cause: int) -> str:
+    """How the other processes started here ended once one had stopped: stopped by us, or on their own."""
     said = []
     for index, ended in enumerate(outcomes):
         if index == cause:
             continue
         if isinstance(ended, ProcessStopped) and ended.cancelled:
-            said.append(f"process {index} was stopped")
+            said.append(f"process {ids[index]} was stopped")
         elif isinstance(ended, RunResult):
-            said.append(f"process {index} had finished")
+            said.append(f"process {ids[index]} had finished")
         else:
-            said.append(f"process {index} {ended.how if isinstance(ended, ProcessStopped) else f'failed: {ended}'}")
-    return ", ".join(said)
+            how = ended.how if isinstance(ended, ProcessStopped) else f"failed: {ended}"
+            said.append(f"process {ids[index]} {how}")
+    return ", ".join(said) or "no other process of the cluster runs here"
 
 
 def close_all(children: list[MeasuringProcess]) -> None:
@@ -247,7 +271,7 @@ def close_all(children: list[MeasuringProcess]) -> None:
 
 
 def header_from_request(request: RunRequest) -> RunHeader:
-    """The little that is known of a run whose processes stopped before process 0 started it."""
+    """The little that is known of a run whose processes stopped before the first one started it."""
     return RunHeader(
         scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
         params=dict(request.params),

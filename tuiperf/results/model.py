@@ -246,6 +246,8 @@ class RunOptions(Struct):
     baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
     devices: int = 1  # devices the run could use (--devices N)
     cluster: int = 1  # processes of one JAX cluster (--cluster N), each with `devices` devices
+    cluster_start: int = 0  # the first of the cluster's processes started by this tuiperf (--cluster-start)
+    cluster_local: int | None = None  # how many it started (--cluster-local; None: all from cluster_start)
     coordinator: str | None = None  # the cluster's coordinator as asked for (--coordinator HOST:PORT)
 
 
@@ -310,12 +312,14 @@ class Equivalence(Struct):
 
 class Cluster(Struct):
     """A run measured by several processes forming one JAX cluster (``jax.distributed``), in lockstep:
-    every process made the same calls in the same order; the result's samples are process 0's."""
+    every process made the same calls in the same order; the result's samples are ``samples_of``'s (the
+    first process this tuiperf started: process 0 unless the others started some elsewhere)."""
 
     processes: int
     devices_per_process: int
     coordinator: str  # HOST:PORT the processes joined at
     samples_per_variant: int | None = None  # fixed after preparing, the same in every process
+    samples_of: int = 0  # the process whose samples (and figures) the result holds
 
 
 class Sweep(Struct):
