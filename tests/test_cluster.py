@@ -67,6 +67,10 @@ def _(p, ctx):
     m = mesh((len(devices()),), ("d",))
     return Bench(jax.jit(total), jax.device_put(np.ones((6, 4), np.float32), NamedSharding(m, P("d"))))
 
+@scenario.variant("mesh-of-one-process")
+def _(p, ctx):
+    return Bench(jax.jit(total), jax.device_put(ctx, NamedSharding(mesh((1,), ("d",)), P())))
+
 @scenario.variant("mesh-too-large")
 def _(p, ctx):
     return Bench(jax.jit(total), jax.device_put(ctx, NamedSharding(mesh((8,), ("d",)), P("d"))))
@@ -122,6 +126,10 @@ def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
     misfit, too_large = by_name["rows-do-not-fit"], by_name["mesh-too-large"]
     assert misfit.status == "failed" and misfit.failed_phase == "compile"
     assert "cluster_probe.py:" in (misfit.error or "") and "6" in (misfit.error or "")
+    assert by_name["mesh-of-one-process"].status == "failed"
+    assert "asked for 1 devices in a cluster of 2 processes: a mesh spans every process" in (
+        by_name["mesh-of-one-process"].error or ""
+    )
     assert too_large.status == "failed"
     assert "asked for 8 devices, this run has 4: a cluster run has --cluster × --devices of them (2 × 2 here)" in (
         too_large.error or ""
@@ -166,7 +174,8 @@ def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenar
     result = cluster_run(scenario_dir, "die", ["sharded-sum"], interleave="call")
     assert result.partial and result.crash is not None
     # process 0, waiting inside a collective for process 1, is stopped at once (not left to its timeout)
-    assert result.crash.how == "process 1 of the 2-process cluster was killed by SIGKILL; process 0 was stopped"
+    assert result.crash.how == "was killed by SIGKILL (process 1 of the 2-process cluster; process 0 was stopped)"
+    assert (result.error or "").startswith("the measuring process was killed by SIGKILL (process 1")
     assert result.crash.variant == "sharded-sum"
     kept = result.variant("sharded-sum")
     assert kept is not None and kept.samples_ns  # what process 0 had streamed
@@ -176,7 +185,8 @@ def test_a_process_that_hangs_is_stopped_with_the_others(scenario_dir):
     result = cluster_run(scenario_dir, "hang", ["sharded-sum"], interleave="call", timeout_s=3.0)
     assert result.partial and result.crash is not None
     # a hang inside a collective silences every process: whichever was seen first is named
-    assert "of the 2-process cluster did not return within 3 s; process " in result.crash.how
+    assert result.crash.how.startswith("did not return within 3 s (process ")
+    assert "of the 2-process cluster; process " in result.crash.how
     assert result.crash.variant == "sharded-sum"
 
 
@@ -230,3 +240,22 @@ def test_figures_across_processes_are_read_call_by_call():
     assert figures.slowest_calls == [2, 1]  # a tie goes to the first
     assert samples_for_budget([1e6, 1e6], 50.0, budget_s=1.0) == 500
     assert samples_for_budget([1e9], 50.0, budget_s=0.1) == 3  # a few, however short the budget
+
+
+def test_a_cluster_mesh_takes_as_many_devices_from_each_process():
+    from types import SimpleNamespace
+
+    from tuiperf.api import devices as run_devices
+    from tuiperf.common.errors import ScenarioError
+
+    cluster = [SimpleNamespace(id=i, process_index=i // 2) for i in range(4)]  # 2 processes x 2 devices
+    run_devices.use_devices(cluster)
+    run_devices.in_cluster(2)
+    try:
+        assert [d.id for d in run_devices.devices(2)] == [0, 2]
+        assert [d.id for d in run_devices.devices(4)] == [0, 1, 2, 3]
+        with pytest.raises(ScenarioError, match="ask for a multiple of 2"):
+            run_devices.devices(3)
+    finally:
+        run_devices.use_devices([])
+        run_devices.in_cluster(1)

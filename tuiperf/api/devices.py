@@ -35,7 +35,8 @@ def use_devices(devices: Sequence[Any]) -> None:
 
 
 def devices(n: int | None = None) -> list[Any]:
-    """The run's first ``n`` devices (all of them by default), the chosen device first."""
+    """The run's first ``n`` devices (all of them by default), the chosen device first; in a cluster
+    run (``--cluster``), ``n`` spread evenly over its processes."""
     available = list(_RUN_DEVICES)
     if not available:
         import jax
@@ -43,8 +44,10 @@ def devices(n: int | None = None) -> list[Any]:
         available = jax.devices()
     if n is None:
         return available
+    processes = _CLUSTER[0]
+    if processes > 1 and 1 <= n <= len(available):
+        return spread_over_processes(available, n, processes)
     if not 1 <= n <= len(available):
-        processes = _CLUSTER[0]
         if processes > 1 and n > len(available):
             raise ScenarioError(
                 f"asked for {n} devices, this run has {len(available)}: a cluster run has --cluster × --devices "
@@ -55,6 +58,20 @@ def devices(n: int | None = None) -> list[Any]:
             + (" (on the CPU tuiperf starts the measuring process with that many)" if n > len(available) else "")
         )
     return available[:n]
+
+
+def spread_over_processes(available: list[Any], n: int, processes: int) -> list[Any]:
+    """``n`` of a cluster's devices, as many from each process, in JAX's global order: every process
+    makes every call of a mesh's program, so a mesh must span them all."""
+    if n % processes:
+        raise ScenarioError(
+            f"asked for {n} devices in a cluster of {processes} processes: a mesh spans every process (each "
+            f"makes every call), so ask for a multiple of {processes}"
+        )
+    mine: dict[int, list[Any]] = {}
+    for device in available:
+        mine.setdefault(device.process_index, []).append(device)
+    return [device for group in mine.values() for device in group[: n // processes]]
 
 
 def mesh(shape: Sequence[int], axes: Sequence[str]) -> Any:

@@ -219,8 +219,10 @@ def outcome(
     what = error.how if isinstance(error, ProcessStopped) else f"failed: {error}"
     turn = children[cause].turn() if cause < len(children) else -1  # the variant it was sampling, if any
     crash = Crash(
-        how=f"process {ids[cause]} of the {request.settings.cluster}-process cluster {what}; "
-        + others_after(ids, outcomes, cause),
+        # read after "the measuring process", as every crash's how
+        how=f"{what} (process {ids[cause]} of the {request.settings.cluster}-process cluster; "
+        + others_after(ids, outcomes, cause)
+        + ")",
         variant=streamed.names[turn] if 0 <= turn < len(streamed.names) else streamed.variant,
         phase=streamed.phase,
         stderr_tail=error.stderr_tail if isinstance(error, ProcessStopped) else "",
