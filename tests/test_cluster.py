@@ -259,3 +259,28 @@ def test_a_cluster_mesh_takes_as_many_devices_from_each_process():
     finally:
         run_devices.use_devices([])
         run_devices.in_cluster(1)
+
+
+def test_a_cancel_stops_every_process_and_keeps_what_was_measured(scenario_dir):
+    import threading
+
+    from tuiperf.contract.events import SamplesAdded
+
+    before = serving_children()
+    runner = ProcessRunner([str(scenario_dir)])
+    cancel = threading.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, SamplesAdded):
+            cancel.set()  # as soon as process 0 has streamed samples
+
+    try:
+        settings = RunSettings(samples=100_000, profile=False, devices=2, cluster=2, interleave="call")
+        request = RunRequest(scenario="cluster-probe", variants=["sharded-sum"], settings=settings)
+        result = runner.run(request, on_event, cancel)
+    finally:
+        runner.close()
+    assert serving_children() <= before
+    assert result.partial
+    kept = result.variant("sharded-sum")
+    assert kept is not None and kept.samples_ns and len(kept.samples_ns) < 100_000
