@@ -4,7 +4,6 @@ variant's shardings do not fit the mesh or asks for more devices than the cluste
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 from pathlib import Path
@@ -83,28 +82,45 @@ def scenario_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def serving_children() -> set[str]:
-    """This process's measuring processes still running, as ``ps`` lists them."""
+STARTED: list[int] = []  # the pids of every cluster process a test started
+
+
+@pytest.fixture(autouse=True)
+def record_cluster_processes(monkeypatch):
+    import tuiperf.processes.cluster as cluster
+
+    class Recorded(cluster.MeasuringProcess):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            STARTED.append(self.process.pid)
+
+    STARTED.clear()
+    monkeypatch.setattr(cluster, "MeasuringProcess", Recorded)
+
+
+def still_running(pids: list[int]) -> list[str]:
+    """Which of ``pids`` ``ps`` still lists, zombies aside."""
+    if not pids:
+        return []
     listed = subprocess.run(
-        ["ps", "-o", "pid=,stat=,args=", "--ppid", str(os.getpid())], capture_output=True, text=True, check=False
+        ["ps", "-o", "pid=,stat=", "-p", ",".join(map(str, pids))], capture_output=True, text=True, check=False
     )
-    return {
-        line.strip()
-        for line in listed.stdout.splitlines()
-        if "tuiperf.measuring.serve" in line and " Z" not in line.split("tuiperf")[0]
-    }
+    return [line.strip() for line in listed.stdout.splitlines() if line.split()[1:2] != ["Z"]]
 
 
-def cluster_run(scenario_dir: Path, fault: str = "none", variants: list[str] | None = None, **settings: object):
-    before = serving_children()
+def cluster_run(
+    scenario_dir: Path, fault: str = "none", variants: list[str] | None = None, *, alone: bool = True, **settings
+):
     runner = ProcessRunner([str(scenario_dir)])
     try:
-        quick = RunSettings(samples=20, profile=False, devices=2, cluster=2, **settings)  # type: ignore[arg-type]
+        quick = RunSettings(samples=20, profile=False, devices=2, cluster=2, **settings)
         request = RunRequest(scenario="cluster-probe", params={"fault": fault}, variants=variants, settings=quick)
-        return runner.run(request)
+        result = runner.run(request)
+        if alone:  # the run has returned: nothing of its cluster may be left running
+            assert STARTED and still_running(STARTED) == []
+        return result
     finally:
         runner.close()
-        assert serving_children() <= before  # nothing of the cluster left running
 
 
 def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
@@ -147,7 +163,12 @@ def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
 
     def host(start: int) -> None:
         results[start] = cluster_run(
-            scenario_dir, variants=["sharded-sum"], coordinator=coordinator, cluster_start=start, cluster_local=1
+            scenario_dir,
+            variants=["sharded-sum"],
+            alone=False,
+            coordinator=coordinator,
+            cluster_start=start,
+            cluster_local=1,
         )
 
     hosts = [threading.Thread(target=host, args=(start,)) for start in (0, 1)]
@@ -155,6 +176,7 @@ def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
         thread.start()
     for thread in hosts:
         thread.join()
+    assert len(STARTED) == 2 and still_running(STARTED) == []
     first, second = results[0], results[1]
     assert first.cluster.samples_of == 0 and second.cluster.samples_of == 1  # type: ignore[attr-defined]
     ours, theirs = first.variant("sharded-sum"), second.variant("sharded-sum")  # type: ignore[attr-defined]
@@ -266,7 +288,6 @@ def test_a_cancel_stops_every_process_and_keeps_what_was_measured(scenario_dir):
 
     from tuiperf.contract.events import SamplesAdded
 
-    before = serving_children()
     runner = ProcessRunner([str(scenario_dir)])
     cancel = threading.Event()
 
@@ -278,9 +299,9 @@ def test_a_cancel_stops_every_process_and_keeps_what_was_measured(scenario_dir):
         settings = RunSettings(samples=100_000, profile=False, devices=2, cluster=2, interleave="call")
         request = RunRequest(scenario="cluster-probe", variants=["sharded-sum"], settings=settings)
         result = runner.run(request, on_event, cancel)
+        assert STARTED and still_running(STARTED) == []
     finally:
         runner.close()
-    assert serving_children() <= before
     assert result.partial
     kept = result.variant("sharded-sum")
     assert kept is not None and kept.samples_ns and len(kept.samples_ns) < 100_000
