@@ -51,6 +51,14 @@ SHOTS = [
         (120, 40),
         {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])},
     ),
+    (
+        "sharded-step-devices-sweep",
+        "sharded-step",
+        {},
+        "sweep",
+        (120, 40),
+        {"budget_s": 0.5, "devices": 8, "sweep": ("devices", [1, 2, 4, 8])},
+    ),
 ]
 
 
@@ -163,7 +171,9 @@ def main() -> int:
             outcome: dict = {}
             try:
                 extra = dict(extra)
-                settings = RunSettings(dispatch=args.dispatch, budget_s=extra.pop("budget_s"))
+                settings = RunSettings(
+                    dispatch=args.dispatch, budget_s=extra.pop("budget_s"), devices=extra.pop("devices", 1)
+                )
                 take_screenshot(
                     runner,
                     scenario,

@@ -21,6 +21,12 @@ from typing import Any
 from tuiperf.common.errors import ScenarioError
 
 _RUN_DEVICES: list[Any] = []  # set by the measuring run before setup (measuring.run)
+_CLUSTER: list[int] = [1]  # processes of the JAX cluster this process belongs to (measuring.cluster)
+
+
+def in_cluster(processes: int) -> None:
+    """Called by a process of a cluster run: the run's devices are every process's."""
+    _CLUSTER[0] = processes
 
 
 def use_devices(devices: Sequence[Any]) -> None:
@@ -29,7 +35,8 @@ def use_devices(devices: Sequence[Any]) -> None:
 
 
 def devices(n: int | None = None) -> list[Any]:
-    """The run's first ``n`` devices (all of them by default), the chosen device first."""
+    """The run's first ``n`` devices (all of them by default), the chosen device first; in a cluster
+    run (``--cluster``), ``n`` spread evenly over its processes."""
     available = list(_RUN_DEVICES)
     if not available:
         import jax
@@ -37,12 +44,34 @@ def devices(n: int | None = None) -> list[Any]:
         available = jax.devices()
     if n is None:
         return available
+    processes = _CLUSTER[0]
+    if processes > 1 and 1 <= n <= len(available):
+        return spread_over_processes(available, n, processes)
     if not 1 <= n <= len(available):
+        if processes > 1 and n > len(available):
+            raise ScenarioError(
+                f"asked for {n} devices, this run has {len(available)}: a cluster run has --cluster × --devices "
+                f"of them ({processes} × {len(available) // processes} here)"
+            )
         raise ScenarioError(
             f"asked for {n} devices, this run has {len(available)}: run with --devices {max(n, 1)}"
             + (" (on the CPU tuiperf starts the measuring process with that many)" if n > len(available) else "")
         )
     return available[:n]
+
+
+def spread_over_processes(available: list[Any], n: int, processes: int) -> list[Any]:
+    """``n`` of a cluster's devices, as many from each process, in JAX's global order: every process
+    makes every call of a mesh's program, so a mesh must span them all."""
+    if n % processes:
+        raise ScenarioError(
+            f"asked for {n} devices in a cluster of {processes} processes: a mesh spans every process (each "
+            f"makes every call), so ask for a multiple of {processes}"
+        )
+    mine: dict[int, list[Any]] = {}
+    for device in available:
+        mine.setdefault(device.process_index, []).append(device)
+    return [device for group in mine.values() for device in group[: n // processes]]
 
 
 def mesh(shape: Sequence[int], axes: Sequence[str]) -> Any:
@@ -54,3 +83,19 @@ def mesh(shape: Sequence[int], axes: Sequence[str]) -> Any:
         raise ScenarioError(f"mesh shape {tuple(shape)} and axes {tuple(axes)} differ in length")
     chosen = devices(math.prod(shape))
     return Mesh(np.array(chosen, dtype=object).reshape(tuple(shape)), tuple(axes))
+
+
+def host_copy(tree: Any) -> Any:
+    """Host copies of a pytree's arrays, whole: an array spread over several processes of a cluster
+    (not fully addressable here) is gathered from all of them, which every process must do in the same
+    order (a collective); any other leaf is fetched as ``jax.device_get`` does."""
+    import jax
+
+    def one(leaf: Any) -> Any:
+        if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+            from jax.experimental import multihost_utils
+
+            return multihost_utils.process_allgather(leaf, tiled=True)
+        return jax.device_get(leaf)
+
+    return jax.tree.map(one, tree)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tuiperf.api.devices import host_copy
 from tuiperf.common.errors import ScenarioError
 
 # The equivalence guard compares every step variant after this many steps from the same state.
@@ -190,7 +191,7 @@ class Carrier:
         while self.calls < GUARD_STEPS:
             jax.block_until_ready(self())
         view = self.step.compare(self.state, self.last_out) if self.step.compare else self.last_out
-        return jax.device_get(view)  # copies: later calls may donate or overwrite these buffers
+        return host_copy(view)  # copies: later calls may donate or overwrite these buffers
 
     def param_tree(self) -> Any:
         return self.step.params(self.state) if self.step.params is not None else None

@@ -103,6 +103,12 @@ def header(result: RunResult) -> Group:
     ]
     if result.options.processes > 1:
         facts.append(f"{result.options.processes} processes")
+    if result.cluster is not None:
+        c = result.cluster
+        facts.append(
+            f"cluster of {c.processes} processes × {c.devices_per_process} devices at {one_line(c.coordinator)}"
+            + (f", {c.samples_per_variant} samples each" if c.samples_per_variant else "")
+        )
     parts: list[Any] = [
         Hanging(one_line(result.scenario.title or result.scenario.id), style="bold"),
         Flow(assignments, lead="params: ", sep=", ", indent=len("params: ")),
@@ -328,11 +334,21 @@ def processes(result: RunResult) -> list[Any]:
     if not rows:
         return []
     title = f"between {result.options.processes} measuring processes (median of each)"
+    if result.cluster is not None:
+        c = result.cluster
+        title = (
+            f"between the {c.processes} processes of the cluster ({c.devices_per_process} devices each, in lockstep; "
+            f"the figures above are process {c.samples_of}'s): median of each"
+        )
     lines: list[Any] = [Hanging(title, style="bold")]
     for v in rows:
         medians = v.process_medians_ns
         spread = max(medians) / min(medians) - 1 if min(medians) > 0 else float("inf")
         pairs = [", ".join(format_ns(m) for m in medians), f"spread {100 * spread:.1f} %"]
+        if v.slowest_share is not None:  # a cluster's: how long the slowest process keeps the others waiting
+            pairs.append(f"the slowest process holds the others back {100 * v.slowest_share:.1f} % of a call")
+            counts = ", ".join(f"process {i} in {n}" for i, n in enumerate(v.slowest_calls))
+            pairs.append(f"slowest: {counts} calls")
         lines.append(Hanging(one_line(v.name), style="bold"))
         lines.append(_pairs(pairs))
     return lines

@@ -47,6 +47,13 @@ class PythonEnvError(TuiperfError):
     title = "Environment problem"
 
 
+class ClusterError(TuiperfError):
+    """A cluster run that cannot start or stay in lockstep: a coordinator that cannot listen, processes
+    that prepared different variants."""
+
+    title = "Cluster problem"
+
+
 class WorkerCrashed(TuiperfError):
     """The measuring process died (XLA abort, segfault, out of memory); it is restarted on next use."""
 

@@ -136,6 +136,51 @@ class RunSettings(msgspec.Struct, kw_only=True):
             label="devices",
         ),
     ] = 1
+    cluster: Annotated[
+        int,
+        Option(
+            "measure in N processes forming one JAX cluster (jax.distributed), each with --devices devices, "
+            "sampling in lockstep",
+            flag="--cluster",
+            metavar="N",
+            min=1,
+            max=64,
+            commands=("run",),
+        ),
+    ] = 1
+    cluster_start: Annotated[
+        int,
+        Option(
+            "with --cluster: the id of the first cluster process started here (the others run on other hosts)",
+            flag="--cluster-start",
+            metavar="ID",
+            min=0,
+            max=63,
+            commands=("run",),
+        ),
+    ] = 0
+    cluster_local: Annotated[
+        int | None,
+        Option(
+            "with --cluster: how many of its processes start here, from --cluster-start (all: every one)",
+            flag="--cluster-local",
+            metavar="N",
+            min=1,
+            max=64,
+            none="all",
+            commands=("run",),
+        ),
+    ] = None
+    coordinator: Annotated[
+        str | None,
+        Option(
+            "where a cluster's coordinator listens, HOST:PORT (default: 127.0.0.1 and a free port)",
+            flag="--coordinator",
+            metavar="HOST:PORT",
+            none="",
+            commands=("run",),
+        ),
+    ] = None
     baseline: Annotated[
         str | None,
         Option(

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from tuiperf.common.errors import TuiperfError, error_class
+from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
 
@@ -72,10 +73,12 @@ class Measure(msgspec.Struct, tag=True, frozen=True):
     ``lockstep``: the process takes turns with others (one per Python environment): before each
     stage (start, each sampling round, the analysis) it sends ``Waiting`` and waits for ``Proceed``;
     the answer is then ``(RunResult, {variant: OutputDigest})`` so that outputs can be compared across
-    environments."""
+    environments. ``cluster``: as one process of a JAX cluster (``--cluster N``), sampling in lockstep
+    with the others."""
 
     request: RunRequest
     lockstep: bool = False
+    cluster: ClusterMember | None = None
 
 
 class Proceed(msgspec.Struct, tag=True, frozen=True):

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
@@ -68,6 +69,8 @@ class InProcessRunner:
         from tuiperf.contract import options
 
         options.check(request.settings)  # before the dispatch mode is fixed with it
+        if request.settings.cluster > 1:
+            raise ParamError("a cluster run (--cluster N) needs its own measuring processes: leave out --in-process")
         actual = set_dispatch(request.settings.dispatch)
         result = execute(
             request, on_event or (lambda event: None), cancel or threading.Event(), on_turn, turns or ALONE, digests

@@ -21,6 +21,10 @@ from tuiperf.results.model import CompileStagesMs, ProgramMemory
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5
 SLOW_SHARE = 0.1  # a call longer than this share of the sampling budget gets a minimal warm-up
+LOCKSTEP_NO_BREAKDOWN = (
+    "no overhead breakdown in a cluster run: the breakdown times each path for as long as it needs, which "
+    "differs between processes, and every process must make the same calls; measure it with --devices alone"
+)
 
 
 @dataclass
@@ -139,12 +143,16 @@ class PlainCall:
         return self.bench.params
 
 
-def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0) -> Prepared:
+def prepare(
+    name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0, lockstep: bool = False
+) -> Prepared:
     """Compile, call once, warm up and estimate one variant; build its breakdown paths.
 
     Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
     extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
     A stateful step's first calls (:data:`~tuiperf.api.step.GUARD_STEPS`) are what the guard compares.
+    ``lockstep`` (a process of a cluster): the same number of calls whatever they cost, and no
+    breakdown paths, whose timing decides how often each is called.
     """
     watch = sentinel()
     watch.current = name
@@ -173,7 +181,7 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, bud
         prepared.notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
 
     warm = take_sample(fn, args, 1, prepared.block)
-    if warm > SLOW_SHARE * budget_s * 1e9:
+    if warm > SLOW_SHARE * budget_s * 1e9 and not lockstep:
         prepared.estimate_ns = warm  # a slow call: no more calls than needed before sampling
     else:
         for _ in range(WARMUP_CALLS - 1):
@@ -185,7 +193,9 @@ def prepare(name: str, bench: Bench, cancel: Any = None, device: Any = None, bud
     prepared.call_flops = flops_of(compiled) if compiled is not None else None
     program = compiled if compiled is not None else fn if is_compiled_executable(fn) else None
     prepared.memory = memory_of(program) if program is not None else None
-    if cancel is not None and cancel.is_set():
+    if lockstep:
+        prepared.notes.append(LOCKSTEP_NO_BREAKDOWN)
+    if (cancel is not None and cancel.is_set()) or lockstep:
         prepared.flops = prepared.call_flops
         return prepared
     build_breakdown_paths(prepared)

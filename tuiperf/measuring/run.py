@@ -118,14 +118,17 @@ def execute(
     on_turn: Callable[[str], None] | None = None,
     turns: Turns = ALONE,
     digests: dict[str, OutputDigest] | None = None,
+    run_class: type[Run] | None = None,
 ) -> RunResult:
     """Measure ``request``. ``on_turn(variant)`` is called as each variant's turn begins during
     sampling (the measuring process records it, so a crash can name the variant that was running).
     ``turns``: the run takes turns with other processes (several Python environments); ``digests``,
-    when given, receives each measured variant's output (of a sweep's last point) to compare across them."""
+    when given, receives each measured variant's output (of a sweep's last point) to compare across them.
+    ``run_class`` measures each pass (a cluster's lockstep run, measuring.cluster); default :class:`Run`."""
+    run_type = run_class or Run
     resolved = resolve(request)
     if resolved.sweep_values is None:
-        return Run(
+        return run_type(
             resolved, resolved.params, request, emit, cancel, on_turn=on_turn, turns=turns, digests=digests
         ).measure()
     assert request.sweep is not None
@@ -136,7 +139,7 @@ def execute(
     started = time.monotonic()
     for index, value in enumerate(values):
         span = (index / len(values), (index + 1) / len(values))
-        run = Run(
+        run = run_type(
             resolved,
             {**resolved.params, parameter: value},
             request,
@@ -164,7 +167,7 @@ def execute(
         # Points are measured one after another: re-measure the first at the end, so drift between
         # them is seen (and flagged) rather than read as a slope.
         emit(PhaseChanged("sample", None, f"re-measuring {parameter}={values[0]} to check the sweep for drift"))
-        again = Run(
+        again = run_type(
             resolved,
             {**resolved.params, parameter: values[0]},
             dataclasses.replace(request, settings=msgspec.structs.replace(request.settings, profile=False)),
@@ -177,7 +180,7 @@ def execute(
         )
         with contextlib.suppress(TuiperfError):
             anchor = again.measure()
-    base = Run(resolved, resolved.params, request, emit, cancel).header(with_env=False)
+    base = run_type(resolved, resolved.params, request, emit, cancel).header(with_env=False)
     return document.sweep_result(
         parameter,
         values,
@@ -191,6 +194,8 @@ def execute(
 
 class Run:
     """State of one pass over the variants at one set of parameter values."""
+
+    lockstep = False  # a cluster's run (measuring.cluster): every call decided ahead, the same in every process
 
     def __init__(
         self,
@@ -331,7 +336,7 @@ class Run:
         self.emit(
             RunStarted(self.scenario.id, self.names, device_id(self.device), self.dispatch, self.sweep_value, header)
         )
-        use_devices(run_devices(self.device)[: self.request.settings.devices])
+        use_devices(self.run_device_list())
         self.turns.wait((self.point, START, 0))
         with device_scope(self.device):
             ctx = self.setup()
@@ -341,6 +346,10 @@ class Run:
             self.turns.wait((self.point, ANALYSE, 0))
             self.analyse(prepared, targets, resolution)
         return self.document(header)
+
+    def run_device_list(self) -> list[Any]:
+        """The devices a variant may use (tuiperf.devices): the chosen one first, then its platform's others."""
+        return run_devices(self.device)[: self.request.settings.devices]
 
     def setup(self) -> Any:
         self.emit(PhaseChanged("setup", None, "building inputs and weights"))
@@ -362,7 +371,9 @@ class Run:
             variant = self.scenario.variants[name]
             try:
                 bench = as_bench(variant.build(SimpleNamespace(**self.params), ctx))
-                prepared.append(prepare(name, bench, self.cancel, self.device, self.request.settings.budget_s))
+                prepared.append(
+                    prepare(name, bench, self.cancel, self.device, self.request.settings.budget_s, self.lockstep)
+                )
             except Skip as why:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
             except BaseException as exc:  # noqa: BLE001 - one failing variant never stops the others

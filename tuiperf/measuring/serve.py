@@ -165,14 +165,15 @@ class Server:
         def on_turn(variant: str) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
 
-        if not request.lockstep:
-            try:
-                return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
-            finally:
-                shared.set_turn(-1)
         digests: dict[str, OutputDigest] = {}
         try:
-            turns = TakingTurns(self.conn, shared)
+            if request.cluster is not None:  # one process of a cluster run (--cluster N)
+                from tuiperf.measuring.cluster import measure_in_cluster
+
+                return measure_in_cluster(request.request, request.cluster, emit, shared, on_turn)  # type: ignore[arg-type]
+            if not request.lockstep:
+                return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
+            turns = TakingTurns(self.conn, shared)  # one of several Python environments, taking turns
             result = self.runner.run(request.request, emit, shared, on_turn, turns, digests)  # type: ignore[arg-type]
         finally:
             shared.set_turn(-1)

@@ -39,7 +39,10 @@ def process_environment(
     libraries must not be shadowed by a PYTHONPATH meant for this one)."""
     env = dict(os.environ if base is None else base)
     if import_path is not None:
-        env["PYTHONPATH"] = import_path
+        from tuiperf.processes.python_envs import child_environment
+
+        env = child_environment(import_path, env)
+        env["PYTHONSAFEPATH"] = "1"  # `python -m` would put the working folder on its path first
     else:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -35,6 +35,8 @@ def check_environments(request: RunRequest, environments: list[PythonEnv]) -> No
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ParamError(f"environment {', '.join(repeated)} given twice", where="--env")
+    if request.settings.cluster > 1:
+        raise ParamError("--cluster forms one JAX cluster of one environment; give one --env with it")
     if request.settings.processes > 1:
         raise ParamError("--processes repeats a run in fresh processes of one environment; give one --env with it")
 

@@ -209,6 +209,11 @@ class ProcessRunner:
 
             with self._lock:
                 return run_in_environments(request, environments, on_event, cancel)
+        if request.settings.cluster > 1:  # N processes forming one JAX cluster (processes.cluster)
+            from tuiperf.processes.cluster import run_cluster
+
+            with self._lock:
+                return run_cluster(request, on_event, cancel)
         if request.settings.processes <= 1:
             return self._run_once(request, on_event, cancel, fresh=False)
         from tuiperf.processes.repeat import combine

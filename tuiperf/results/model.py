@@ -193,7 +193,12 @@ class VariantResult(Struct):
     eager: bool = False  # eager by design: traces per call are expected, no jit level
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
-    process_medians_ns: list[float] = []  # one median per measuring process (--processes N)
+    process_medians_ns: list[float] = []  # one median per measuring process (--processes N, --cluster N)
+    # A cluster run (--cluster N): the median over calls of (slowest − fastest process's time) / slowest,
+    # i.e. how much of each call the slowest process holds the others back; and per process, the calls
+    # in which it was the slowest.
+    slowest_share: float | None = None
+    slowest_calls: list[int] = []
     environment: str | None = None  # the Python environment it was measured in, in a run over several
 
     @property
@@ -241,6 +246,10 @@ class RunOptions(Struct):
     profile: bool = True
     baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
     devices: int = 1  # devices the run could use (--devices N)
+    cluster: int = 1  # processes of one JAX cluster (--cluster N), each with `devices` devices
+    cluster_start: int = 0  # the first of the cluster's processes started by this tuiperf (--cluster-start)
+    cluster_local: int | None = None  # how many it started (--cluster-local; None: all from cluster_start)
+    coordinator: str | None = None  # the cluster's coordinator as asked for (--coordinator HOST:PORT)
 
 
 class Environment(Struct):
@@ -314,6 +323,18 @@ class EnvironmentRun(Struct):
     crash: Crash | None = None
 
 
+class Cluster(Struct):
+    """A run measured by several processes forming one JAX cluster (``jax.distributed``), in lockstep:
+    every process made the same calls in the same order; the result's samples are ``samples_of``'s (the
+    first process this tuiperf started: process 0 unless the others started some elsewhere)."""
+
+    processes: int
+    devices_per_process: int
+    coordinator: str  # HOST:PORT the processes joined at
+    samples_per_variant: int | None = None  # fixed after preparing, the same in every process
+    samples_of: int = 0  # the process whose samples (and figures) the result holds
+
+
 class Sweep(Struct):
     parameter: str
     values: list[Scalar]
@@ -345,6 +366,7 @@ class RunResult(Struct, kw_only=True):
     equivalence: Equivalence = msgspec.field(default_factory=Equivalence)
     warnings: list[str] = []
     memory: ProcessMemory | None = None
+    cluster: Cluster | None = None
     sweep: Sweep | None = None
     points: list[RunResult] = []
     environments: list[EnvironmentRun] = []  # a run over several Python environments (``--env``)
