@@ -19,6 +19,8 @@ from tuiperf.cli import main
         (["run", "tiny", "--set", "depth=3"], "tuiperf: unknown parameter 'depth'"),
         (["run", "tiny", "--device", "gpu:3"], "tuiperf: no device 'gpu:3'"),
         (["run", "tiny", "--sweep", "size"], "tuiperf: expected NAME=VALUE"),
+        (["run", "tiny", "--env", "nope"], "tuiperf: no environment 'nope' (known: current"),
+        (["run", "tiny", "--env", "current"], "tuiperf: --env measures in each environment's own process"),
     ],
 )
 def test_user_errors_exit_2_with_one_line(argv, message, fixture_dir, capsys):

@@ -21,7 +21,7 @@ from rich.text import Text
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_ns, format_p
-from tuiperf.results.environments import COMPARED_PACKAGES, changes
+from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import reconcile
@@ -135,9 +135,13 @@ def environments(result: RunResult) -> list[Any]:
         if run.error:
             lines.append(Hanging(f"⚠ {inert(run.error)}", indent=INDENT, style="yellow"))
     rows = changes(result)
-    if rows:
-        lines.append(Hanging(f"against {one_line(result.environments[0].name)}, variant by variant", style="bold"))
-        lines.extend(Hanging(f"• {inert(row.sentence())}", indent=2) for row in rows)
+    for other in result.environments[1:]:
+        mine = [row for row in rows if row.environment == other.name]
+        if not mine:
+            continue
+        title = f"{one_line(other.name)} against {one_line(result.environments[0].name)}: {inert(mine[0].versions)}"
+        lines.append(Hanging(title, style="bold"))
+        lines.extend(Hanging(f"• {inert(row.sentence(with_versions=False))}", indent=2) for row in mine)
     lines.append(Text(""))
     return lines
 
@@ -273,25 +277,27 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
 
 
 def gaps(result: RunResult) -> list[Any]:
-    """Each variant's gap to the baseline, split by breakdown stage (the stages beyond noise)."""
+    """Each variant's gap to what it is read against (the baseline; in a run over several environments,
+    the same variant in the reference environment), split by breakdown stage (the stages beyond noise)."""
     baseline_name, _ = against(result)
-    baseline = result.variant(baseline_name) if baseline_name else None
-    if baseline is None or baseline.breakdown_ns is None:
+    if baseline_name is None:
         return []
     lines: list[Any] = []
-    for v in result.measured:
-        if v.name == baseline.name or v.breakdown_ns is None:
+    for name, against_name in pairs(result, baseline_name):
+        v, base = result.variant(name), result.variant(against_name)
+        if v is None or base is None or v.breakdown_ns is None or base.breakdown_ns is None:
             continue
-        split = reconcile(v, baseline)
+        split = reconcile(v, base)
         if split is None or not split.gap_ns:
             continue
         lines.append(
-            Hanging(
-                f"{one_line(v.name)} − {one_line(baseline.name)} = {_signed(split.gap_ns)}: {inert(gap_words(split))}"
-            )
+            Hanging(f"{one_line(v.name)} − {one_line(base.name)} = {_signed(split.gap_ns)}: {inert(gap_words(split))}")
         )
     if lines:
-        lines[:0] = [Text(""), Hanging(f"the gap to {one_line(baseline.name)}, by stage", style="bold")]
+        title = (
+            "each gap, by stage" if len(result.environments) > 1 else f"the gap to {one_line(baseline_name)}, by stage"
+        )
+        lines[:0] = [Text(""), Hanging(title, style="bold")]
     return lines
 
 

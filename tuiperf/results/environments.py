@@ -202,15 +202,21 @@ class EnvironmentChange:
     p_value: float
     changes: list[str]  # the versions that differ
 
-    def sentence(self) -> str:
-        """``flax 0.12.0 → 0.12.8: nnx.jit 2.1× as fast [2.0–2.2], p = 1e-40``."""
+    @property
+    def versions(self) -> str:
+        """What differs between the two environments, in words."""
+        return ", ".join(self.changes) or f"{self.reference} → {self.environment} (the same versions)"
+
+    def sentence(self, with_versions: bool = True) -> str:
+        """``flax 0.12.0 → 0.12.8: nnx.jit 2.1× as fast [0.45–0.5×, p < 1e-6]`` (without the versions when
+        they are said once above a list of these)."""
         lo, hi = self.ci95
-        versions = ", ".join(self.changes) or f"{self.reference} → {self.environment} (the same versions)"
+        versions = f"{self.versions}: " if with_versions else ""
         if lo <= 1 <= hi:
-            return f"{versions}: {self.variant} no different [{lo:.3g}–{hi:.3g}×]"
+            return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×]"
         p = format_p(self.p_value)
         p = p if p.startswith("<") else f"= {p}"
-        return f"{versions}: {self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}]"
+        return f"{versions}{self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}]"
 
 
 def changes(result: RunResult) -> list[EnvironmentChange]:
@@ -243,3 +249,19 @@ def _ratio(pairs: dict[tuple[str, str], Comparison], a: str, b: str) -> Comparis
         lo, hi = row.ci95
         return Comparison(a=a, b=b, ratio=1 / row.ratio, ci95=(1 / hi, 1 / lo), p_value=row.p_value)
     return None
+
+
+def pairs(result: RunResult, baseline: str) -> list[tuple[str, str]]:
+    """Which measured variant is read against which: each against the baseline; in a run over several
+    environments, the reference environment's against the baseline, and every other environment's
+    against the same variant in the reference environment (a version's effect, not a mix of both)."""
+    measured = [v for v in result.measured if v.name != baseline]
+    if len(result.environments) < 2:
+        return [(v.name, baseline) for v in measured]
+    reference = result.environments[0].name
+    found = [(v.name, baseline) for v in measured if v.environment == reference]
+    names = {v.name for v in result.measured}
+    for v in measured:
+        if v.environment not in (None, reference) and qualified(base_name(v), reference) in names:
+            found.append((v.name, qualified(base_name(v), reference)))
+    return found

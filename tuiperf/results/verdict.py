@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results.environments import changes, qualified
+from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, StageDelta, reconcile
@@ -162,16 +162,11 @@ def verdicts(result: RunResult, baseline: str | None = None) -> list[tuple[str, 
     base, _ = against(result, baseline)
     if base is None:
         return []
-    reference = result.environments[0].name if len(result.environments) > 1 else None
-    found = [
-        (v.name, verdict(result, v.name, base))
-        for v in result.measured
-        if v.name != base and (reference is None or v.environment == reference)
-    ]
-    for change in changes(result) if reference is not None else []:
-        name = qualified(change.variant, change.environment)
-        sentence = verdict(result, name, qualified(change.variant, change.reference))
-        if sentence:
-            versions = ", ".join(change.changes) or "the same versions (a difference is the processes' own)"
-            found.append((name, f"{versions}: {sentence}"))
+    versions = {(qualified(c.variant, c.environment)): c.versions for c in changes(result)}
+    found = []
+    for name, against_name in pairs(result, base):
+        sentence = verdict(result, name, against_name)
+        if sentence and name in versions:
+            sentence = f"{versions[name]}: {sentence}"
+        found.append((name, sentence))
     return [(name, sentence) for name, sentence in found if sentence]
