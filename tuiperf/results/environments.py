@@ -29,6 +29,9 @@ from tuiperf.results.model import (
 from tuiperf.results.outputs import OutputDigest, differences
 
 SEPARATOR = " @ "
+# Two measuring processes of one environment differ by this much (an A/A run, README "Did the upgrade
+# make it slower?"): a CI that excludes 1 says the processes differ, not that the versions do.
+PROCESS_FLOOR = 0.02
 COMPARED_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy")
 
 
@@ -216,7 +219,10 @@ class EnvironmentChange:
             return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×]"
         p = format_p(self.p_value)
         p = p if p.startswith("<") else f"= {p}"
-        return f"{versions}{self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}]"
+        floor = ""
+        if abs(self.ratio - 1) < PROCESS_FLOOR:
+            floor = f", within the ±{PROCESS_FLOOR:.0%} by which two processes of one environment differ"
+        return f"{versions}{self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}{floor}]"
 
 
 def changes(result: RunResult) -> list[EnvironmentChange]:
