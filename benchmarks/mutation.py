@@ -27,6 +27,8 @@ TARGETS = {
     "timing": ("tuiperf/measuring/timing.py", ["tests/test_timing.py", "tests/test_sampler.py"]),
     "step": ("tuiperf/api/step.py", ["tests/test_steps.py"]),
     "reconcile": ("tuiperf/results/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
+    "lockstep": ("tuiperf/processes/lockstep.py", ["tests/test_lockstep.py"]),
+    "outputs": ("tuiperf/results/outputs.py", ["tests/test_outputs.py"]),
 }
 # Mutants judged equivalent, each with its reason: (module, the mutated source line, the change).
 # They are counted apart, not as survivors; the rate is killed / (tried - equivalent). A new entry

@@ -8,7 +8,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import sysconfig
-import threading
 from pathlib import Path
 
 import pytest
@@ -126,63 +125,6 @@ def test_an_unknown_environment_is_refused_before_anything_starts(tmp_path, monk
             runner.run(RunRequest("versions", environments=["current", "nope"]))
     finally:
         runner.close()
-
-
-def _fake_process(schedule: Schedule, index: int, done_after: int, log: list) -> None:
-    schedule.wait(index, (0, START, 0))
-    log.append((index, "start"))
-    r = 0
-    while schedule.wait(index, (0, SAMPLE, r), done=r >= done_after):
-        log.append((index, r))
-        r += 1
-    schedule.wait(index, (0, ANALYSE, 0))
-    log.append((index, "analysis"))
-    schedule.finished(index)
-
-
-def run_fakes(schedule: Schedule, done_after: list[int]) -> list:
-    log: list = []
-    threads = [threading.Thread(target=_fake_process, args=(schedule, i, n, log)) for i, n in enumerate(done_after)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(10)
-    assert not any(thread.is_alive() for thread in threads)
-    return log
-
-
-def test_sampling_stops_for_all_at_once_when_every_process_is_done():
-    log = run_fakes(Schedule(3), [1, 3, 2])
-
-    for index in range(3):  # the slowest to be done decides: every process takes rounds 0, 1, 2
-        assert [r for i, r in log if i == index and isinstance(r, int)] == [0, 1, 2]
-    assert log[:3] == [(0, "start"), (1, "start"), (2, "start")]
-    assert [r for _, r in log[3:12]] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
-    assert [i for i, _ in log[3:9]] == [0, 1, 2, 1, 2, 0]
-
-
-def test_a_cancel_releases_every_waiting_process():
-    cancel = threading.Event()
-    schedule = Schedule(2, cancel)
-    released = []  # process 1 never reports: process 0 would wait for it forever
-    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, START, 0))))
-    waiter.start()
-    cancel.set()
-    waiter.join(5)
-    assert released == [False]
-
-
-def test_a_process_that_finishes_early_does_not_hold_the_others():
-    schedule = Schedule(2)
-    schedule.finished(1)  # it could not start
-    log = run_fakes_single(schedule)
-    assert log == [(0, "start"), (0, 0), (0, 1), (0, "analysis")]
-
-
-def run_fakes_single(schedule: Schedule) -> list:
-    log: list = []
-    _fake_process(schedule, 0, 2, log)
-    return log
 
 
 def test_a_change_below_the_process_floor_says_so():

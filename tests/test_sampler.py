@@ -300,3 +300,40 @@ def test_fixed_mode_progress_is_the_share_of_rounds_done():
         on_tick=lambda elapsed, fraction: fractions.append(fraction),
     )
     assert fractions == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]  # rounds finished of 20
+
+
+def test_a_gate_keeps_a_converged_process_sampling_until_it_says_stop():
+    """Several environments stop together: converging only says 'done' to the gate, which decides."""
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000_000})  # converges after the first check
+    asked: list[tuple[int, bool]] = []
+
+    def gate(round_index: int, done: bool) -> bool:
+        asked.append((round_index, done))
+        return round_index < 400  # another environment is not done until round 400
+
+    outcome = sample_interleaved(
+        targets, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock, gate=gate
+    )
+    assert outcome.reason == "converged" and outcome.rounds == 400 and len(targets[0].samples) == 400
+    assert [r for r, _ in asked] == list(range(401))  # asked before every round, round 0 included
+    first_done = next(r for r, done in asked if done)
+    assert 30 <= first_done <= 260 and all(done for _, done in asked[first_done:])
+
+
+def test_a_gate_that_says_stop_ends_sampling_before_the_round():
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000, "b": 1_000})
+    outcome = sample_interleaved(
+        targets, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock, gate=lambda r, done: r < 3
+    )
+    assert outcome.reason == "budget" and [len(t.samples) for t in targets] == [3, 3]
+
+
+def test_a_fixed_count_ends_sampling_whatever_the_gate_says():
+    clock = FakeClock()
+    targets = targets_of(clock, {"a": 1_000})
+    outcome = sample_interleaved(
+        targets, samples=5, budget_s=1.0, cancel=threading.Event(), clock=clock, gate=lambda r, done: True
+    )
+    assert outcome.reason == "count" and len(targets[0].samples) == 5

@@ -1,0 +1,52 @@
+"""The same variant's output in two environments: what differs, with the guard's rule."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tuiperf.results.outputs import MAX_CARRIED_ELEMENTS, Leaf, OutputDigest, differences
+
+
+def digest(tolerance: float = 1e-6, **leaves: np.ndarray | None) -> OutputDigest:
+    return OutputDigest(
+        leaves={
+            k: Leaf(dtype=str(v.dtype) if v is not None else "float32", shape=(2,), values=v) for k, v in leaves.items()
+        },
+        tolerance=tolerance,
+    )
+
+
+def test_the_same_values_within_tolerance_are_the_same_result():
+    a = digest(w=np.array([1.0, 2.0]))
+    b = digest(w=np.array([1.0, 2.0 + 1e-7]))
+    assert differences(a, b) == []
+
+
+def test_values_beyond_the_looser_tolerance_are_named_with_their_leaf():
+    ours = digest(1e-3, w=np.array([1.0, 2.0]), b=np.array([1.0, 4.0]))
+    theirs = digest(1e-6, w=np.array([1.0, 2.0]), b=np.array([1.0, 2.0]))
+    assert differences(ours, theirs) == [("output values", "b: max relative difference 1 (tolerance 0.001)")]
+    assert differences(digest(1.5, b=np.array([1.0, 4.0])), digest(b=np.array([1.0, 2.0]))) == []
+
+
+def test_half_precision_gets_the_half_precision_floor():
+    ours = OutputDigest(leaves={"w": Leaf("float16", (1,), np.array([1.005], np.float16))}, tolerance=0.0)
+    theirs = OutputDigest(leaves={"w": Leaf("float16", (1,), np.array([1.0], np.float16))}, tolerance=0.0)
+    assert differences(ours, theirs) == []
+
+
+def test_keys_shapes_and_dtypes_are_compared_before_values():
+    assert differences(digest(w=np.zeros(2)), digest(v=np.zeros(2))) == [("output keys", "missing v; extra w")]
+    ours = OutputDigest(leaves={"w": Leaf("float32", (3,), None)}, tolerance=0)
+    theirs = OutputDigest(leaves={"w": Leaf("float64", (2,), None)}, tolerance=0)
+    assert differences(ours, theirs) == [
+        ("output shapes", "w: (3,) vs (2,)"),
+        ("output dtypes", "w: float32 vs float64"),
+    ]
+
+
+def test_nan_in_one_only_differs_and_uncarried_values_are_said():
+    found = differences(digest(w=np.array([np.nan, 1.0])), digest(w=np.array([0.0, 1.0])))
+    assert found == [("output values", "w: NaN or infinity in one only (tolerance 1e-06)")]
+    big = OutputDigest(leaves={"w": Leaf("float32", (2,), None)}, tolerance=0)
+    assert differences(big, big) == [("output values", f"not compared: more than {MAX_CARRIED_ELEMENTS:,} elements")]
