@@ -8,12 +8,14 @@ import threading
 from tuiperf.contract.protocol import ANALYSE, SAMPLE, START
 from tuiperf.processes.lockstep import Schedule
 
+MAX_ROUNDS = 50  # a schedule that never stops sampling fails the test instead of hanging it
+
 
 def _fake_process(schedule: Schedule, index: int, done_after: int, log: list) -> None:
     schedule.wait(index, (0, START, 0))
     log.append((index, "start"))
     r = 0
-    while schedule.wait(index, (0, SAMPLE, r), done=r >= done_after):
+    while schedule.wait(index, (0, SAMPLE, r), done=r >= done_after) and r < MAX_ROUNDS:
         log.append((index, r))
         r += 1
     schedule.wait(index, (0, ANALYSE, 0))
@@ -46,7 +48,7 @@ def test_a_cancel_releases_every_waiting_process():
     cancel = threading.Event()
     schedule = Schedule(2, cancel)
     released = []  # process 1 never reports: process 0 would wait for it forever
-    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, START, 0))))
+    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, START, 0))), daemon=True)
     waiter.start()
     cancel.set()
     waiter.join(5)

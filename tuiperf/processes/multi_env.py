@@ -130,7 +130,7 @@ def run_in_environments(
                 Measure(request, lockstep=True), seen.track, cancel, request.settings.timeout_s, on_wait
             )
             result, digests = answer
-            record.env = result.env
+            record.env, record.memory = result.env, result.memory
             measured[index] = Measured(record, result, digests)
         except ProcessStopped as stop:
             if stop.cancelled:

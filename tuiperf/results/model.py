@@ -321,6 +321,7 @@ class EnvironmentRun(Struct):
     env: Environment | None = None  # what its measuring process reported (versions, executable)
     error: str | None = None
     crash: Crash | None = None
+    memory: ProcessMemory | None = None  # its measuring process's memory after sampling
 
 
 class Cluster(Struct):
