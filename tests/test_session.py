@@ -1,11 +1,15 @@
 """End-to-end runs of tiny fixture scenarios in this process (CPU, sync dispatch)."""
 
+import io
 import threading
 
 import numpy as np
 import pytest
+from rich.console import Console
 
+from tuiperf.cli import report
 from tuiperf.common.errors import DeviceError, ParamError
+from tuiperf.common.units import format_bytes
 from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
@@ -113,6 +117,12 @@ def test_sweep_reports_medians_and_slopes(runner):
     assert isinstance(sweep.slopes["jax.jit"], float)
     assert [point.params["size"] for point in doc.points] == [4, 64, 1024]
     assert doc.variants == []  # a sweep's measurements live in its points, each labelled with its value
+    memory = sweep.memory_bytes["jax.jit"]
+    assert memory == [point.variant("jax.jit").memory.total for point in doc.points] and memory[0] < memory[-1]
+    printed = io.StringIO()
+    report.print_result(doc, Console(file=printed, width=100))
+    table = printed.getvalue().split("program memory (per device), as XLA sizes it")[1]
+    assert table.splitlines()[3].split(maxsplit=1)[1].split() == " ".join(format_bytes(b) for b in memory).split()
 
 
 @pytest.mark.parametrize(

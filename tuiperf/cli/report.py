@@ -20,7 +20,7 @@ from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_ns, format_p
+from tuiperf.common.units import format_bytes, format_ns, format_p
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
 from tuiperf.results.ratios import against
@@ -373,6 +373,16 @@ def sweep_grid(sweep: Sweep, width: int, console: Console) -> Any:
     return grid(f"sweep over {one_line(sweep.parameter)}: median per call", headers, rows, width, console)
 
 
+def sweep_memory_grid(sweep: Sweep, width: int, console: Console) -> list[Any]:
+    """Each variant's compiled program memory at each point (XLA's sizes: arguments, outputs, temporaries)."""
+    if not sweep.memory_bytes:
+        return []
+    headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values]]
+    rows = [[one_line(name), *[format_bytes(b) for b in series]] for name, series in sweep.memory_bytes.items()]
+    title = f"sweep over {one_line(sweep.parameter)}: program memory (per device), as XLA sizes it"
+    return [grid(title, headers, rows, width, console), Text("")]
+
+
 def profile_table(variant: VariantResult, top: int = 8) -> Table:
     table = Table(
         title=Text(f"Python profile of {one_line(variant.name)} (cProfile, per call)"),
@@ -401,6 +411,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts: list[Any] = [header(result)]
     if result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
+        parts.extend(sweep_memory_grid(result.sweep, width, console))
     parts.extend(environments(shown))
     parts.extend(latency(shown, width, console, where))
     parts.extend(processes(shown))

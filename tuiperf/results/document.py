@@ -245,6 +245,7 @@ def sweep_result(
             entry = point.variant(name)
             series.append(entry.stats.median_ns if entry is not None and entry.stats is not None else None)
         medians[name] = series
+    memory = {name: [_program_total(point.variant(name)) for point in points] for name in names}
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
     slopes: dict[str, float | None] = {}
     for name, series in medians.items():
@@ -282,10 +283,19 @@ def sweep_result(
         partial=partial,
         warnings=list(dict.fromkeys([*warnings, *point_warnings])),
         sweep=Sweep(
-            parameter=parameter, values=measured_values, medians_ns=medians, slopes=slopes, anchor_ns=anchor_ns
+            parameter=parameter,
+            values=measured_values,
+            medians_ns=medians,
+            slopes=slopes,
+            anchor_ns=anchor_ns,
+            memory_bytes={name: series for name, series in memory.items() if any(b is not None for b in series)},
         ),
         points=points,
     )
+
+
+def _program_total(variant: VariantResult | None) -> int | None:
+    return variant.memory.total if variant is not None and variant.memory is not None else None
 
 
 def after_cancel(

@@ -168,18 +168,21 @@ def _merge_sweep(runs: list[tuple[str, RunResult]], duration_s: float) -> RunRes
     medians: dict[str, list[float | None]] = {}
     slopes: dict[str, float | None] = {}
     anchors: dict[str, float | None] = {}
+    memory: dict[str, list[int | None]] = {}
     for environment, result in runs:
         if result.sweep is None:
             continue
         medians |= {qualified(k, environment): v[:count] for k, v in result.sweep.medians_ns.items()}
         slopes |= {qualified(k, environment): v for k, v in result.sweep.slopes.items()}
         anchors |= {qualified(k, environment): v for k, v in result.sweep.anchor_ns.items()}
+        memory |= {qualified(k, environment): v[:count] for k, v in result.sweep.memory_bytes.items()}
     sweep = Sweep(
         parameter=base.sweep.parameter,
         values=base.sweep.values[:count],
         medians_ns=medians,
         slopes=slopes,
         anchor_ns=anchors,
+        memory_bytes=memory,
     )
     warnings = [f"[{environment}] {w}" for environment, result in runs for w in result.warnings]
     return msgspec.structs.replace(

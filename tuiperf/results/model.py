@@ -343,6 +343,8 @@ class Sweep(Struct):
     slopes: dict[str, float | None]
     # The first point measured again after the last one: each variant's median then (drift check).
     anchor_ns: dict[str, float | None] = {}
+    # Each variant's compiled program memory at each point (ProgramMemory.total, per device), as XLA sizes it.
+    memory_bytes: dict[str, list[int | None]] = {}
 
 
 class RunResult(Struct, kw_only=True):

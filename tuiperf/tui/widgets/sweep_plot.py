@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from tuiperf.common.units import format_bytes
 from tuiperf.results.model import Sweep
 from tuiperf.tui.formatting import format_ns, log_ticks
 from tuiperf.tui.text_table import columns
@@ -126,5 +127,7 @@ class SweepPlot(Vertical):
             label.append(name, style="bold")
             slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
             span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
-            rows.append([label, Text(slope_text), Text(span)])
-        caption.show(Text("\n").join(columns(rows, "lll")))
+            sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
+            memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
+            rows.append([label, Text(slope_text), Text(span), Text(memory)])
+        caption.show(Text("\n").join(columns(rows, "llll")))
