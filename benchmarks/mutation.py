@@ -28,12 +28,17 @@ TARGETS = {
     "step": ("tuiperf/api/step.py", ["tests/test_steps.py"]),
     "reconcile": ("tuiperf/results/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
     "lockstep": ("tuiperf/processes/lockstep.py", ["tests/test_lockstep.py"]),
-    "outputs": ("tuiperf/results/outputs.py", ["tests/test_outputs.py"]),
+    "outputs": ("tuiperf/results/outputs.py", ["tests/test_outputs.py", "tests/test_guard.py"]),
 }
 # Mutants judged equivalent, each with its reason: (module, the mutated source line, the change).
 # They are counted apart, not as survivors; the rate is killed / (tried - equivalent). A new entry
 # needs a proof or a measurement in its reason, not a shrug.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("lockstep", "CANCEL_POLL_S = 0.05", "0.05 -> 0.1"): "how often a waiting process looks at the cancel flag",
+    ("lockstep", "if self._granted == index:", "Eq -> NotEq"): (
+        "a process leaves wait() holding the grant only on cancel, after which every wait returns False "
+        "without looking at the grant"
+    ),
     ("stats", "k = math.ceil(1 + n / 2.0 + half)", "Add -> Sub"): (
         "k - n indexes the same order statistic from the end (x[k-1-n] is x[k-1])"
     ),

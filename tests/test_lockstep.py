@@ -35,7 +35,11 @@ def run_fakes(schedule: Schedule, done_after: list[int]) -> list:
 
 
 def test_sampling_stops_for_all_at_once_when_every_process_is_done():
-    log = run_fakes(Schedule(3), [1, 3, 2])
+    schedule = Schedule(3)
+    log = run_fakes(schedule, [1, 3, 2])
+
+    # Every turn given was taken once: each logged step, plus each process's last round (told to stop).
+    assert len(schedule.turns) == len(log) + 3
 
     for index in range(3):  # the slowest to be done decides: every process takes rounds 0, 1, 2
         assert [r for i, r in log if i == index and isinstance(r, int)] == [0, 1, 2]

@@ -50,3 +50,32 @@ def test_nan_in_one_only_differs_and_uncarried_values_are_said():
     assert found == [("output values", "w: NaN or infinity in one only (tolerance 1e-06)")]
     big = OutputDigest(leaves={"w": Leaf("float32", (2,), None)}, tolerance=0)
     assert differences(big, big) == [("output values", f"not compared: more than {MAX_CARRIED_ELEMENTS:,} elements")]
+
+
+def test_the_worst_leaf_relative_to_its_tolerance_is_named_and_the_others_counted():
+    ours = digest(1e-3, a=np.array([1.0, 1.1]), b=np.array([1.0, 3.0]), c=np.array([1.0, 1.5]))
+    theirs = digest(1e-3, a=np.array([1.0, 1.0]), b=np.array([1.0, 2.0]), c=np.array([1.0, 1.0]))
+    assert differences(ours, theirs) == [("output values", "b: max relative difference 0.5 (tolerance 0.001)")]
+    shapes = OutputDigest(leaves={k: Leaf("float32", (3,), None) for k in "abc"}, tolerance=0)
+    reference = OutputDigest(leaves={k: Leaf("float32", (2,), None) for k in "abc"}, tolerance=0)
+    assert differences(shapes, reference) == [("output shapes", "a: (3,) vs (2,) (and 2 more)")]
+
+
+def test_missing_keys_are_listed_three_at_most():
+    ours = digest(w=np.zeros(2))
+    theirs = digest(**{k: np.zeros(2) for k in "abcdw"})
+    assert differences(ours, theirs) == [("output keys", "missing a, b, c")]
+
+
+def test_half_precision_floor_is_one_percent():
+    ours = OutputDigest(leaves={"w": Leaf("float16", (1,), np.array([1.015], np.float16))}, tolerance=0.0)
+    theirs = OutputDigest(leaves={"w": Leaf("float16", (1,), np.array([1.0], np.float16))}, tolerance=0.0)
+    assert [q for q, _ in differences(ours, theirs)] == ["output values"]
+
+
+def test_one_uncarried_leaf_is_said_even_when_the_others_agree():
+    ours = OutputDigest(leaves={"a": Leaf("float32", (2,), np.zeros(2)), "b": Leaf("float32", (2,), None)}, tolerance=0)
+    theirs = OutputDigest(
+        leaves={"a": Leaf("float32", (2,), np.zeros(2)), "b": Leaf("float32", (2,), np.zeros(2))}, tolerance=0
+    )
+    assert [q for q, _ in differences(ours, theirs)] == ["output values"]
