@@ -4,6 +4,7 @@ stand for them)."""
 from __future__ import annotations
 
 import threading
+import time
 
 from tuiperf.contract.protocol import ANALYSE, SAMPLE, START
 from tuiperf.processes.lockstep import Schedule
@@ -70,3 +71,16 @@ def run_fakes_single(schedule: Schedule) -> list:
     log: list = []
     _fake_process(schedule, 0, 2, log)
     return log
+
+
+def test_a_turn_given_but_not_yet_taken_is_not_given_again():
+    schedule = Schedule(3)
+    for index in (0, 1):
+        threading.Thread(target=schedule.wait, args=(index, (0, START, 0)), daemon=True).start()
+    deadline = time.monotonic() + 10
+    while len(schedule.turns) == 0 and time.monotonic() < deadline:
+        with schedule._lock:  # both waiting: process 2 ends before its first turn, which frees the first turn
+            if len(schedule._waiting) == 2:
+                schedule.finished(2)
+                schedule.finished(2)  # a second call (another process ending) before process 0 wakes
+    assert schedule.turns == [(0, (0, START, 0))]

@@ -79,3 +79,19 @@ def test_one_uncarried_leaf_is_said_even_when_the_others_agree():
         leaves={"a": Leaf("float32", (2,), np.zeros(2)), "b": Leaf("float32", (2,), np.zeros(2))}, tolerance=0
     )
     assert [q for q, _ in differences(ours, theirs)] == ["output values"]
+
+
+def test_a_difference_equal_to_the_tolerance_is_within_it():
+    assert differences(digest(0.25, w=np.array([1.0, 1.5])), digest(0.25, w=np.array([1.0, 2.0]))) == []
+
+
+def test_two_differing_leaves_say_one_more():
+    ours = OutputDigest(leaves={k: Leaf("float32", (3,), None) for k in "ab"}, tolerance=0)
+    reference = OutputDigest(leaves={k: Leaf("float32", (2,), None) for k in "ab"}, tolerance=0)
+    assert differences(ours, reference) == [("output shapes", "a: (3,) vs (2,) (and 1 more)")]
+
+
+def test_complex_values_in_the_reference_only_are_compared_part_by_part():
+    ours = OutputDigest(leaves={"w": Leaf("float64", (1,), np.array([1.0]))}, tolerance=1e-6)
+    theirs = OutputDigest(leaves={"w": Leaf("float64", (1,), np.array([1.0 + 1.0j]))}, tolerance=1e-6)
+    assert differences(ours, theirs) == [("output values", "w: max relative difference 1 (tolerance 1e-06)")]
