@@ -172,3 +172,34 @@ async def test_a_sweep_too_flat_for_a_plot_is_a_table_with_distinct_legend_marks
         assert len(set(marks)) == 3 and [row.split()[1] for row in picture[2:5]] == ["jit", "aot", "broken"]
         caption = str(main.query_one("#sweep-caption").render())
         assert all(f"{mark} {name}" in caption for mark, name in zip(marks, ["jit", "aot", "broken"], strict=True))
+
+
+@sync
+async def test_m_plots_a_sweeps_program_memory_and_back(saved, scenario_dirs, tmp_path, monkeypatch):
+    import msgspec
+
+    from tuiperf.tui.widgets.sweep_plot import SweepLines
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    sweep = saved["sweep"]
+    memory = {name: [1024 * value for value in sweep.sweep.values] for name in sweep.sweep.medians_ns}
+    with_memory = msgspec.structs.replace(sweep, sweep=msgspec.structs.replace(sweep.sweep, memory_bytes=memory))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(sweep)
+        main.set_focus(None)  # keys go to the screen, not a form field
+        await pilot.press("m")  # this sweep has no program memory: nothing else to plot
+        lines = main.query_one(SweepLines)
+        assert lines.quantity == "time"
+        main.show_result(with_memory)
+        await pilot.press("m")
+        await pilot.pause()
+        assert lines.quantity == "memory"
+        assert main.results_panel.active_tab == "sweep"
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        assert picture[0].startswith("Program memory against size")
+        assert picture[2].split()[2:] == ["8", "KiB", "256", "KiB", "4", "MiB"], picture
+        await pilot.press("m")
+        assert lines.quantity == "time"

@@ -112,6 +112,10 @@ class MainCommands(Screen[None]):
     def action_toggle_log(self) -> None:
         self.results_panel.toggle_log()
 
+    def action_toggle_sweep_memory(self) -> None:
+        if self.results_panel.toggle_sweep_quantity():
+            self.action_show_tab("sweep")
+
     def action_next_baseline(self) -> None:
         if self.results_panel.next_baseline():
             self.split.show("results")

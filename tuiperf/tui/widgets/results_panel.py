@@ -196,6 +196,15 @@ class ResultsPanel(Vertical):
         histogram.set_log(not histogram.effective_log)
         self.notify(f"Histogram time axis: {'log' if histogram.log_x else 'linear'} scale", timeout=2)
 
+    def toggle_sweep_quantity(self) -> bool:
+        """The sweep plots program memory instead of time, or back; False when it has no memory to plot."""
+        quantity = self.filled("sweep").query_one(SweepPlot).toggle_quantity()
+        if quantity is None:
+            self.notify("No program memory in this sweep: nothing else to plot", timeout=3)
+            return False
+        self.notify(f"Sweep plot: {'program memory' if quantity == 'memory' else 'median time per call'}", timeout=2)
+        return True
+
     def next_baseline(self) -> bool:
         """The next measured variant becomes the ratios' baseline, shown on Statistics; False when none."""
         stats = self.stats

@@ -23,6 +23,7 @@ from tuiperf.tui.widgets.histogram import _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
 from tuiperf.tui.widgets.text_block import TextBlock
 
+QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
 MIN_PLOT_ROWS = 8  # rows of the plot itself; the title and the axes take five more
 FRAME_ROWS = 5
 
@@ -38,26 +39,46 @@ class SweepLines(CachedPlot):
         super().__init__(**kwargs)
         self.sweep: Sweep | None = None
         self.order: list[str] = []
+        self.quantity = "time"
 
     def set_sweep(self, sweep: Sweep | None, order: list[str]) -> None:
         self.sweep = sweep
         self.order = order
         self.invalidate()
 
+    def set_quantity(self, quantity: str) -> None:
+        self.quantity = quantity
+        self.invalidate()
+
+    def series(self) -> dict[str, list[float | None]]:
+        """Each variant's values at each point: medians (ns), or program memory (bytes)."""
+        if self.sweep is None:
+            return {}
+        if self.quantity == "memory":
+            return {k: [None if b is None else float(b) for b in v] for k, v in self.sweep.memory_bytes.items()}
+        return dict(self.sweep.medians_ns)
+
+    def what(self) -> str:
+        return "Program memory" if self.quantity == "memory" else "Median time per call"
+
+    def formatted(self, value: float) -> str:
+        return format_bytes(value) if self.quantity == "memory" else format_ns(value)
+
     def text_picture(self, width: int, height: int) -> list[Text] | None:
         """The medians as a table, a row per variant and a column per value, when a plot would be too flat."""
         sweep = self.sweep
         if not sweep or height >= MIN_PLOT_ROWS + FRAME_ROWS:
             return None
-        names = [n for n in (self.order or list(sweep.medians_ns)) if n in sweep.medians_ns]
+        series = self.series()
+        names = [n for n in (self.order or list(series)) if n in series]
         header = [Text(sweep.parameter, style="bold"), *(Text(str(v), style="bold") for v in sweep.values)]
         rows = [header]
         for name in names:
-            index = (self.order or list(sweep.medians_ns)).index(name)
+            index = (self.order or list(series)).index(name)
             label = Text(legend_mark(index) + " ", style="" if no_color() else variant_hex(index))
             label.append(name)
-            rows.append([label, *(Text(format_ns(m) if m else "—") for m in sweep.medians_ns[name])])
-        title = Text(f"Median time per call against {sweep.parameter} (too few rows for a plot)", style="bold")
+            rows.append([label, *(Text(self.formatted(m) if m else "—") for m in series[name])])
+        title = Text(f"{self.what()} against {sweep.parameter} (too few rows for a plot)", style="bold")
         return [title, *columns(rows, "l" + "r" * len(sweep.values))]
 
     def draw(self, width: int, height: int) -> None:
@@ -68,9 +89,12 @@ class SweepLines(CachedPlot):
             return
         values = sweep.values
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values)
-        medians = sweep.medians_ns
+        medians = self.series()
+        if not medians:
+            plt.title("This sweep has no program memory (its variants' programs were not sized): press m for time")
+            return
         top = max((m for ms in medians.values() for m in ms if m), default=1.0)
-        unit, div = _unit(top)
+        unit, div = _byte_unit(top) if self.quantity == "memory" else _unit(top)
         xs = [float(v) for v in values] if numeric else [float(i) for i in range(1, len(values) + 1)]
         for name in self.order or list(medians):
             ms = medians.get(name)
@@ -80,7 +104,7 @@ class SweepLines(CachedPlot):
             pts = [(x, m / div) for x, m in zip(xs, ms) if m]
             if not pts:
                 continue
-            slope = sweep.slopes.get(name)
+            slope = sweep.slopes.get(name) if self.quantity == "time" else None
             label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
             plt.plot(
                 [p[0] for p in pts],
@@ -102,14 +126,29 @@ class SweepLines(CachedPlot):
             if ticks:
                 plt.yticks(ticks, [f"{t:g}" for t in ticks])
         plt.xlabel(sweep.parameter + (" (log)" if numeric else ""))
-        plt.ylabel(f"median ({unit}, log)")
-        plt.title(f"Median time per call against {sweep.parameter}")
+        plt.ylabel(f"{'memory' if self.quantity == 'memory' else 'median'} ({unit}, log)")
+        plt.title(f"{self.what()} against {sweep.parameter} (m: {'time' if self.quantity == 'memory' else 'memory'})")
+
+
+def _byte_unit(count: float) -> tuple[str, float]:
+    for unit, scale in (("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)):
+        if count >= scale:
+            return unit, scale
+    return "B", 1.0
 
 
 class SweepPlot(Vertical):
     def compose(self) -> ComposeResult:
         yield SweepLines(id="sweep-lines")
         yield TextBlock("", id="sweep-caption")
+
+    def toggle_quantity(self) -> str | None:
+        """Plot the other quantity; the one now plotted, or None when the sweep has no program memory."""
+        lines = self.query_one(SweepLines)
+        if lines.quantity == "time" and not (lines.sweep and lines.sweep.memory_bytes):
+            return None
+        lines.set_quantity(QUANTITIES[(QUANTITIES.index(lines.quantity) + 1) % len(QUANTITIES)])
+        return lines.quantity
 
     def show(self, sweep: Sweep | None, order: list[str]) -> None:
         self.query_one(SweepLines).set_sweep(sweep, order)
