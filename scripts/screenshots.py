@@ -154,6 +154,55 @@ def history_shots(runner: ProcessRunner, out: Path, size: tuple[int, int] = (120
     return saved
 
 
+def environments_shots(runner: ProcessRunner, out: Path) -> list[Path]:
+    """A run over two Python environments (the real training-step run kept as a test fixture: `current`
+    and a second interpreter), opened from the history on the Statistics tab, at 120x40 and 80x24; the
+    setup form ticks the same two environments."""
+    import asyncio
+    import tempfile
+
+    from tuiperf.processes.python_envs import PythonEnv, current
+    from tuiperf.results.history import History
+    from tuiperf.results.resultfile import load
+    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.launch import LaunchOptions
+    from tuiperf.tui.png import write_png
+
+    result = load(ROOT / "tests" / "fixtures" / "results" / "two-environments.json")
+    history = Path(tempfile.mkdtemp(prefix="tuiperf-shots-")) / "history.sqlite"
+    with History(history) as stored:
+        stored.add(result)
+    names = [run.name for run in result.environments]
+    registered = [current(), *[PythonEnv(name=r.name, python=r.python) for r in result.environments[1:]]]
+    saved: list[Path] = []
+
+    async def drive(name: str, size: tuple[int, int]) -> None:
+        launch = LaunchOptions(scenario=result.scenario.id, environments=names)
+        app = TuiperfApp(
+            runner, screenshots_dir=out, launch=launch, history_path=history, list_environments=lambda: registered
+        )
+        async with app.run_test(size=size) as pilot:
+            main = app.main
+            await _until(pilot, lambda: main.panels_ready and main.setup.form.owner == result.scenario.id)
+            await _until(pilot, lambda: main.setup.options.environments == names)
+            await pilot.press("escape", "h")
+            await _until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 1)
+            app.screen.query_one("#history-table").focus()
+            await pilot.press("enter")
+            await _until(pilot, lambda: main.result is not None)
+            main.action_show_tab("stats")
+            app.query_one("#tabs Tabs").focus()
+            await pilot.pause(0.3)
+            await app.plots_settled()
+            saved.append(Path(app.save_screenshot(f"{name}.svg", str(out))))
+
+    asyncio.run(drive("two-environments-stats", (120, 40)))
+    asyncio.run(drive("two-environments-stats-80x24", (80, 24)))
+    for svg in saved:
+        write_png(svg)
+    return saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "screenshots"), help="folder for the pictures")
@@ -194,6 +243,9 @@ def main() -> int:
             print(f"{out / (name + '.svg')}{png}  {time.monotonic() - start:.1f} s{note}")
         if not args.only or "history" in args.only:
             for svg in history_shots(runner, out):
+                print(svg)
+        if not args.only or "environments" in args.only:
+            for svg in environments_shots(runner, out):
                 print(svg)
         if not args.only or "editor" in args.only:
             for svg in editor_shots(runner, out):

@@ -25,6 +25,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def no_registered_environments(monkeypatch, tmp_path_factory):
+    """The app lists the Python environments `tuiperf env` registered in the user's data folder: an
+    empty one here, so that every test and snapshot sees ``current`` alone whatever this machine has."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+
+
 @pytest.fixture(scope="session")
 def saved() -> dict[str, Any]:
     """The fixture written by scripts/make_tui_fixture.py, results typed."""

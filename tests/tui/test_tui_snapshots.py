@@ -102,3 +102,26 @@ def test_snapshot_stored_run_header_80x24_no_color(snap_compare, saved, tmp_path
         await pilot.pause()
 
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_two_environments_statistics_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch):
+    """A run over two Python environments (tests/fixtures/results/two-environments.json): Statistics
+    opens on the environments and each variant against the reference environment."""
+    from pathlib import Path
+
+    from tuiperf.results.resultfile import load
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    two = load(Path(__file__).parent.parent / "fixtures" / "results" / "two-environments.json")
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        main = await ready(pilot)
+        main.show_result(two)
+        main.action_show_tab("stats")
+        app.query_one("#tabs Tabs").focus()
+        await pilot.pause(0.2)
+        await app.plots_settled()
+        await pilot.pause()
+
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=run_before)

@@ -213,6 +213,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         params=parse_assignments(args.set),
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
+        environments=list(args.environments),  # ticked in the setup form, the first the reference
         settings=options.from_arguments(args),
         mouse=not args.no_mouse,
     )

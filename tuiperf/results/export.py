@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, format_p
+from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
@@ -116,19 +117,22 @@ def markdown(result: RunResult) -> str:
         lines += [f"Sweep over {_code(result.sweep.parameter)} = {values}; each value's tables follow."]
     lines += ["", "### Environment", ""]
     env = result.env
-    packages = env.packages if env is not None else {}
+    several = len(result.environments) > 1  # each environment's versions are in their own table
+    packages = env.packages if env is not None and not several else {}
     device = f"{_cell(result.device.id)} ({_cell(result.device.kind or result.device.platform)})"
     rows = [["device", device]]
     rows += [["dispatch", _cell(result.options.dispatch)], ["interleave", _cell(result.options.interleave)]]
     rows += [[_cell(name), _cell(version or "—")] for name, version in packages.items()]
     if env is not None:
-        rows += [["python", _cell(env.python)], ["platform", _cell(env.platform)]]
+        rows += [["python", _cell(env.python)]] if not several else []
+        rows += [["platform", _cell(env.platform)]]
         rows += [["CPU", f"{_cell(env.cpu)} ({_cell(env.cpu_count)} cores)"]]
         if env.xla_flags:
             rows.append(["XLA_FLAGS", _code(env.xla_flags)])
     source = _cell((result.scenario.source_sha256 or "—")[:16])
     rows += [["date", _cell(result.started_at)], ["scenario source sha256", source]]
     lines += _table(["", ""], rows)
+    lines += _environments_section(result)
 
     if result.sweep is not None and result.points:
         for point in result.points:
@@ -142,6 +146,33 @@ def markdown(result: RunResult) -> str:
         lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
     lines += ["", f"_Measured with tuiperf {_cell(result.tool.version)}; every figure comes from this run._", ""]
     return "\n".join(lines)
+
+
+def _environments_section(result: RunResult) -> list[str]:
+    """A run over several Python environments: each one's Python and library versions, then each
+    variant against the same variant in the reference environment, as sentences that name the
+    versions that differ (what an upstream issue about an upgrade needs)."""
+    if len(result.environments) < 2:
+        return []
+    lines = ["", "### Python environments (the first is the reference)", ""]
+    rows = []
+    for run in result.environments:
+        env = run.env
+        python = f"{_cell(env.python)} ({_code(env.executable or run.python)})" if env else _code(run.python)
+        versions = [_cell((env.packages.get(name) if env else None) or "—") for name in COMPARED_PACKAGES]
+        status = f"failed: {_cell(run.error)}" if run.error else "measured"
+        rows.append([_code(run.name), python, *versions, status])
+    lines += _table(["environment", "python", *COMPARED_PACKAGES, "status"], rows)
+    points = result.points if result.sweep is not None else [result]
+    for point in points:
+        found = changes(point)
+        if not found:
+            continue
+        sweep = result.sweep
+        where = f" at {_code(f'{sweep.parameter}={point.params.get(sweep.parameter)}')}" if sweep else ""
+        heading = f"Each variant against {_code(result.environments[0].name)}{where} (ratio of medians, 95% CI, p)"
+        lines += ["", heading, ""] + [f"- {_cell(row.sentence())}" for row in found]
+    return lines
 
 
 def _warnings(result: RunResult) -> list[str]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -28,6 +28,16 @@ from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from tuiperf.processes.python_envs import PythonEnv
+
+
+def registered_environments() -> list[PythonEnv]:
+    """The Python environments `tuiperf env` registered, ``current`` first (reads one file)."""
+    from tuiperf.processes.python_envs import registered
+
+    return registered()
 
 
 class TuiperfApp(App[None]):
@@ -45,9 +55,11 @@ class TuiperfApp(App[None]):
         launch: LaunchOptions | None = None,
         history_path: Path | None = None,
         freeze_gc: bool = False,
+        list_environments: Callable[[], list[PythonEnv]] = registered_environments,
     ) -> None:
         super().__init__()
         self.runner = runner
+        self.list_environments = list_environments  # called in a thread worker
         # The process a user starts freezes what start-up built (see MainScreen._build_panels); tests
         # that build many apps in one process do not, or earlier apps' cyclic garbage would be kept.
         self.freeze_gc = freeze_gc

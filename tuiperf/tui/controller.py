@@ -104,13 +104,25 @@ class Debounce:
 
 
 def run_header(request: RunRequest) -> str:
-    """The progress block's first line: what runs, where and how."""
+    """The progress block's first line: what runs, where (device, Python environments) and how."""
     params = " ".join(f"{k}={v}" for k, v in request.params.items())
     sweep = f" · sweep {request.sweep[0]}" if request.sweep else ""
+    environments = f" · in {', '.join(request.environments)}" if request.environments else ""
     return one_line(
-        f"{request.scenario} · {request.device or 'first device'} · "
+        f"{request.scenario} · {request.device or 'first device'}{environments} · "
         f"{request.settings.dispatch} dispatch · {params}{sweep}"
     )
+
+
+def planned_variants(request: RunRequest) -> list[str]:
+    """The rows a run will show: over several environments, each variant once per environment, named
+    as the run's events name them (``variant @ environment``, the reference's first)."""
+    variants = list(request.variants or [])
+    if len(request.environments) < 2:
+        return variants
+    from tuiperf.results.environments import qualified  # it imports numpy: not at the app's start
+
+    return [qualified(v, e) for e in request.environments for v in variants]
 
 
 class RunController:
@@ -144,7 +156,7 @@ class RunController:
             self._cancel.set()  # its late news is dropped by receive()
         self.run_id += 1
         state = self.state = RunState(self.run_id)
-        state.variants = list(request.variants or [])
+        state.variants = planned_variants(request)
         state.started_by_live_mode = by_live_mode
         state.header = run_header(request)
         cancel = self._cancel = threading.Event()

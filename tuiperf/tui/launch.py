@@ -20,5 +20,6 @@ class LaunchOptions:
     sweep: tuple[str, list[Any]] | None = None  # run this sweep instead
     tab: str | None = None  # result tab to show
     device: str | None = None
+    environments: list[str] = field(default_factory=list)  # Python environments to tick, the reference first
     settings: RunSettings = field(default_factory=RunSettings)  # the run options' initial values
     errors_as_dialogs: bool = True  # False: errors as notifications (headless screenshots)

@@ -7,12 +7,15 @@ A run's news carries the ``run_id`` of the run that produced it, so news of a ru
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from tuiperf.contract.catalog import Catalog
 from tuiperf.tui.controller import RunNews, RunUpdated
+
+if TYPE_CHECKING:
+    from tuiperf.processes.python_envs import PythonEnv
 
 
 @dataclass
@@ -20,6 +23,15 @@ class CatalogLoaded(Message):
     catalog: Catalog
     devices: list[dict[str, Any]] | None  # None: unchanged (a reload, or the cached list before JAX starts)
     generation: int = 0  # which reload this answers: an older one arriving late is dropped
+
+
+@dataclass
+class EnvironmentsListed(Message):
+    """The registered Python environments (``current`` first), read off the UI thread; ``error``: why
+    the list could not be read (then ``environments`` holds ``current`` alone)."""
+
+    environments: list[PythonEnv]
+    error: str | None = None
 
 
 @dataclass

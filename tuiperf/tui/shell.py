@@ -4,11 +4,13 @@ a circle. The app hands itself to ``MainScreen(shell)``, where mypy checks that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tuiperf.contract.request import Runner
+    from tuiperf.processes.python_envs import PythonEnv
     from tuiperf.tui.launch import LaunchOptions
 
 
@@ -23,6 +25,7 @@ class Shell(Protocol):
     history_path: Path | None
     launch: LaunchOptions
     last_error: tuple[str, str] | None  # a run's failure, shown in the Warnings tab until a run succeeds
+    list_environments: Callable[[], list[PythonEnv]]  # the registered Python environments (blocks: a file)
 
     def report_error(self, title: str, message: str, where: str | None = None, details: str = "") -> None:
         """The one place errors are reported: remembered, shown in Warnings, and told to the user."""

@@ -15,15 +15,30 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Input, Tab, Tabs
 
-from tuiperf.common.errors import ParamError
+from tuiperf.common.errors import ParamError, TuiperfError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
 from tuiperf.tui import catalog_feed
 from tuiperf.tui.catalog_feed import CatalogFeed
 from tuiperf.tui.commands import bindings
-from tuiperf.tui.controller import Debounce, RunBegan, RunController, RunDone, RunError, RunNews, run_header
-from tuiperf.tui.messages import CatalogFailed, CatalogLoaded, RunNewsArrived, ScenarioFilesChanged
+from tuiperf.tui.controller import (
+    Debounce,
+    RunBegan,
+    RunController,
+    RunDone,
+    RunError,
+    RunNews,
+    planned_variants,
+    run_header,
+)
+from tuiperf.tui.messages import (
+    CatalogFailed,
+    CatalogLoaded,
+    EnvironmentsListed,
+    RunNewsArrived,
+    ScenarioFilesChanged,
+)
 from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
@@ -102,6 +117,7 @@ class MainScreen(MainCommands):
     def on_mount(self) -> None:
         self.set_interval(REDRAW_S, self._redraw)
         self.reload_scenarios()
+        self.run_worker(self._list_environments, thread=True, group="environments", exit_on_error=False)
         self.set_timer(PANELS_AT_THE_LATEST_S, self._start_panels)  # if no cached list came first
 
     def on_unmount(self) -> None:
@@ -169,6 +185,26 @@ class MainScreen(MainCommands):
             self.shell.report_error(*catalog_feed.not_launchable(catalog, launch.scenario))
             self.runs.nothing_will_run()
         self.query_one("#scenario-options").focus()
+
+    # -- Python environments ---------------------------------------------------------------------------
+    def _list_environments(self) -> None:
+        """In a thread: the registered environments (a file read), or why they cannot be read."""
+        from tuiperf.processes.python_envs import current
+
+        try:
+            found = self.shell.list_environments()
+        except TuiperfError as exc:
+            self.post_message(EnvironmentsListed([current()], str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - the picker then offers this Python alone, and says why
+            self.post_message(EnvironmentsListed([current()], f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(EnvironmentsListed(found))
+
+    def on_environments_listed(self, message: EnvironmentsListed) -> None:
+        if message.error is not None:
+            self.shell.tell_error("Cannot list the Python environments", message.error)
+        self.setup.set_environments(message.environments)
 
     def on_catalog_failed(self, message: CatalogFailed) -> None:
         self.shell.report_error(message.title, message.message)
@@ -288,7 +324,7 @@ class MainScreen(MainCommands):
             if self.setup.scenario is None or not self.setup.options.variants:
                 self.results_panel.show_plan("", [])  # nothing would run: no stale plan
             return  # else a value typed is not valid yet: the plan stays (no block jumping per key)
-        self.results_panel.show_plan(run_header(request), list(request.variants or []))
+        self.results_panel.show_plan(run_header(request), planned_variants(request))
 
     # -- the form changed: the plan follows, and live mode re-runs ------------------------------------
     def on_param_form_changed(self, message: ParamForm.Changed) -> None:

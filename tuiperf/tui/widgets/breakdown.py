@@ -1,6 +1,7 @@
 """Overhead breakdown: per-call cost split into framework, jit dispatch, launch, compute and outputs,
 as stacked bars per variant (block characters that read the same without colour); the gap to the
-baseline split by stage; and the one-time stages (trace, lower, compile, first call).
+baseline split by stage; for a run over several Python environments, which stage moved between
+them; and the one-time stages (trace, lower, compile, first call).
 
 Bars are drawn only for a reliable breakdown: an unreliable one (a stage clearly negative or larger
 than the call, a call that drifted from its steady-state median) shows its reason instead, never
@@ -24,6 +25,7 @@ from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, Breakdown, R
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdict
+from tuiperf.tui.environment_lines import environment_splits, several, split_lines
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
@@ -75,6 +77,13 @@ class OverheadBreakdown(VerticalScroll):
         splits: list[Reconciliation]
         why: list[str]  # one sentence per variant against the baseline (core.verdict)
 
+    @dataclass
+    class SplitAcross(Message):
+        """Each variant's gap between its environment and the reference one, split by stage."""
+
+        generation: int
+        splits: list[Reconciliation]
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.result: RunResult | None = None
@@ -83,6 +92,8 @@ class OverheadBreakdown(VerticalScroll):
         self._splits: dict[str, list[Reconciliation]] = {}  # per baseline, for the result shown
         self._why: dict[str, list[str]] = {}
         self._reconciling: set[str] = set()
+        self._across: list[Reconciliation] | None = None  # between environments, for the result shown
+        self._splitting_across = False
 
     def compose(self) -> ComposeResult:
         yield TextBlock("", id="breakdown-bars")
@@ -96,6 +107,7 @@ class OverheadBreakdown(VerticalScroll):
         if result is not self.result:
             self._generation += 1
             self._splits, self._why, self._reconciling = {}, {}, set()
+            self._across, self._splitting_across = None, False
         self.result = result
         self.baseline = baseline
         self._render_bars()
@@ -135,6 +147,7 @@ class OverheadBreakdown(VerticalScroll):
                 line.append(one_line(reason), style="dim")
             lines.append(line)
         lines.extend(self._gaps())
+        lines.extend(self._between_environments())
         bars.show(Text("\n").join(lines))  # unchanged when the tab is shown again: no layout
 
     def _base(self) -> VariantResult | None:
@@ -173,6 +186,31 @@ class OverheadBreakdown(VerticalScroll):
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
         return lines if len(lines) > 2 else []
 
+    def _between_environments(self) -> list[Text]:
+        """Which stage moved between the environments of a run over several (reconciled in a thread,
+        once the tab is on screen, as the gaps to the baseline are)."""
+        result = self.result
+        if not several(result):
+            return []
+        assert result is not None
+        if self._across is None:
+            if not self._splitting_across and self.region.area:
+                self._splitting_across = True
+                self._split_across(result, self._generation)
+            return [Text(""), Text("reconciling the stages between environments…", style="dim")]
+        return split_lines(result, self._across)
+
+    @work(thread=True, group="reconcile-across", exit_on_error=False)
+    def _split_across(self, result: RunResult, generation: int) -> None:
+        self.post_message(self.SplitAcross(generation, environment_splits(result)))
+
+    def on_overhead_breakdown_split_across(self, message: SplitAcross) -> None:
+        message.stop()
+        if message.generation != self._generation:
+            return  # a result shown since
+        self._across, self._splitting_across = message.splits, False
+        self._render_bars()
+
     @property
     def settled(self) -> bool:
         """On screen, the gaps are reconciled (screenshots and tests wait for this, as for the plots)."""
@@ -182,7 +220,8 @@ class OverheadBreakdown(VerticalScroll):
         shown = self.region.area > 0 or all(
             node.display for node in self.ancestors_with_self if isinstance(node, Widget)
         )
-        return not shown or base is None or base.name in self._splits
+        across = not several(self.result) or self._across is not None
+        return not shown or ((base is None or base.name in self._splits) and across)
 
     @work(thread=True, group="reconcile", exit_on_error=False)
     def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:

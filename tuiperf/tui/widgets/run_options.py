@@ -1,5 +1,6 @@
-"""How to run: which variants, on which device, and a field for each run option the table puts in the
-form (:mod:`tuiperf.contract.options`: dispatch mode, sample budget, samples, ...)."""
+"""How to run: which variants, on which device, in which Python environments, and a field for each
+run option the table puts in the form (:mod:`tuiperf.contract.options`: dispatch mode, sample budget,
+samples, ...)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tuiperf.common.text import one_line
 from tuiperf.contract import options
 from tuiperf.contract.catalog import VariantEntry
 from tuiperf.contract.options import Declared, RunSettings
+from tuiperf.processes.python_envs import CURRENT, PythonEnv
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.toggle import Toggle
 
@@ -31,6 +33,8 @@ class RunOptionsForm(Vertical):
     _device_options: list[tuple[Text, str]] | None = None  # what the device picker lists
     _platforms: dict[str, str] = {}  # each listed device's platform ("cpu", "gpu", "tpu")
     _cpu_dispatch: str | None = None  # the user's CPU dispatch choice, kept while an accelerator is chosen
+    _env_names: list[str] = [CURRENT]  # the registered environments, current first
+    _env_order: list[str] = [CURRENT]  # those ticked, in the order ticked: the first is the reference
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -62,6 +66,11 @@ class RunOptionsForm(Vertical):
         with Horizontal(classes="param-line"):
             yield Label("device", classes="param-name")
             yield Select([("cpu:0", "cpu:0")], value="cpu:0", allow_blank=False, id="device", compact=True)
+        with Horizontal(classes="param-line"):
+            yield Label("environments", classes="param-name")
+            yield Checklist(id="environments", compact=True)
+            yield Static(ONLY_CURRENT, id="environments-none")
+        yield Static("", id="environments-note", classes="param-help")
         for row in self.rows:
             with Horizontal(classes="param-line"):
                 yield Label(row.option.label or row.name, classes="param-name")
@@ -98,6 +107,47 @@ class RunOptionsForm(Vertical):
         select.set_options(options)
         ids = [o[1] for o in options]
         select.value = current if current in ids else ids[0]
+
+    def set_environments(self, environments: list[PythonEnv], chosen: list[str] | None = None) -> list[str]:
+        """List the registered ``environments`` and tick ``chosen`` in its order (None: keep what is
+        ticked, less those no longer registered; current when nothing is left). Returns the names of
+        ``chosen`` that are not registered."""
+        names = [e.name for e in environments] or [CURRENT]
+        wanted = self._env_order if chosen is None else chosen
+        unknown = [n for n in wanted if n not in names]
+        order = list(dict.fromkeys(n for n in wanted if n in names)) or [CURRENT]
+        checklist = self.query_one("#environments", Checklist)
+        several = len(names) > 1
+        checklist.display = several
+        self.query_one("#environments-none", Static).display = not several
+        if names != self._env_names or order != self._env_order:
+            self._env_names, self._env_order = names, order
+            with checklist.prevent(SelectionList.SelectedChanged):
+                checklist.clear_options()
+                checklist.add_options([(_environment_label(e), e.name, e.name in order) for e in environments])
+        self._show_environment_order()
+        return unknown
+
+    def _show_environment_order(self) -> None:
+        note = self.query_one("#environments-note", Static)
+        order = self._env_order
+        if len(self._env_names) < 2:
+            text = ""
+        elif not order:
+            text = "✗ tick at least one (current is the Python tuiperf runs on)"
+        elif len(order) == 1:
+            text = f"measures in {one_line(order[0])}; tick more to compare (the first ticked is the reference)"
+        else:
+            others = ", ".join(one_line(n) for n in order[1:])
+            text = f"reference {one_line(order[0])} (ticked first) · compared with it: {others}"
+        note.update(Text(text))
+        note.set_class(bool(text), "-shown")
+        note.set_class(not order, "-error")
+
+    @property
+    def environments(self) -> list[str]:
+        """The ticked environments in the order ticked (the first is the reference)."""
+        return list(self._env_order)
 
     @property
     def variants(self) -> list[str]:
@@ -137,6 +187,8 @@ class RunOptionsForm(Vertical):
         out = []
         if not self.variants:
             out.append("variants: choose at least one variant")
+        if not self._env_order:
+            out.append("environments: tick at least one (current is the Python tuiperf runs on)")
         for row in self.rows:
             try:
                 row.parse(self._raw(row))
@@ -157,6 +209,13 @@ class RunOptionsForm(Vertical):
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
         event.stop()
+        if event.selection_list.id == "environments":
+            ticked = list(event.selection_list.selected)
+            kept = [n for n in self._env_order if n in ticked]
+            self._env_order = kept + [n for n in ticked if n not in kept]  # a new tick goes last
+            self._show_environment_order()
+            self.post_message(self.Changed("environments"))
+            return
         self._check_variants()
         self.post_message(self.Changed("variants"))
 
@@ -200,6 +259,15 @@ class RunOptionsForm(Vertical):
     def set_running(self, running: bool) -> None:
         self.query_one("#run-button", Button).disabled = False
         self.query_one("#cancel-button", Button).disabled = not running
+
+
+ONLY_CURRENT = "current only; add one: tuiperf env add NAME PYTHON, or env create NAME REQ…"
+
+
+def _environment_label(env: PythonEnv) -> Text:
+    """A registered environment as the picker lists it: its name, then its Python (data, never markup)."""
+    where = "this Python" if env.name == CURRENT else env.python
+    return Text.assemble((one_line(env.name, 40), "bold"), "  ", (one_line(where, 120), "dim"))
 
 
 class OptionValidator(Validator):

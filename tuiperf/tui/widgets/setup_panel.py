@@ -21,6 +21,7 @@ from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
 
 if TYPE_CHECKING:  # imported by add_details: the first frame waits for every module imported before it
+    from tuiperf.processes.python_envs import PythonEnv
     from tuiperf.tui.widgets.param_form import ParamForm
     from tuiperf.tui.widgets.run_options import RunOptionsForm
     from tuiperf.tui.widgets.scenario_info import ScenarioInfo
@@ -42,6 +43,8 @@ class SetupPanel(Vertical):
         self.has_details = False  # the description, form and run options are mounted
         self._early_choice: ScenarioList.Chosen | None = None  # chosen before they were
         self._early_devices: list[dict[str, Any]] | None = None
+        self._early_environments: list[PythonEnv] | None = None
+        self._launch_environments: list[str] | None = None  # the launch's choice, ticked when the list comes
 
     def compose(self) -> ComposeResult:
         yield ScenarioList(id="scenarios")
@@ -68,6 +71,8 @@ class SetupPanel(Vertical):
         if self._early_devices is not None:
             self.options.set_devices(self._early_devices)
         self.apply_launch(launch)
+        if self._early_environments is not None:
+            self.set_environments(self._early_environments)
         if self._early_choice is not None:
             choice, self._early_choice = self._early_choice, None
             await self.on_scenario_list_chosen(choice)
@@ -88,8 +93,26 @@ class SetupPanel(Vertical):
             self.options.set_devices(devices)
         self.query_one(ScenarioList).set_catalog(catalog, select)
 
+    def set_environments(self, environments: list[PythonEnv]) -> None:
+        """The registered environments (kept until the run options are mounted); the launch's choice
+        is ticked the first time, and a name of it that is not registered is said."""
+        if not self.has_details:
+            self._early_environments = environments
+            return
+        chosen, self._launch_environments = self._launch_environments, None
+        unknown = self.options.set_environments(environments, chosen)
+        if unknown:
+            known = ", ".join(e.name for e in environments)
+            self.app.notify(
+                f"no environment {', '.join(map(repr, unknown))} (registered: {known}; see tuiperf env list)",
+                title="Unknown environment",
+                severity="error",
+                markup=False,
+            )
+
     def apply_launch(self, launch: LaunchOptions) -> None:
         """The run options of ``launch`` now; its parameter values when its scenario is selected."""
+        self._launch_environments = list(launch.environments) or None
         self.options.set_settings(launch.settings)
         if launch.device:
             self.options.query_one("#device", Select).value = launch.device
@@ -164,6 +187,8 @@ class SetupPanel(Vertical):
         if problems:
             raise ParamError("; ".join(problems))
         assert self.scenario is not None
+        from tuiperf.processes.python_envs import CURRENT
+
         params = {
             k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if not (sweep and k == sweep[0])
         }
@@ -177,4 +202,5 @@ class SetupPanel(Vertical):
             # A broken file's last good version runs from its copy (see tuiperf.catalog.last_good).
             scenario_path=self.scenario.path if self.scenario.last_good is not None else None,
             settings=self.options.settings(),
+            environments=[] if self.options.environments == [CURRENT] else self.options.environments,
         )

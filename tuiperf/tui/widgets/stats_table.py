@@ -1,4 +1,6 @@
-"""Statistics table: n, median, p10/p90, IQR, CI of the median and the ratio against a baseline."""
+"""Statistics table: n, median, p10/p90, IQR, CI of the median and the ratio against a baseline; for
+a run over several Python environments, first each environment and each variant against the
+reference environment (:mod:`tuiperf.tui.environment_lines`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Label, Select, Static
 
@@ -16,6 +18,7 @@ from tuiperf.common.text import one_line
 from tuiperf.common.units import format_p, how_much
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
+from tuiperf.tui.environment_lines import environment_lines
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -58,7 +61,9 @@ def ratio_against(
     return (row.ratio, row.ci95, row.p_value) if row else (None, None, None)
 
 
-class StatsTable(Vertical):
+class StatsTable(VerticalScroll):
+    """Scrolls as a whole: a run over several environments puts their comparison above the table."""
+
     @dataclass
     class BaselineChanged(Message):
         baseline: str
@@ -83,6 +88,7 @@ class StatsTable(Vertical):
             yield Label("baseline", classes="param-name")
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
+        yield Static("", id="stats-environments")
         yield Static("", id="stats-why")
         yield TextGrid(COLUMNS, "".join(JUSTIFY[c] for c in COLUMNS), id="stats-table")
         yield Static("", id="stats-verdict")
@@ -138,8 +144,10 @@ class StatsTable(Vertical):
             table.clear()
             self.query_one("#stats-verdict", Static).update("")
             self.query_one("#stats-why", Static).update("")
+            self._show_environments(None)
             note.update("")
             return
+        self._show_environments(result)
         self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
         self.query_one("#stats-why", Static).update("")
         if self.baseline and len(result.measured) > 1:
@@ -182,6 +190,12 @@ class StatsTable(Vertical):
             table.headers, table.justify = list(order), "".join(JUSTIFY[c] for c in order)
         position = [COLUMNS.index(c) for c in order]
         table.set_rows([(key, [cells[i] for i in position]) for key, cells in rows])
+
+    def _show_environments(self, result: RunResult | None) -> None:
+        block = self.query_one("#stats-environments", Static)
+        lines = environment_lines(result, max(self.size.width - 2, 0)) if result is not None else []
+        block.display = bool(lines)
+        block.update(Text("\n").join(lines) if lines else "")
 
     @work(thread=True, group="explain", exclusive=True, exit_on_error=False)
     def _explain(self, result: RunResult, baseline: str) -> None:
