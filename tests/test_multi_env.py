@@ -132,6 +132,6 @@ def test_a_change_below_the_process_floor_says_so():
 
     small = EnvironmentChange("mlp", "old", "new", 1 - PROCESS_FLOOR / 2, (0.98, 0.99), 1e-9, ["jax 0.7.2 → 0.10.2"])
     large = EnvironmentChange("mlp", "old", "new", 0.5, (0.48, 0.52), 1e-9, ["jax 0.7.2 → 0.10.2"])
-    assert small.sentence().endswith("within the ±2% by which two processes of one environment differ]")
+    assert small.sentence().endswith("within the ±3% by which two processes of one environment differ]")
     assert large.sentence() == "jax 0.7.2 → 0.10.2: mlp 2× as fast [0.48–0.52×, p < 1e-6]"
     assert large.sentence(with_versions=False) == "mlp 2× as fast [0.48–0.52×, p < 1e-6]"

@@ -194,6 +194,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             size=size,
             settings=request.settings,
             device=request.device,
+            environments=request.environments,
         )
     finally:
         runner.close()
@@ -203,7 +204,11 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 def cmd_app(args: argparse.Namespace) -> int:
     from tuiperf.cli.results import history_path
+    from tuiperf.processes.python_envs import lookup
     from tuiperf.tui.app import main as run_app
+
+    for name in args.environments:
+        lookup(name)  # an unknown name is one line and exit 2, before the app opens
 
     run_app(
         history_path=history_path(args),

@@ -31,7 +31,8 @@ from tuiperf.results.outputs import OutputDigest, differences
 SEPARATOR = " @ "
 # Two measuring processes of one environment differ by this much (an A/A run, README "Did the upgrade
 # make it slower?"): a CI that excludes 1 says the processes differ, not that the versions do.
-PROCESS_FLOOR = 0.02
+PROCESS_FLOOR = 0.03
+FLOOR_WORDS = f"within the ±{PROCESS_FLOOR:.0%} by which two processes of one environment differ"
 COMPARED_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy")
 
 
@@ -209,6 +210,11 @@ class EnvironmentChange:
     changes: list[str]  # the versions that differ
 
     @property
+    def within_floor(self) -> bool:
+        """Closer to 1 than two measuring processes of one environment can be told apart."""
+        return abs(self.ratio - 1) < PROCESS_FLOOR
+
+    @property
     def versions(self) -> str:
         """What differs between the two environments, in words."""
         return ", ".join(self.changes) or f"{self.reference} → {self.environment} (the same versions)"
@@ -222,9 +228,7 @@ class EnvironmentChange:
             return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×]"
         p = format_p(self.p_value)
         p = p if p.startswith("<") else f"= {p}"
-        floor = ""
-        if abs(self.ratio - 1) < PROCESS_FLOOR:
-            floor = f", within the ±{PROCESS_FLOOR:.0%} by which two processes of one environment differ"
+        floor = f", {FLOOR_WORDS}" if self.within_floor else ""
         return f"{versions}{self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}{floor}]"
 
 

@@ -37,6 +37,7 @@ def take_screenshot(
     sweep: tuple[str, list[Any]] | None = None,
     variants: list[str] | None = None,
     device: str | None = None,
+    environments: list[str] | None = None,
     settings: RunSettings | None = None,
     png: bool | None = None,
     timeout_s: float = 600.0,
@@ -65,6 +66,7 @@ def take_screenshot(
         sweep=sweep,
         variants=variants,
         device=device,
+        environments=list(environments or []),
         settings=settings or RunSettings(),
         errors_as_dialogs=False,
     )
