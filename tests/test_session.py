@@ -71,7 +71,10 @@ def test_filter_jit_shows_framework_overhead_and_its_profile(runner):
     plain = variant(doc, "jax.jit")
     assert filtered.breakdown_ns is not None and plain.breakdown_ns is not None
     assert filtered.breakdown_ns.stages["framework"].ns > plain.breakdown_ns.stages["framework"].ns
-    assert any("hashable_partition" in row.function for row in filtered.profile)
+    # The profile keeps the top rows by cumulative time: equinox's own frames lead it (which of its helpers
+    # make the cut moves with the machine's load, so no single helper is asserted).
+    assert "equinox" in filtered.profile[0].function or "equinox" in filtered.profile[1].function
+    assert not any("equinox" in row.function for row in plain.profile)
 
 
 def test_a_failing_variant_is_reported_and_the_others_still_run(runner):
