@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from test_session import run, variant
 
+from tuiperf.contract.events import RunStarted, SamplesAdded
+
 
 def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(runner):
     doc, _ = run(runner, scenario="recompiling", samples=5, profile=False)
@@ -121,8 +123,10 @@ def test_an_unknown_baseline_is_a_user_error(fixture_dir, capsys):
     assert code == 2 and "unknown baseline 'nope'" in err and err.count("\n") == 1
 
 
-def test_a_sweep_measures_its_first_point_again_and_flags_drift(runner):
-    doc, _ = run(runner, scenario="drifting", samples=20, profile=False, sweep=("size", ["8", "16"]))
+def test_a_sequential_sweep_measures_its_first_point_again_and_flags_drift(runner):
+    doc, _ = run(
+        runner, scenario="drifting", samples=20, profile=False, sweep=("size", ["8", "16"]), sweep_order="sequential"
+    )
     sweep = doc.sweep
     assert sweep is not None and len(doc.points) == 2
     first = doc.points[0].variant("slowing")
@@ -130,6 +134,24 @@ def test_a_sweep_measures_its_first_point_again_and_flags_drift(runner):
     assert sweep.anchor_ns["slowing"] > first.stats.median_ns  # measured again after the last point
     (drift,) = [w for w in doc.warnings if w.startswith("drift: slowing at size=8")]
     assert "the points between may carry up to that much drift" in drift
+
+
+def test_an_interleaved_sweep_samples_every_point_in_the_same_rounds(runner):
+    doc, events = run(
+        runner, scenario="drifting", samples=20, interleave="call", profile=False, sweep=("size", ["8", "16", "32"])
+    )
+    assert doc.options.sweep_order == "interleaved" and doc.sweep is not None and doc.sweep.anchor_ns == {}
+    spans = [(p.variant("slowing").first_round, p.variant("slowing").last_round) for p in doc.points]
+    assert spans == [(0, 19)] * 3  # one call per turn: every point takes a turn in each of the 20 rounds
+    assert [p.variant("slowing").stats.n for p in doc.points] == [20, 20, 20]
+    # The call does more work the more it has been called (one more launch every ten calls): measured one
+    # point after another, the last point reads ~2.8x the first (a false slope); here they drift alike.
+    medians = [p.variant("slowing").stats.median_ns for p in doc.points]
+    assert max(medians) < 1.5 * min(medians)
+    started = [e.sweep_value for e in events if isinstance(e, RunStarted)]
+    assert started == [8, 16, 32]  # each point reported in order, as a sequential sweep reports it
+    samples_before_start = [e for e in events[: events.index(next(e for e in events if isinstance(e, RunStarted)))]]
+    assert not any(isinstance(e, SamplesAdded) for e in samples_before_start)
 
 
 def test_a_steady_first_point_is_not_called_drift():

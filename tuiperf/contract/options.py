@@ -32,6 +32,7 @@ DISPATCH_MODES = ("sync", "async")
 # repeat equally well between fresh processes (README, "How it measures"; benchmarks/dispatch_modes.py).
 DEFAULT_DISPATCH = "sync"
 INTERLEAVE_MODES = ("block", "call")
+SWEEP_ORDERS = ("interleaved", "sequential")
 MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
 MEASURING_COMMANDS = ("run", "app", "screenshot", "trace")
 
@@ -181,6 +182,16 @@ class RunSettings(msgspec.Struct, kw_only=True):
             commands=("run",),
         ),
     ] = None
+    sweep_order: Annotated[
+        str,
+        Option(
+            "a sweep's points: interleaved (all prepared, then sampled in the same rounds, so drift hits every "
+            "point alike) or sequential (one after another, the first re-measured at the end to flag drift)",
+            flag="--sweep-order",
+            choices=SWEEP_ORDERS,
+            commands=("run", "screenshot"),
+        ),
+    ] = "interleaved"
     baseline: Annotated[
         str | None,
         Option(

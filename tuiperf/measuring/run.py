@@ -127,6 +127,10 @@ def execute(
     ``run_class`` measures each pass (a cluster's lockstep run, measuring.cluster); default :class:`Run`."""
     run_type = run_class or Run
     resolved = resolve(request)
+    if resolved.sweep_values is not None and run_class is None and request.settings.sweep_order == "interleaved":
+        from tuiperf.measuring.sweep import measure_interleaved
+
+        return measure_interleaved(resolved, request, emit, cancel, on_turn, turns, digests)
     if resolved.sweep_values is None:
         return run_type(
             resolved, resolved.params, request, emit, cancel, on_turn=on_turn, turns=turns, digests=digests
@@ -347,6 +351,14 @@ class Run:
             self.analyse(prepared, targets, resolution)
         return self.document(header)
 
+    def prepare_point(self) -> list[Prepared]:
+        """Set up and compile this pass's variants and plan its sampling (no RunStarted: the caller says
+        when the pass starts; an interleaved sweep prepares every point before sampling any)."""
+        ctx = self.setup()
+        prepared = self.prepare_all(ctx)
+        self.plan(prepared)
+        return prepared
+
     def run_device_list(self) -> list[Any]:
         """The devices a variant may use (tuiperf.devices): the chosen one first, then its platform's others."""
         return run_devices(self.device)[: self.request.settings.devices]
@@ -385,8 +397,9 @@ class Run:
             self.progress(PREPARE_SHARE * (index + 1) / len(self.names))
         return prepared
 
-    def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
-        targets = [
+    def targets_of(self, prepared: list[Prepared], resolution: float) -> list[Target]:
+        """What the sampler times for each prepared variant."""
+        return [
             Target(
                 p.name,
                 p.bench.fn,
@@ -398,6 +411,9 @@ class Run:
             )
             for p in prepared
         ]
+
+    def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
+        targets = self.targets_of(prepared, resolution)
         if not targets or self.cancel.is_set():
             return targets
         self.emit(PhaseChanged("sample", None, "steady-state sampling"))

@@ -246,6 +246,7 @@ class RunOptions(Struct):
     profile: bool = True
     baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
     devices: int = 1  # devices the run could use (--devices N)
+    sweep_order: str = "sequential"  # a sweep's points: "interleaved" in the same rounds, or one after another
     cluster: int = 1  # processes of one JAX cluster (--cluster N), each with `devices` devices
     cluster_start: int = 0  # the first of the cluster's processes started by this tuiperf (--cluster-start)
     cluster_local: int | None = None  # how many it started (--cluster-local; None: all from cluster_start)
