@@ -40,8 +40,9 @@ from tuiperf.contract import options
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.env import all_devices
+from tuiperf.measuring.execute import execute
 from tuiperf.measuring.prepare import Prepared
-from tuiperf.measuring.run import Emit, Run, execute
+from tuiperf.measuring.run import Emit, Run
 from tuiperf.measuring.sampler import MAX_SAMPLES, Target
 from tuiperf.measuring.timing import choose_loops
 from tuiperf.results.document import RunHeader

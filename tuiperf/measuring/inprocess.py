@@ -61,7 +61,7 @@ class InProcessRunner:
         turns: Turns | None = None,
         digests: dict[str, OutputDigest] | None = None,
     ) -> RunResult:
-        from tuiperf.measuring.run import execute
+        from tuiperf.measuring.execute import execute
         from tuiperf.measuring.turns import ALONE
 
         if not request.scenario_dirs:

@@ -1,14 +1,15 @@
-"""One measurement run, start to end: set up, prepare, sample, break down, profile, guard.
+"""One pass over the variants at one set of parameter values, start to end: set up, prepare, sample,
+break down, profile, guard.
 
-This is the only module that drives a whole run; runners call :func:`execute` (in this process or in
-the measuring process) and pass ``emit`` to receive :mod:`tuiperf.contract.events`. Requests are checked
-first (:mod:`tuiperf.measuring.resolve`); documents are assembled by :mod:`tuiperf.results.document`.
+Runners call :func:`tuiperf.measuring.execute.execute` (in this process or in the measuring process),
+which runs one pass or a sweep of them and passes ``emit`` to receive :mod:`tuiperf.contract.events`.
+Requests are checked first (:mod:`tuiperf.measuring.resolve`); documents are assembled by
+:mod:`tuiperf.results.document`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
 import threading
 import time
@@ -18,12 +19,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import msgspec
 import numpy as np
 
 from tuiperf.api.devices import use_devices
 from tuiperf.api.step import DONATED_HINT, Carrier
-from tuiperf.common.errors import ScenarioError, Skip, TuiperfError
+from tuiperf.common.errors import ScenarioError, Skip
 from tuiperf.common.units import format_ns
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
@@ -34,7 +34,7 @@ from tuiperf.measuring.env import all_devices, describe_device, device_id, dispa
 from tuiperf.measuring.guard import Subject, check, describe, digest
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.profiling import PROFILE_SECONDS, profile_call
-from tuiperf.measuring.resolve import Resolved, resolve
+from tuiperf.measuring.resolve import Resolved
 from tuiperf.measuring.sampler import Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import choose_loops, harness_overhead_ns, timer_resolution_ns
@@ -109,91 +109,6 @@ def describe_exception(exc: BaseException, path: str) -> str:
     if "deleted or donated" in message:
         first_line += f" ({DONATED_HINT})"
     return f"{Path(path).name}:{line}: {first_line}" if line else first_line
-
-
-def execute(
-    request: RunRequest,
-    emit: Emit,
-    cancel: threading.Event,
-    on_turn: Callable[[str], None] | None = None,
-    turns: Turns = ALONE,
-    digests: dict[str, OutputDigest] | None = None,
-    run_class: type[Run] | None = None,
-) -> RunResult:
-    """Measure ``request``. ``on_turn(variant)`` is called as each variant's turn begins during
-    sampling (the measuring process records it, so a crash can name the variant that was running).
-    ``turns``: the run takes turns with other processes (several Python environments); ``digests``,
-    when given, receives each measured variant's output (of a sweep's last point) to compare across them.
-    ``run_class`` measures each pass (a cluster's lockstep run, measuring.cluster); default :class:`Run`."""
-    run_type = run_class or Run
-    resolved = resolve(request)
-    if resolved.sweep_values is not None and run_class is None and request.settings.sweep_order == "interleaved":
-        from tuiperf.measuring.sweep import measure_interleaved
-
-        return measure_interleaved(resolved, request, emit, cancel, on_turn, turns, digests)
-    if resolved.sweep_values is None:
-        return run_type(
-            resolved, resolved.params, request, emit, cancel, on_turn=on_turn, turns=turns, digests=digests
-        ).measure()
-    assert request.sweep is not None
-    parameter = request.sweep[0]
-    values = resolved.sweep_values
-    points: list[RunResult] = []
-    stopped: list[str] = []
-    started = time.monotonic()
-    for index, value in enumerate(values):
-        span = (index / len(values), (index + 1) / len(values))
-        run = run_type(
-            resolved,
-            {**resolved.params, parameter: value},
-            request,
-            emit,
-            cancel,
-            span,
-            value,
-            started,
-            on_turn=on_turn,
-            point=index,
-            turns=turns,
-            digests=digests,
-        )
-        try:
-            points.append(run.measure())
-        except TuiperfError as exc:
-            if not points:
-                raise
-            stopped.append(f"sweep stopped at {parameter}={value}: {exc}")  # keep the values measured so far
-            break
-        if points[-1].partial:
-            break
-    anchor = None
-    if len(points) > 1 and len(points) == len(values) and not cancel.is_set():
-        # Points are measured one after another: re-measure the first at the end, so drift between
-        # them is seen (and flagged) rather than read as a slope.
-        emit(PhaseChanged("sample", None, f"re-measuring {parameter}={values[0]} to check the sweep for drift"))
-        again = run_type(
-            resolved,
-            {**resolved.params, parameter: values[0]},
-            dataclasses.replace(request, settings=msgspec.structs.replace(request.settings, profile=False)),
-            lambda event: None,
-            cancel,
-            on_turn=on_turn,
-            anchor=True,
-            point=len(values),
-            turns=turns,
-        )
-        with contextlib.suppress(TuiperfError):
-            anchor = again.measure()
-    base = run_type(resolved, resolved.params, request, emit, cancel).header(with_env=False)
-    return document.sweep_result(
-        parameter,
-        values,
-        points,
-        base,
-        duration_s=time.monotonic() - started,
-        warnings=stopped,
-        anchor=anchor if anchor is not None and not anchor.partial else None,
-    )
 
 
 class Run:
