@@ -202,3 +202,16 @@ def test_a_document_beyond_what_a_real_result_reaches_is_refused_at_once(grow, m
     assert main(["show", str(path)]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("width", ["200", "40"])
+def test_a_hostile_run_over_several_environments_is_printed_and_exported_inert(width, tmp_path, capsys):
+    from pathlib import Path
+
+    two = resultfile.load(Path(__file__).parent / "fixtures" / "results" / "two-environments.json")
+    path = resultfile.save(factories.hostile(two), tmp_path / "theirs.json")
+    assert main(["show", str(path), "--width", width]) == 0
+    assert main(["export", str(path), "--format", "markdown"]) == 0
+    out, err = capsys.readouterr()
+    assert raw_controls(out + err) == []
+    assert "[link=file:///etc/passwd]x[/link]" in out and "environments (the first is the reference)" in out

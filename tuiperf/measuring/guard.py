@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tuiperf.results.outputs import HALF_PRECISION_TOLERANCE, MAX_CARRIED_ELEMENTS, Leaf, OutputDigest
-from tuiperf.results.outputs import relative_difference as _relative_difference
+from tuiperf.results.outputs import HALF_PRECISION_TOLERANCE, MAX_CARRIED_ELEMENTS, Leaf, OutputDigest, worst_difference
 
 FLOPS_REL_TOL = 0.05  # FLOP counts of equivalent programs differ a little with fusion choices
 MAX_COMPARED_ELEMENTS = 50_000_000  # beyond this, values are not copied to the host to compare
@@ -169,20 +168,12 @@ def _compare_outputs(
     if sum(int(np.prod(s)) for s in shapes) > MAX_COMPARED_ELEMENTS:
         mismatch("output values", f"not compared: more than {MAX_COMPARED_ELEMENTS:,} elements")
         return
-    worst_excess, worst_detail = 0.0, ""
-    for name, (a, b), dtype in zip(names, pairs, dtypes):
-        tolerance = _tolerance(rtol, reference, other, dtype, _dtype(b))
-        difference = _relative_difference(a, b)
-        if difference > tolerance and difference / max(tolerance, 1e-300) > worst_excess:
-            worst_excess = difference / max(tolerance, 1e-300)
-            shown = (
-                "NaN or infinity in one only"
-                if difference == float("inf")
-                else f"max relative difference {difference:.3g}"
-            )
-            worst_detail = f"{name}: {shown} (tolerance {tolerance:g})"
-    if worst_detail:
-        mismatch("output values", worst_detail)
+    worst = worst_difference(
+        (name, a, b, _tolerance(rtol, reference, other, dtype, _dtype(b)))
+        for name, (a, b), dtype in zip(names, pairs, dtypes)
+    )
+    if worst:
+        mismatch("output values", worst)
 
 
 def _compare_costs(reference: Subject, other: Subject, mismatch: Callable[[str, str], None]) -> None:

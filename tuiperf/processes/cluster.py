@@ -28,14 +28,12 @@ from collections.abc import Callable
 
 from tuiperf.common.errors import ClusterError, InternalError, ParamError, TuiperfError, WorkerCrashed
 from tuiperf.contract.cluster import ClusterMember
-from tuiperf.contract.events import Event, PhaseChanged, RunFailed, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.contract.options import stored
+from tuiperf.contract.events import Event, RunFailed
 from tuiperf.contract.protocol import Measure
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
-from tuiperf.results import document
-from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Crash, DeviceInfo, RunResult, ScenarioRef, VariantResult
+from tuiperf.processes.tracking import StreamTracker
+from tuiperf.results.model import Crash, RunResult
 
 STOP_WAIT_S = 1.0  # after the run, how long the processes get to leave the cluster before being killed
 POLL_S = 0.05
@@ -91,34 +89,6 @@ def coordinator_address(asked: str | None, listens_here: bool = True) -> str:
     return asked
 
 
-class Streamed:
-    """What the first process started here has streamed: enough to keep a partial result if the run stops."""
-
-    def __init__(self, request: RunRequest, on_event: Callable[[Event], None] | None) -> None:
-        self.on_event = on_event
-        self.header: RunHeader | None = None
-        self.names = list(request.variants or [])
-        self.finished: list[VariantResult] = []
-        self.samples: dict[str, list[float]] = {}
-        self.variant: str | None = None
-        self.phase: str | None = None
-
-    def track(self, event: Event) -> None:
-        match event:
-            case VariantFinished(variant=variant):
-                self.finished.append(variant)
-            case SamplesAdded(variant=name, samples_ns=samples_ns):
-                self.samples.setdefault(name, []).extend(samples_ns)
-            case PhaseChanged(phase=phase, variant=name):
-                self.variant, self.phase = name, phase
-            case RunStarted(header=header, variants=names):
-                self.header, self.names = header, list(names)
-                self.finished.clear()
-                self.samples.clear()
-        if self.on_event is not None:
-            self.on_event(event)
-
-
 def run_cluster(
     request: RunRequest, on_event: Callable[[Event], None] | None = None, cancel: threading.Event | None = None
 ) -> RunResult:
@@ -131,11 +101,10 @@ def run_cluster(
         )
     ids = started_here(settings.cluster, settings.cluster_start, settings.cluster_local)
     coordinator = coordinator_address(settings.coordinator, listens_here=ids[0] == 0)
-    streamed = Streamed(request, on_event)
+    streamed = StreamTracker(request, on_event)
     stop = threading.Event()  # set when the user cancels or any process fails: every process stops
     outcomes: list[RunResult | TuiperfError | None] = [None] * len(ids)
     failed_at: list[float] = [float("inf")] * len(ids)
-    started = time.monotonic()
     children: list[MeasuringProcess] = []
     try:
         children = [MeasuringProcess(cpu_devices=settings.devices) for _ in ids]
@@ -168,7 +137,7 @@ def run_cluster(
             thread.join()
     finally:
         close_all(children)
-    return outcome(request, coordinator, ids, outcomes, failed_at, streamed, children, cancel, started)
+    return outcome(request, coordinator, ids, outcomes, failed_at, streamed, children, cancel)
 
 
 def started_here(processes: int, start: int, local: int | None) -> list[int]:
@@ -188,10 +157,9 @@ def outcome(
     ids: list[int],
     outcomes: list[RunResult | TuiperfError | None],
     failed_at: list[float],
-    streamed: Streamed,
+    streamed: StreamTracker,
     children: list[MeasuringProcess],
     cancel: threading.Event | None,
-    started: float,
 ) -> RunResult:
     """The first process's result; else what it streamed, marked partial, naming the process that
     stopped first (``ids``: the cluster's ids of the processes started here, in ``outcomes``' order)."""
@@ -201,13 +169,8 @@ def outcome(
     cause = min(range(len(outcomes)), key=lambda i: failed_at[i])
     error = outcomes[cause]
     assert isinstance(error, TuiperfError)
-    header = streamed.header or header_from_request(request)
-    duration = time.monotonic() - started
     if cancel is not None and cancel.is_set():
-        how = "was cancelled; the processes of the cluster were stopped"
-        return document.after_cancel(
-            header, streamed.finished, streamed.samples, streamed.names, how, duration_s=duration
-        )
+        return streamed.after_cancel("was cancelled; the processes of the cluster were stopped")
     if not isinstance(error, ProcessStopped) and streamed.header is None:
         raise error  # bad input every process saw alike (a parameter, a port): one clear line
     if streamed.header is None and ids[cause] == 0 and not port_free(int(coordinator.rpartition(":")[2])):
@@ -223,16 +186,14 @@ def outcome(
         how=f"{what} (process {ids[cause]} of the {request.settings.cluster}-process cluster; "
         + others_after(ids, outcomes, cause)
         + ")",
-        variant=streamed.names[turn] if 0 <= turn < len(streamed.names) else streamed.variant,
+        variant=streamed.running(turn),
         phase=streamed.phase,
         stderr_tail=error.stderr_tail if isinstance(error, ProcessStopped) else "",
         log_path=str(children[cause].log_path) if cause < len(children) else None,
     )
-    partial = document.after_crash(
-        header, streamed.finished, streamed.samples, streamed.names, crash, duration_s=duration
-    )
-    if streamed.on_event is not None:
-        streamed.on_event(RunFailed(partial.error or crash.how, WorkerCrashed.title, partial))
+    partial = streamed.after_crash(crash)
+    if streamed.forward is not None:
+        streamed.forward(RunFailed(partial.error or crash.how, WorkerCrashed.title, partial))
     return partial
 
 
@@ -270,13 +231,3 @@ def close_all(children: list[MeasuringProcess]) -> None:
     for child in children:
         child.kill()
         child.conn.close()
-
-
-def header_from_request(request: RunRequest) -> RunHeader:
-    """The little that is known of a run whose processes stopped before the first one started it."""
-    return RunHeader(
-        scenario=ScenarioRef(id=request.scenario, path=request.scenario_path or ""),
-        params=dict(request.params),
-        device=DeviceInfo(id=request.device or ""),
-        options=stored(request.settings, request.variants),
-    )

@@ -8,6 +8,7 @@ compares two digests with the guard's rule (:func:`relative_difference`). Numpy 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -65,6 +66,22 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def worst_difference(leaves: Iterable[tuple[str, Any, Any, float]]) -> str:
+    """The leaf (name, ours, the reference's, tolerance) furthest beyond its tolerance, in words; "" if none is."""
+    worst, detail = 0.0, ""
+    for name, a, b, tolerance in leaves:
+        difference = relative_difference(a, b)
+        if difference > tolerance and difference / max(tolerance, 1e-300) > worst:
+            worst = difference / max(tolerance, 1e-300)
+            shown = (
+                "NaN or infinity in one only"
+                if difference == float("inf")
+                else f"max relative difference {difference:.3g}"
+            )
+            detail = f"{name}: {shown} (tolerance {tolerance:g})"
+    return detail
+
+
 def _field(digest: OutputDigest, key: str, field: str) -> Any:
     return getattr(digest.leaves[key], field)
 
@@ -91,7 +108,7 @@ def differences(ours: OutputDigest, theirs: OutputDigest) -> list[tuple[str, str
             )
     if found:
         return found
-    worst, detail = 0.0, ""
+    compared = []
     uncarried = 0
     for key in sorted(ours.leaves):
         a, b = ours.leaves[key], theirs.leaves[key]
@@ -101,15 +118,8 @@ def differences(ours: OutputDigest, theirs: OutputDigest) -> list[tuple[str, str
         tolerance = max(ours.tolerance, theirs.tolerance)
         if a.dtype in ("bfloat16", "float16"):
             tolerance = max(tolerance, HALF_PRECISION_TOLERANCE)
-        difference = relative_difference(a.values, b.values)
-        if difference > tolerance and difference / max(tolerance, 1e-300) > worst:
-            worst = difference / max(tolerance, 1e-300)
-            shown = (
-                "NaN or infinity in one only"
-                if difference == float("inf")
-                else f"max relative difference {difference:.3g}"
-            )
-            detail = f"{key}: {shown} (tolerance {tolerance:g})"
+        compared.append((key, a.values, b.values, tolerance))
+    detail = worst_difference(compared)
     if detail:
         found.append(("output values", detail))
     elif uncarried:
