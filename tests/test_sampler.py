@@ -337,3 +337,29 @@ def test_a_fixed_count_ends_sampling_whatever_the_gate_says():
         targets, samples=5, budget_s=1.0, cancel=threading.Event(), clock=clock, gate=lambda r, done: True
     )
     assert outcome.reason == "count" and len(targets[0].samples) == 5
+
+
+def test_a_run_alone_stops_when_its_own_rule_says_done():
+    """A run with no other environment passes ALONE as its gate: converging or spending the budget
+    must end sampling there (ALONE once said 'go on' to every round, and every auto run sampled to
+    the cap: a 1-second budget took 16 s)."""
+    from tuiperf.measuring.turns import ALONE
+
+    def alone(round_index: int, done: bool) -> bool:
+        return ALONE.wait((0, 1, round_index), done)
+
+    clock = FakeClock()
+    stable = targets_of(clock, {"a": 1_000_000})
+    converged = sample_interleaved(
+        stable, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock, gate=alone
+    )
+    assert converged.reason == "converged" and 30 <= len(stable[0].samples) <= 260
+
+    costs = iter([1_000_000 + (i * 7919 % 900_000) for i in range(100_000)])  # too noisy to converge
+
+    def call() -> None:
+        clock.now += next(costs)
+
+    noisy = Target("a", call, (), lambda o: o)
+    spent = sample_interleaved([noisy], samples=None, budget_s=0.5, cancel=threading.Event(), clock=clock, gate=alone)
+    assert spent.reason == "budget" and 0.5 <= spent.elapsed_s < 0.6

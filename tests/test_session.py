@@ -167,3 +167,12 @@ def test_eager_variants_get_no_jit_advice_and_traces_are_not_called_recompilatio
     assert any("during sampling are part of its calls" in note for note in eager.notes)
     assert any("give Bench(jit_fn=" in note for note in undeclared.notes)  # advice only where it applies
     assert variant(doc, "jit").breakdown_ns is not None and eager.breakdown_ns is None
+
+
+def test_an_auto_run_stops_at_its_budget_not_at_the_sample_cap(runner):
+    """Auto mode once sampled every run to the cap (1,000,000 calls: a 1 s budget took 16 s)."""
+    from tuiperf.contract.options import MAX_SAMPLES_PER_VARIANT
+
+    doc, _ = run(runner, params={"size": "16"}, variants=["jax.jit"], samples=None, budget_s=0.05, profile=False)
+    n = len(variant(doc, "jax.jit").samples_ns)
+    assert 0 < n < MAX_SAMPLES_PER_VARIANT / 10

@@ -1,9 +1,9 @@
 """Taking turns with other measuring processes (one per Python environment, see
 :mod:`tuiperf.processes.lockstep`): a run asks before each stage whether, and when, it may go on.
 
-Alone, it always may. In lockstep, :meth:`Turns.wait` returns when the parent gives this process its
-turn: only one process of the run computes at a time, so drift on the machine hits every environment
-alike, round by round.
+Alone, it may until its own rule says sampling is done. In lockstep, :meth:`Turns.wait` returns when
+the parent gives this process its turn: only one process of the run computes at a time, so drift on
+the machine hits every environment alike, round by round.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class Alone:
     """A run that shares the machine with no other measuring process of its own."""
 
     def wait(self, key: tuple[int, int, int], done: bool = False) -> bool:
-        return True
+        return not done  # nobody else to wait for: done (converged, or the budget spent) ends sampling
 
 
 ALONE = Alone()
