@@ -70,3 +70,14 @@ def test_eqx_filter_jit_level_computes_what_filter_jit_computes():
     )
     assert prepared.paths is not None and prepared.call_flops is not None
     assert prepared.paths.flops == pytest.approx(prepared.call_flops)
+
+
+def test_arguments_already_on_the_run_device_are_timed_as_built():
+    """Committing them (device_put) made every call take jax.jit's committed-argument path, which a
+    user's script does not: the dispatch floor read ~1 % above a plain loop over the same function."""
+    from tuiperf.measuring.prepare import place_inputs
+
+    built, scalar = jnp.ones(3), 2.0
+    bench = Bench(lambda a, s: a * s, built, scalar)
+    assert place_inputs(bench, jax.devices()[0]) == []
+    assert bench.args[0] is built and bench.args[1] is scalar

@@ -73,21 +73,25 @@ def aot_stages(fn: Any, args: tuple[Any, ...]) -> tuple[dict[str, float | None],
 
 
 def place_inputs(bench: Bench, device: Any) -> list[str]:
-    """Commit top-level single-device array arguments to ``device``; report any leaf living elsewhere.
+    """Move top-level single-device array arguments that live elsewhere to ``device``; report any leaf
+    still living elsewhere.
 
     Setup and variant builders run under ``jax.default_device(device)``, so their arrays are there
-    already; committing makes it explicit, and a leaf found elsewhere (say, built with an explicit
-    ``device=``) is named in a warning instead of silently timing a cross-device copy. An array
-    sharded over several devices keeps its sharding: it was placed that way on purpose, before timing.
+    already and are left exactly as built: committing them (``device_put``) would time a different
+    call from the user's script, whose uncommitted arguments take a cheaper path through ``jax.jit``'s
+    dispatch (benchmarks/fidelity.py). A leaf found elsewhere (say, built with an explicit
+    ``device=``) is moved, or named in a warning instead of silently timing a cross-device copy. An
+    array sharded over several devices keeps its sharding: it was placed that way on purpose.
     """
     import jax
 
     def sharded(leaf: Any) -> bool:
         return isinstance(leaf, jax.Array) and len(leaf.sharding.device_set) > 1
 
-    bench.args = tuple(
-        jax.device_put(a, device) if isinstance(a, jax.Array) and not sharded(a) else a for a in bench.args
-    )
+    def misplaced(leaf: Any) -> bool:
+        return isinstance(leaf, jax.Array) and not sharded(leaf) and leaf.devices() != {device}
+
+    bench.args = tuple(jax.device_put(a, device) if misplaced(a) else a for a in bench.args)
     leaves = [leaf for leaf in jax.tree.leaves(bench.args) if isinstance(leaf, jax.Array)]
     elsewhere = {str(d) for leaf in leaves if not sharded(leaf) for d in leaf.devices() if d != device}
     warnings = []
