@@ -126,7 +126,7 @@ class RunProgress(Vertical):
             else:
                 state = Text("measuring" if name in counts else "waiting", style="dim")
             row = [Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}")]
-            row += [Text(f"n={counts.get(name, 0)}", style="dim"), state]
+            row += [Text(f"n={counts.get(name, 0):,}", style="dim"), state]
             rows.append(row)
         hidden = len(order) - shown
         self._put("estimates", estimate_lines(rows, hidden), extent=len(rows) + (hidden > 0))
@@ -183,7 +183,7 @@ class RunProgress(Vertical):
                 [
                     Text(v.name, style=self._style(i)),
                     Text(format_ns(s.median_ns) if s else "—", style="bold"),
-                    Text(f"n={s.n}" if s else "", style="dim"),
+                    Text(f"n={s.n:,}" if s else "", style="dim"),
                     state_text,
                 ]
             )
