@@ -55,3 +55,34 @@ def test_every_character_of_a_screenshot_stands_in_its_own_cell():
         '<svg><text class="t-r1" x="12.2 24.4 61.0 73.2" y="20" clip-path="url(#l0)">a\xa0&amp;b</text>'
         f'<text class="t-r1" x="36.6 48.8" y="20" clip-path="url(#l0)"{BRAILLE_FONT}>⣀⣿</text></svg>'
     )
+
+
+def test_a_screenshot_counts_devices_listed_after_a_short_run_ends(saved, scenario_dirs, tmp_path, monkeypatch):
+    """The device list comes from a process that imports JAX; a short run can end first, and the
+    header said "0 devices" in every README picture. Here the list comes only once the picture is
+    being taken (or after 5 s, which is what the screenshot must wait for)."""
+    import threading
+
+    from tuiperf.tui.app import TuiperfApp
+
+    taking = threading.Event()
+    save = TuiperfApp.save_screenshot
+
+    def saving(self, *args, **kwargs):
+        taking.set()
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(TuiperfApp, "save_screenshot", saving)
+
+    class SlowDevices(FakeRunner):
+        def cached_catalog(self, scenario_dirs=None):  # the list at once, as a real runner's cache gives it
+            return self.catalog(scenario_dirs)
+
+        def devices(self):
+            taking.wait(5)
+            return super().devices()
+
+    out = tmp_path / "tiny.svg"
+    take_screenshot(SlowDevices(saved), "tiny-sin", out, {"size": "16"}, size=(160, 40), scenario_dirs=scenario_dirs)
+    header = out.read_text().replace("&#160;", " ").replace("\xa0", " ")
+    assert "· 1 device" in header and "0 devices" not in header

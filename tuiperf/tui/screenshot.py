@@ -6,12 +6,15 @@ uses it to regenerate the README's pictures.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract.options import RunSettings
 from tuiperf.tui.png import write_png
+
+DEVICES_WAIT_S = 60.0  # the device list comes from a process that imports JAX: seconds on a small machine
 
 
 def parse_size(size: str | tuple[int, int]) -> tuple[int, int]:
@@ -79,6 +82,9 @@ def take_screenshot(
             await pilot.pause()
             main = app.main
             await main.runs.wait_for_end(timeout_s)
+            deadline = time.monotonic() + DEVICES_WAIT_S
+            while not main.feed.have_devices and time.monotonic() < deadline:
+                await pilot.pause(0.05)  # the header counts the devices once listed (a short run ends first)
             if log_scale is not None:
                 main.query_one(LatencyHistogram).set_log(log_scale)
             main.action_show_tab(tab or "histogram")
