@@ -28,6 +28,7 @@ TARGETS = {
     "step": ("tuiperf/api/step.py", ["tests/test_steps.py"]),
     "reconcile": ("tuiperf/results/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
     "lockstep": ("tuiperf/processes/lockstep.py", ["tests/test_lockstep.py"]),
+    "turns": ("tuiperf/measuring/turns.py", ["tests/test_sampler.py"]),
     "outputs": ("tuiperf/results/outputs.py", ["tests/test_outputs.py", "tests/test_guard.py"]),
 }
 # Mutants judged equivalent, each with its reason: (module, the mutated source line, the change).
