@@ -363,3 +363,50 @@ def test_a_run_alone_stops_when_its_own_rule_says_done():
     noisy = Target("a", call, (), lambda o: o)
     spent = sample_interleaved([noisy], samples=None, budget_s=0.5, cancel=threading.Event(), clock=clock, gate=alone)
     assert spent.reason == "budget" and 0.5 <= spent.elapsed_s < 0.6
+
+
+def test_call_mode_takes_the_variants_in_the_order_given_every_round():
+    clock = FakeClock()
+    order: list[str] = []
+    targets = targets_of(clock, {"a": 1_000, "b": 1_000, "c": 1_000})
+    sample_interleaved(
+        targets,
+        samples=3,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        interleave="call",
+        clock=clock,
+        on_turn=lambda target: order.append(target.name),
+    )
+    assert order == ["a", "b", "c"] * 3
+
+
+def test_progress_never_passes_one_even_when_a_turn_outlasts_the_budget():
+    clock = FakeClock()
+    fractions: list[float] = []
+    targets = targets_of(clock, {"slow": 3_000_000_000})  # one call: three budgets
+    sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=1.0,
+        cancel=threading.Event(),
+        clock=clock,
+        on_tick=lambda elapsed, fraction: fractions.append(fraction),
+    )
+    assert fractions and max(fractions) == 1.0
+
+
+def test_a_zero_budget_samples_one_round_and_reports_it_complete():
+    clock = FakeClock()
+    fractions: list[float] = []
+    targets = targets_of(clock, {"a": 1_000, "b": 1_000})
+    outcome = sample_interleaved(
+        targets,
+        samples=None,
+        budget_s=0.0,
+        cancel=threading.Event(),
+        clock=clock,
+        on_tick=lambda elapsed, fraction: fractions.append(fraction),
+    )
+    assert outcome.reason == "budget" and [len(t.samples) for t in targets] == [1, 1]
+    assert fractions[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in fractions)
