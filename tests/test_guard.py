@@ -248,3 +248,43 @@ def test_the_sentence_names_both_variants_and_every_difference():
         "XLA FLOPs 2 kFLOP vs 1 kFLOP (2×); parameter count 5 vs 4. "
         "The comparison is not fair: check the layer configuration."
     ]
+
+
+def test_a_projection_on_either_side_compares_by_key_path():
+    """Keys, not order, once either variant says how to read its output."""
+    ref = keyed("projected", {"w": W, "b": B})
+    other = subject("plain", {"weight": W, "bias": B})  # in key order the same arrays, by name not
+    (found,) = check_equivalence([ref, other], 1e-6)
+    assert found["quantity"] == "output keys" and found["detail"] == "missing b, w; extra bias, weight"
+
+
+def test_values_are_compared_up_to_the_element_limit_and_not_beyond(monkeypatch):
+    from tuiperf.measuring import guard
+
+    monkeypatch.setattr(guard, "MAX_COMPARED_ELEMENTS", 3)
+    at_limit = check_equivalence([subject("a", jnp.ones(3)), subject("b", jnp.ones(3) * 2)], 1e-6)
+    assert at_limit[0]["quantity"] == "output values" and "not compared" not in at_limit[0]["detail"]
+    (beyond,) = check_equivalence([subject("a", jnp.ones(4)), subject("b", jnp.ones(4))], 1e-6)
+    assert beyond["detail"] == "not compared: more than 3 elements"
+
+
+def test_an_output_at_the_carry_limit_keeps_its_values(monkeypatch):
+    from tuiperf.measuring import guard
+
+    monkeypatch.setattr(guard, "MAX_CARRIED_ELEMENTS", 3)
+    carried = guard.digest(keyed("a", {"w": jnp.ones(3)}), 1e-6)
+    assert carried.leaves["w"].values is not None
+    kept = guard.digest(keyed("a", {"w": jnp.ones(4)}), 1e-6)
+    assert kept.leaves["w"].values is None and kept.leaves["w"].shape == (4,)
+
+
+def test_flop_counts_are_written_with_si_prefixes():
+    from tuiperf.measuring.guard import _si
+
+    assert [_si(v) for v in (1.5e12, 2.5e9, 3e6, 4e3, 12.0)] == [
+        "1.5 TFLOP",
+        "2.5 GFLOP",
+        "3 MFLOP",
+        "4 kFLOP",
+        "12 FLOP",
+    ]

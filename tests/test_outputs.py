@@ -95,3 +95,12 @@ def test_complex_values_in_the_reference_only_are_compared_part_by_part():
     ours = OutputDigest(leaves={"w": Leaf("float64", (1,), np.array([1.0]))}, tolerance=1e-6)
     theirs = OutputDigest(leaves={"w": Leaf("float64", (1,), np.array([1.0 + 1.0j]))}, tolerance=1e-6)
     assert differences(ours, theirs) == [("output values", "w: max relative difference 1 (tolerance 1e-06)")]
+
+
+def test_values_carried_on_one_side_only_are_not_compared_and_that_is_said():
+    ours = digest(w=np.ones(2, dtype=np.float32))
+    theirs = digest(w=None)
+    assert differences(ours, theirs) == [
+        ("output values", f"not compared: more than {MAX_CARRIED_ELEMENTS:,} elements")
+    ]
+    assert differences(theirs, ours) == differences(ours, theirs)

@@ -114,3 +114,12 @@ def test_the_progress_note_gives_a_trend_only_when_both_outputs_are_scalars():
     assert carrier.progress_note() == "stateful step: the state was carried through 2 calls"
     carrier.first_out, carrier.last_out = jnp.float32(4.0), jnp.float32(1.0)
     assert carrier.progress_note().endswith("; its output went from 4 to 1")
+
+
+def test_state_and_inputs_already_on_the_device_are_timed_as_built():
+    """Committing them made every step take jax.jit's committed-argument path, which the user's
+    training loop does not (the same fault as a Bench's arguments: tests/test_jit_level.py)."""
+    state, x = {"w": jnp.ones(3)}, jnp.ones(3)
+    carrier = Carrier(Step(jax.jit(lambda s, x: (s, x.sum())), state, x))
+    assert carrier.place(jax.devices()[0]) == []
+    assert carrier.state["w"] is state["w"] and carrier.inputs[0] is x

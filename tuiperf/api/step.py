@@ -146,12 +146,14 @@ class Carrier:
 
     # -- what prepare() asks of a call ----------------------------------------------------------------
     def place(self, device: Any) -> list[str]:
-        """Commit the state and inputs to ``device`` (in place, the objects are the user's: left as they
-        are); arrays sharded over several devices keep their sharding."""
+        """Move the state and inputs that live on another device to ``device`` (in place, the objects
+        are the user's: left as they are); arrays already there are kept as built (committing them would
+        time a slower dispatch path than the user's loop takes) and arrays sharded over several devices
+        keep their sharding."""
         import jax
 
         def commit(a: Any) -> Any:
-            if isinstance(a, jax.Array) and len(a.sharding.device_set) == 1:
+            if isinstance(a, jax.Array) and len(a.sharding.device_set) == 1 and a.devices() != {device}:
                 return jax.device_put(a, device)
             return a
 
