@@ -11,8 +11,11 @@ A. fresh processes (what the issue asks): tuiperf's whole pipeline (its measurin
    layout), so the spread of per-process medians is printed beside each.
 B. same process: tuiperf's sampler and the plain loop take turns in one process, which removes the
    process-to-process noise and leaves the harness's own bias.
+C. call depth: the plain loop called 2 and 32 frames deep, taking turns in one process. jaxlib records
+   the calling stack's traceback for every array a call returns, so each frame costs every call; tuiperf
+   times its calls two frames deep (tuiperf.measuring.shallow), as this script's plain loop is.
 
-    python benchmarks/fidelity.py [--repeats 7] [--budget 2]
+    python benchmarks/fidelity.py [--repeats 7] [--budget 2] [--modes sync,async]
 Target (issue 25): the whole pipeline within ±2 % of the plain loop in fresh processes, sync, idle machine.
 """
 
@@ -79,6 +82,20 @@ print(json.dumps({"ours": ours, "theirs": theirs}))
 )
 
 
+CALL_DEPTH = (
+    BUILD
+    + r"""
+def called_deep(levels, seconds):
+    return plain_loop(seconds) if levels == 0 else called_deep(levels - 1, seconds)
+shallow, deep = [], []
+for turn in range(10):
+    shallow.append(plain_loop(seconds / 20))
+    deep.append(called_deep(30, seconds / 20))
+print(json.dumps({"shallow": shallow, "deep": deep}))
+"""
+)
+
+
 IN_PROCESS_RUN = r"""
 import json, sys
 from tuiperf.contract.options import RunSettings
@@ -136,15 +153,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--budget", type=float, default=2.0)
+    parser.add_argument("--modes", default="sync,async", help="dispatch modes, comma-separated")
     args = parser.parse_args()
     print(
         f"{'case':20} {'mode':5} | A: fresh processes, median of {args.repeats} (range), µs: plain loop, "
-        f"tuiperf (ratio), tuiperf --in-process (ratio) | B: same process, ratio"
+        f"tuiperf (ratio), tuiperf --in-process (ratio) | B: same process, ratio | C: ns per stack frame"
     )
     sides = ("plain", "process", "in-process")
     for scenario, params, variant in CASES:
         name = "dispatch-floor" if scenario == "dispatch-floor" else "mlp 32x3 (jax.jit)"
-        for dispatch in ("sync", "async"):
+        for dispatch in args.modes.split(","):
             medians: dict[str, list[float]] = {side: [] for side in sides}
             for i in range(args.repeats):  # rotate who goes first, so drift is shared
                 for side in sides[i % 3 :] + sides[: i % 3]:
@@ -158,10 +176,12 @@ def main() -> None:
             plain = statistics.median(medians["plain"])
             process, in_process = (column(medians[side], plain) for side in ("process", "in-process"))
             ratio_b = statistics.median(same["ours"]) / statistics.median(same["theirs"])
+            depth = in_fresh_process(CALL_DEPTH, scenario, params, variant, dispatch, 4 * args.budget)
+            per_frame = (statistics.median(depth["deep"]) - statistics.median(depth["shallow"])) / 30
             print(
                 f"{name:20} {dispatch:5} | {plain / 1e3:6.2f} ({spread(medians['plain'])})  {process}  {in_process} | "
                 f"{statistics.median(same['ours']) / 1e3:6.2f} vs {statistics.median(same['theirs']) / 1e3:6.2f} "
-                f"×{ratio_b:5.3f}",
+                f"×{ratio_b:5.3f} | {per_frame:5.1f}",
                 flush=True,
             )
 

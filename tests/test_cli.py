@@ -139,6 +139,31 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
     assert not any("inputs live on" in w for w in doc.warnings)
 
 
+def test_the_measuring_process_times_calls_at_a_scripts_depth_on_the_chosen_device(fixture_dir, tmp_path):
+    """In the measuring process the sampler is ten frames below its request loop: its calls are still made
+    three frames deep (JAX's traceback per output array costs each frame), and a call with no array
+    argument still runs on the chosen device (the default-device scope reaches the sampling thread)."""
+    import os
+
+    out, depths = tmp_path / "result.json", tmp_path / "depths"
+    env = {**os.environ, "JAX_NUM_CPU_DEVICES": "2", "TUIPERF_TEST_DEPTHS": str(depths)}
+    command = ["run", "call-site", "--scenarios", fixture_dir, "--samples", "100", "--no-profile", "--device", "cpu:1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "tuiperf", *command, "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    from tuiperf.results import resultfile
+
+    doc = resultfile.load(out)
+    assert doc.device.id == "cpu:1"
+    assert all(v.ok for v in doc.variants), [(v.name, v.error) for v in doc.variants]
+    assert [int(line) for line in depths.read_text().split()].count(3) >= 100
+
+
 def test_compare_flags_a_regression_only_beyond_the_threshold(tmp_path, capsys):
     from tuiperf.results import resultfile
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import threading
 
+import pytest
 from fakes import FakeClock
 
 from tuiperf.measuring.sampler import Target, sample_interleaved
@@ -410,3 +411,107 @@ def test_a_zero_budget_samples_one_round_and_reports_it_complete():
     )
     assert outcome.reason == "budget" and [len(t.samples) for t in targets] == [1, 1]
     assert fractions[-1] == 1.0 and all(0.0 <= f <= 1.0 for f in fractions)
+
+
+def frames_above(frame) -> int:
+    depth = 0
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
+
+
+def called_deep(levels: int, fn):
+    return fn() if levels == 0 else called_deep(levels - 1, fn)
+
+
+def test_calls_are_timed_at_a_scripts_stack_depth_however_deep_the_caller():
+    """JAX records a traceback of the calling stack for every array a call returns, so every frame costs
+    each call: timed from deep inside the measuring process, calls read slower than from a script's loop.
+    The sampler's calls are made three frames deep in a thread of their own (its entry, the rounds, the
+    sample; the untimed warm-up call from the rounds), which reads as a script's timing loop does."""
+    import sys
+
+    clock = FakeClock()
+    depths: list[int] = []
+
+    def call() -> None:
+        clock.now += 1_000
+        depths.append(frames_above(sys._getframe(1)))
+
+    target = Target("a", call, (), lambda out: out, per_turn=5)
+    called_deep(
+        40, lambda: sample_interleaved([target], samples=20, budget_s=1.0, cancel=threading.Event(), clock=clock)
+    )
+    assert len(target.samples) == 20 and depths.count(3) == 20 and max(depths) == 3
+
+
+def test_the_callers_scope_is_entered_where_calls_are_timed():
+    """Thread-local JAX state (a jax.default_device scope) does not cross threads: the caller's scope
+    is entered in the sampling thread."""
+    import contextlib
+
+    local = threading.local()
+
+    @contextlib.contextmanager
+    def scope():
+        local.inside = True
+        yield
+        local.inside = False
+
+    clock = FakeClock()
+    seen: list[bool] = []
+
+    def call() -> None:
+        clock.now += 1_000
+        seen.append(getattr(local, "inside", False))
+
+    target = Target("a", call, (), lambda out: out)
+    sample_interleaved([target], samples=10, budget_s=1.0, cancel=threading.Event(), clock=clock, scope=scope)
+    assert seen and all(seen) and not getattr(local, "inside", False)
+
+
+def test_an_error_outside_the_timed_calls_reaches_the_caller():
+    clock = FakeClock()
+
+    def failing_tick(elapsed: float, fraction: float) -> None:
+        raise OSError("the parent is gone")
+
+    with pytest.raises(OSError, match="the parent is gone"):
+        sample_interleaved(
+            targets_of(clock, {"a": 1_000}),
+            samples=10,
+            budget_s=1.0,
+            cancel=threading.Event(),
+            clock=clock,
+            on_tick=failing_tick,
+        )
+
+
+def test_an_interrupt_while_sampling_stops_the_sampler_and_is_raised():
+    """Ctrl-C in a REPL reaches the waiting thread: the sampler stops soon after, then the interrupt is raised."""
+    import signal
+
+    class Interrupted(Exception):
+        pass
+
+    def on_signal(signum, frame):
+        raise Interrupted
+
+    clock = FakeClock()
+    calls = itertools.count()
+    sent: list[bool] = []
+
+    def call() -> None:
+        clock.now += 1_000 + next(calls) * 7919 % 900_000  # too noisy to converge: only a stop ends it
+        if len(target.samples) == 10 and not sent:
+            sent.append(True)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    target = Target("a", call, (), lambda out: out)
+    previous = signal.signal(signal.SIGINT, on_signal)
+    try:
+        with pytest.raises(Interrupted):
+            sample_interleaved([target], samples=None, budget_s=1e9, cancel=threading.Event(), clock=clock)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert 10 <= len(target.samples) < 100_000  # the cap (1,000,000 calls) would take seconds

@@ -38,12 +38,14 @@ import itertools
 import statistics
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from tuiperf.measuring.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
+from tuiperf.measuring.shallow import Scope
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
 from tuiperf.measuring.xla_costs import flops_of, memory_of
 from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, ProgramMemory, Stage
@@ -201,6 +203,7 @@ def measure_breakdowns(
     dispatch: str = "sync",
     on_turn: Callable[[Target], None] = lambda target: None,
     clock: Clock = DEFAULT_CLOCK,
+    scope: Scope = nullcontext,
 ) -> dict[str, Breakdown]:
     """Sample every path of every variant in the same rounds; one :class:`Breakdown` per variant.
 
@@ -236,6 +239,7 @@ def measure_breakdowns(
         on_turn=on_turn,
         clock=clock,
         min_rounds=MIN_ROUNDS,
+        scope=scope,
     )
     if not outcome.completed:
         return {}

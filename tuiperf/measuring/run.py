@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import threading
 import time
 import traceback
@@ -362,6 +363,7 @@ class Run:
                 on_tick=on_tick,
                 on_turn=on_turn,
                 gate=lambda round_index, done: self.turns.wait((self.point, SAMPLE, round_index), done),
+                scope=functools.partial(device_scope, self.device),
             )
         watch.current = None
         on_tick(0.0, 1.0)
@@ -482,6 +484,7 @@ class Run:
                 interleave=self.request.settings.interleave,
                 dispatch=self.dispatch,
                 on_turn=on_turn,
+                scope=functools.partial(device_scope, self.device),
             )
         finally:
             watch.current = None

@@ -20,14 +20,17 @@ Two ways to take a turn (``interleave``):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from tuiperf.contract.options import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
+from tuiperf.measuring.shallow import Scope, in_fresh_thread
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, take_sample
 from tuiperf.results.stats import median_ci
 
@@ -118,8 +121,10 @@ def sample_interleaved(
     max_samples: int = MAX_SAMPLES,
     min_rounds: int = 1,
     gate: Callable[[int, bool], bool] | None = None,
+    scope: Scope = nullcontext,
 ) -> Outcome:
-    """Fill every target's ``samples``.
+    """Fill every target's ``samples``, timing them from a thread of their own (:mod:`~tuiperf.measuring.shallow`:
+    at a script's stack depth, whatever the caller's; ``scope()`` is entered there, for a default device).
 
     ``samples`` set: exactly that many per target, spread over the same rounds for all. ``samples``
     None (auto): until every median is known within ±1 % (95 % CI), ``budget_s`` of sampling has
@@ -134,6 +139,39 @@ def sample_interleaved(
     """
     if interleave not in INTERLEAVE_MODES:
         raise ValueError(f"interleave must be one of {INTERLEAVE_MODES}, got {interleave!r}")
+    stop = _Stop(cancel)
+    settings = (samples, budget_s, stop, interleave, on_tick, on_turn, clock, max_samples, min_rounds, gate)
+    return in_fresh_thread(functools.partial(_sample_rounds, targets, *settings), scope, on_interrupt=stop.interrupt)
+
+
+class _Stop:
+    """The caller's cancel flag, or an interrupt of the thread waiting for the sampler."""
+
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel, self.interrupted = cancel, False
+
+    def interrupt(self) -> None:
+        self.interrupted = True
+
+    def is_set(self) -> bool:
+        return self.interrupted or self.cancel.is_set()
+
+
+def _sample_rounds(
+    targets: list[Target],
+    samples: int | None,
+    budget_s: float,
+    cancel: _Stop,
+    interleave: str,
+    on_tick: Callable[[float, float], None],
+    on_turn: Callable[[Target], None],
+    clock: Clock,
+    max_samples: int,
+    min_rounds: int,
+    gate: Callable[[int, bool], bool] | None,
+) -> Outcome:
+    """:func:`sample_interleaved`'s rounds, right under the sampling thread's entry: a timed call is
+    made three frames deep (entry, rounds, :func:`take_sample`), as from a script's timing loop."""
     start = last_check = clock()
     last_tick = start
     planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)

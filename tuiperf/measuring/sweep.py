@@ -13,6 +13,7 @@ sampling ends rather than as they come.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -169,6 +170,7 @@ def _sample_together(
                 on_tick=on_tick,
                 on_turn=on_target,
                 gate=lambda round_index, done: turns.wait((0, SAMPLE, round_index), done),
+                scope=functools.partial(device_scope, points[0].run.device),
             )
         watch.current = None
         for target in everything:
