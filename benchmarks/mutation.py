@@ -90,6 +90,15 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "planned, per_turn = fixed_rounds(targets, samples, interleave) if samples is not None and targets else (0, 0)",
         "0 -> 1",
     ): "the planned rounds are read only when a sample count is set, and then fixed_rounds gives them",
+    ("sampler", "return int(min(MAX_BLOCK, max(1, BLOCK_NS // max(estimate_ns, 1.0))))", "1.0 -> 2.0"): (
+        "the floor only keeps an estimate of 0 from dividing by zero: any floor under BLOCK_NS / MAX_BLOCK "
+        "(10,000 ns) gives MAX_BLOCK"
+    ),
+    (
+        "sampler",
+        "done = round_index / planned if samples is not None else elapsed / budget_s if budget_s > 0 else 1.0",
+        "1.0 -> 2.0",
+    ): "the fraction reported is min(done, 1.0)",
     ("outputs", 'worst, detail = 0.0, ""', "0.0 -> 1.0"): (
         "a leaf is counted only beyond its tolerance, where difference / tolerance > 1 already"
     ),

@@ -62,7 +62,29 @@ def test_auto_sampling_stops_when_every_median_is_known():
     targets = targets_of(clock, {"a": 1_000_000})  # 1 ms calls, perfectly stable
     outcome = sample_interleaved(targets, samples=None, budget_s=100.0, cancel=threading.Event(), clock=clock)
     assert outcome.reason == "converged"
-    assert 30 <= len(targets[0].samples) <= 260  # the first check comes after 0.25 s of samples
+    # at the first check, 0.25 s in: each turn is an untimed warm-up call and one timed call (2 ms)
+    assert len(targets[0].samples) == 125
+
+
+def test_auto_progress_is_the_share_of_the_budget_spent():
+    """Progress in auto mode is elapsed / budget, from the first turn, also for a budget under 1 s."""
+    clock = FakeClock()
+    costs = itertools.count()
+
+    def call() -> None:
+        clock.now += 1_000_000 + next(costs) * 7919 % 900_000  # too noisy to converge: the budget ends it
+
+    fractions: list[float] = []
+    outcome = sample_interleaved(
+        [Target("a", call, (), lambda out: out)],
+        samples=None,
+        budget_s=0.5,
+        cancel=threading.Event(),
+        clock=clock,
+        on_tick=lambda elapsed, fraction: fractions.append(fraction),
+    )
+    assert outcome.reason == "budget" and fractions[0] < 0.02 and fractions[-1] == 1.0
+    assert 0.1 < fractions[len(fractions) // 2] < 0.9 and fractions == sorted(fractions)
 
 
 def test_auto_sampling_stops_at_the_budget():
