@@ -13,7 +13,7 @@ A. fresh processes (what the issue asks): tuiperf's whole pipeline (its measurin
 B. same process: tuiperf's sampler and the plain loop take turns in one process, which removes the
    process-to-process noise and leaves the harness's own bias.
 C. call depth: the plain loop called 2 and 32 frames deep, taking turns in one process. jaxlib records
-   the calling stack's traceback for every array a call returns, so each frame costs every call; tuiperf
+   the calling stack's traceback on every call, so each frame costs every call; tuiperf
    times its calls from a thread of their own, three frames deep (tuiperf.measuring.shallow).
 
     python benchmarks/fidelity.py [--repeats 7] [--budget 2] [--modes sync,async]

@@ -11,6 +11,13 @@ import pytest
 from tuiperf.cli import main
 
 
+def tuiperf_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m tuiperf ARGS`` in a fresh process (its measuring process included), output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "tuiperf", *args], capture_output=True, text=True, timeout=120, env=env
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -74,61 +81,25 @@ def test_list_shows_broken_files(tmp_path, capsys):
 
 def test_console_script_runs_in_a_fresh_process(fixture_dir):
     """The real entry point, worker process included: no traceback, exit 0."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tuiperf",
-            "run",
-            "tiny",
-            "--scenarios",
-            fixture_dir,
-            "--variants",
-            "jax.jit",
-            "--samples",
-            "10",
-            "--no-profile",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = tuiperf_process(
+        "run", "tiny", "--scenarios", fixture_dir, "--variants", "jax.jit", "--samples", "10", "--no-profile"
     )
     assert done.returncode == 0, done.stderr
     assert "jax.jit" in done.stdout and "Traceback" not in done.stderr
 
 
 def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
-    """JAX_NUM_CPU_DEVICES=2 gives two devices: the run happens on the one chosen, inputs included."""
-    import os
-
-    out = tmp_path / "result.json"
-    env = {**os.environ, "JAX_NUM_CPU_DEVICES": "2"}
-    listed = subprocess.run(
-        [sys.executable, "-m", "tuiperf", "devices", "--json"], capture_output=True, text=True, timeout=120, env=env
-    )
+    """JAX_NUM_CPU_DEVICES=2 gives two devices: the run happens on the one chosen, inputs included. In the
+    measuring process the sampler is ten frames below its request loop: its calls are still made three
+    frames deep (JAX records the calling stack's traceback on every call, so each frame costs), and a call
+    with no array argument runs on the chosen device (the default-device scope reaches the sampling thread)."""
+    out, depths = tmp_path / "result.json", tmp_path / "depths"
+    env = {**os.environ, "JAX_NUM_CPU_DEVICES": "2", "TUIPERF_TEST_DEPTHS": str(depths)}
+    listed = tuiperf_process("devices", "--json", env=env)
     assert [d["id"] for d in json.loads(listed.stdout)] == ["cpu:0", "cpu:1"]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tuiperf",
-            "run",
-            "tiny",
-            "--scenarios",
-            fixture_dir,
-            "--variants",
-            "jax.jit",
-            "--samples",
-            "5",
-            "--no-profile",
-            "--device",
-            "cpu:1",
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = tuiperf_process(
+        *("run", "call-site", "--scenarios", fixture_dir, "--variants", "depth,no-argument", "--samples", "100"),
+        *("--no-profile", "--device", "cpu:1", "--json", str(out)),
         env=env,
     )
     assert done.returncode == 0, done.stderr
@@ -137,30 +108,7 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
     doc = resultfile.load(out)
     assert doc.device.id == "cpu:1" and doc.device.index == 1
     assert not any("inputs live on" in w for w in doc.warnings)
-
-
-def test_the_measuring_process_times_calls_at_a_scripts_depth_on_the_chosen_device(fixture_dir, tmp_path):
-    """In the measuring process the sampler is ten frames below its request loop: its calls are still made
-    three frames deep (JAX's traceback per output array costs each frame), and a call with no array
-    argument still runs on the chosen device (the default-device scope reaches the sampling thread)."""
-    import os
-
-    out, depths = tmp_path / "result.json", tmp_path / "depths"
-    env = {**os.environ, "JAX_NUM_CPU_DEVICES": "2", "TUIPERF_TEST_DEPTHS": str(depths)}
-    command = ["run", "call-site", "--scenarios", fixture_dir, "--samples", "100", "--no-profile", "--device", "cpu:1"]
-    done = subprocess.run(
-        [sys.executable, "-m", "tuiperf", *command, "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
-    from tuiperf.results import resultfile
-
-    doc = resultfile.load(out)
-    assert doc.device.id == "cpu:1"
-    assert all(v.ok for v in doc.variants), [(v.name, v.error) for v in doc.variants]
+    assert [v.name for v in doc.variants if v.ok] == ["depth", "no-argument"], [v.error for v in doc.variants]
     assert [int(line) for line in depths.read_text().split()].count(3) >= 100
 
 

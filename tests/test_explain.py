@@ -171,13 +171,13 @@ def test_a_steady_first_point_is_not_called_drift():
 
 
 def test_calls_on_the_default_device_are_not_timed_inside_a_default_device_scope(runner):
-    doc, _ = run(runner, scenario="default-device", samples=5, profile=False)
-    assert variant(doc, "jit").ok, variant(doc, "jit").error
+    doc, _ = run(runner, scenario="call-site", variants=["no-scope"], samples=5, profile=False)
+    assert variant(doc, "no-scope").ok, variant(doc, "no-scope").error
 
 
 def test_a_runs_calls_are_timed_at_a_scripts_stack_depth(runner, tmp_path, monkeypatch):
-    """JAX records a traceback of the calling stack for every array a call returns, so a call made ten
-    frames deeper costs more: a run's sampled calls are made three frames deep in a thread of their own,
+    """JAX records the calling stack's traceback on every call, so a call made ten frames deeper costs
+    more: a run's sampled calls are made three frames deep in a thread of their own,
     as from a script's timing loop, however deep the run itself is (here: a test, the runner, the run)."""
     depths = tmp_path / "depths"
     monkeypatch.setenv("TUIPERF_TEST_DEPTHS", str(depths))

@@ -447,10 +447,10 @@ def called_deep(levels: int, fn):
 
 
 def test_calls_are_timed_at_a_scripts_stack_depth_however_deep_the_caller():
-    """JAX records a traceback of the calling stack for every array a call returns, so every frame costs
-    each call: timed from deep inside the measuring process, calls read slower than from a script's loop.
-    The sampler's calls are made three frames deep in a thread of their own (its entry, the rounds, the
-    sample; the untimed warm-up call from the rounds), which reads as a script's timing loop does."""
+    """JAX records the calling stack's traceback on every call, so every frame costs each call: timed
+    from deep inside the measuring process, calls read slower than from a script's loop. The sampler's
+    calls are made three frames deep in a thread of their own (its entry, the rounds, the sample; the
+    untimed warm-up call from the rounds), which reads as a script's timing loop does."""
     import sys
 
     clock = FakeClock()

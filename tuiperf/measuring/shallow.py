@@ -1,8 +1,8 @@
 """Run the timed loop in a thread of its own, whose Python stack starts with it.
 
-jaxlib records the Python traceback of the call site for every array a JAX call returns (kept for
-device memory profiles, and on by default), walking every frame of the calling thread's stack. A call
-therefore costs more the deeper the stack it is made from (``benchmarks/fidelity.py`` prints the cost
+jaxlib records the Python traceback of the call site on every JAX call (kept with the arrays it
+returns, for device memory profiles, and on by default), walking every frame of the calling thread's
+stack. A call therefore costs more the deeper the stack it is made from (``benchmarks/fidelity.py`` prints the cost
 per frame). The measuring process reaches its sampler through the request loop, the run and the
 sampler, about ten frames below where a script's timing loop makes its calls, and read that much
 slower. From a thread that starts at the sampler, its calls are made three frames deep, which reads
