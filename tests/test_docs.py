@@ -1,0 +1,81 @@
+"""The README and the documentation site: short, their commands the ones CI runs, and every code example a
+real file under docs/examples/ that runs here at tiny sizes."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tuiperf.contract.options import RunSettings
+from tuiperf.contract.request import RunRequest
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+EXAMPLES = DOCS / "examples"
+TEST_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' -c constraints.txt && .venv/bin/python -m pytest -q"
+)
+SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', re.M)
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text()
+
+
+def pages() -> dict[str, str]:
+    return {str(p.relative_to(DOCS)): p.read_text() for p in sorted(DOCS.rglob("*.md"))}
+
+
+def example_files() -> list[Path]:
+    return sorted(EXAMPLES.rglob("*.py"))
+
+
+def test_the_readme_is_read_in_five_minutes():
+    assert len(readme().splitlines()) < 250
+
+
+def test_the_readme_test_command_is_what_ci_runs_first_and_the_docs_build_comes_after_it():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert TEST_COMMAND in readme()
+    assert TEST_COMMAND in ci
+    build = next(i for i, line in enumerate(ci) if "mkdocs build --strict" in line)
+    assert build > ci.index(TEST_COMMAND)
+
+
+def test_the_readme_scenario_is_the_example_file_the_docs_include():
+    block = re.search(r"```python\n(.*?)```", readme(), re.S)
+    assert block is not None
+    assert block.group(1) == (EXAMPLES / "first_scenario.py").read_text()
+
+
+def test_every_python_block_in_the_docs_is_an_included_file():
+    for name, text in pages().items():
+        for block in re.findall(r"```python\n(.*?)```", text, re.S):
+            assert SNIPPET.fullmatch(block.strip()), f"{name}: a Python example written inline, not a file"
+
+
+def test_every_example_file_is_included_by_a_page_and_every_included_file_exists():
+    included = {m for text in pages().values() for m in SNIPPET.findall(text)}
+    assert {str(p.relative_to(ROOT)) for p in example_files()} <= included
+    for path in included:
+        assert (ROOT / path).is_file(), path
+
+
+def example_scenarios() -> list[str]:
+    return sorted(p.stem.replace("_", "-") for p in EXAMPLES.glob("*.py") if "scenario = Scenario(" in p.read_text())
+
+
+@pytest.fixture(scope="module")
+def examples_runner():
+    from tuiperf.measuring.inprocess import InProcessRunner
+
+    return InProcessRunner([str(EXAMPLES)])
+
+
+@pytest.mark.parametrize("scenario", example_scenarios())
+def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scenario):
+    settings = RunSettings(samples=3, budget_s=0.05, profile=False, dispatch="sync")
+    doc = examples_runner.run(RunRequest(scenario=scenario, settings=settings))
+    assert not doc.partial
+    assert [(v.name, v.error) for v in doc.variants if not v.ok] == []
+    assert doc.equivalence.mismatches == [], doc.warnings
