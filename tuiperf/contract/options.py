@@ -63,7 +63,7 @@ class RunSettings(msgspec.Struct, kw_only=True):
     dispatch: Annotated[
         str,
         Option(
-            "JAX's CPU dispatch mode (see the README's 'How it measures')",
+            "JAX's CPU dispatch mode (see docs/how-it-measures.md)",
             flag="--dispatch",
             choices=DISPATCH_MODES,
             label="dispatch",
