@@ -86,3 +86,28 @@ def test_a_screenshot_counts_devices_listed_after_a_short_run_ends(saved, scenar
     take_screenshot(SlowDevices(saved), "tiny-sin", out, {"size": "16"}, size=(160, 40), scenario_dirs=scenario_dirs)
     header = out.read_text().replace("&#160;", " ").replace("\xa0", " ")
     assert "· 1 device" in header and "0 devices" not in header
+
+
+def test_the_screenshot_command_honours_scenarios(saved, scenario_dirs, tmp_path, monkeypatch):
+    """`tuiperf screenshot ID --scenarios DIR` lists and runs ID from DIR (it once said "Unknown scenario")."""
+    from tuiperf.cli import main, measure
+
+    class Recording(FakeRunner):
+        def __init__(self) -> None:
+            super().__init__(saved)
+            self.listed: list[object] = []
+
+        def catalog(self, scenario_dirs=None):
+            self.listed.append(list(scenario_dirs or []))
+            return super().catalog(scenario_dirs)
+
+        def close(self) -> None:
+            pass
+
+    runner = Recording()
+    monkeypatch.setattr(measure, "make_runner", lambda args: runner)
+    out = tmp_path / "shot.svg"
+    assert main(["screenshot", "tiny-sin", "--scenarios", scenario_dirs[0], "--out", str(out), "--size", "100x30"]) == 0
+    assert out.exists()
+    assert runner.listed and all(dirs == scenario_dirs for dirs in runner.listed)
+    assert [r.scenario_dirs for r in runner.requests] == [scenario_dirs]

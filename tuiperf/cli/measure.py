@@ -189,6 +189,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             request.scenario,
             args.out,
             params=request.params,
+            scenario_dirs=request.scenario_dirs,
             variants=request.variants,
             tab=args.tab,
             size=size,
