@@ -22,7 +22,11 @@ import asyncio
 import contextlib
 import multiprocessing
 import statistics
+import tempfile
 import time
+from pathlib import Path
+
+import msgspec
 
 TICK_S = 0.01
 
@@ -78,8 +82,8 @@ async def frames_shown(active_tab):  # type: ignore[no-untyped-def]
 
     def timed_display(self, screen, renderable):  # type: ignore[no-untyped-def]
         tab = active_tab(self) if renderable is not None and self.screen_stack else None
-        if tab is not None:
-            shown.setdefault(tab, time.perf_counter())
+        for what in [tab] if isinstance(tab, str) else tab or ():
+            shown.setdefault(what, time.perf_counter())
         display(self, screen, renderable)
 
     App._display = timed_display  # type: ignore[method-assign]
@@ -89,18 +93,28 @@ async def frames_shown(active_tab):  # type: ignore[no-untyped-def]
         App._display = display  # type: ignore[method-assign]
 
 
-async def press_tabs(pilot, shown: dict[str, float], keys_and_tabs, rounds: int = 10) -> list[float]:  # type: ignore[no-untyped-def]
+async def press_tabs(pilot, shown: dict[str, float], keys_and_tabs, rounds: int = 10) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
+    """Key to screen of each tab's key, ``rounds`` times round the tabs, by tab."""
     keys_and_tabs = list(keys_and_tabs)
-    times = []
+    times: dict[str, list[float]] = {tab: [] for _, tab in keys_and_tabs}
     for _ in range(rounds):
         for key, tab in keys_and_tabs:
-            shown.clear()
-            start = time.perf_counter()
-            await pilot.press(key)
-            while tab not in shown and time.perf_counter() - start < 5:
-                await pilot.pause(0.005)
-            times.append(shown.get(tab, float("inf")) - start)
+            times[tab].append(await key_to_frame(pilot, shown, key, tab))
     return times
+
+
+async def key_to_frame(pilot, shown: dict[str, float], key: str, what: str, timeout: float = 10) -> float:  # type: ignore[no-untyped-def]
+    """From pressing ``key`` until a frame showing ``what`` was handed to the terminal."""
+    shown.clear()
+    start = time.perf_counter()
+    await pilot.press(key)
+    while what not in shown and time.perf_counter() - start < timeout:
+        await pilot.pause(0.005)
+    return shown.get(what, float("inf")) - start
+
+
+def every(times: dict[str, list[float]]) -> list[float]:
+    return [t for values in times.values() for t in values]
 
 
 async def textual_floor() -> float:
@@ -129,27 +143,75 @@ async def textual_floor() -> float:
     async with app.run_test(size=(160, 48)) as pilot, tab_shown as shown:
         await pilot.pause(0.5)
         times = await press_tabs(pilot, shown, [(str(i), f"t{i - 1}") for i in (2, 3, 4, 1)])
-    return percentile(times, 0.99)
+    return percentile(every(times), 0.99)
 
 
-async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
+def on_screen(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """What a frame of the explorer shows: the result tab on screen, the baseline, the screen on top."""
+    from tuiperf.tui.screens.history import HistoryScreen
+
+    if isinstance(app.screen, HistoryScreen):
+        return ["history"]
+    main = app.main
+    if not main.panels_ready or app.screen is not main:
+        return []
+    panel = main.results_panel
+    return [panel.active_tab, f"baseline {panel.stats.baseline}", f"result {id(main.result)}"]
+
+
+async def time_commands(app, pilot, shown: dict[str, float], rounds: int = 3) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
+    """Key to screen of what a user does with a finished result: each tab, b, h and a stored run opened."""
+    from tuiperf.tui.commands import RESULT_TABS
+
+    main = app.main
+    times: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for key, (tab, _) in enumerate(RESULT_TABS, start=1):
+            times.setdefault(tab, []).append(await key_to_frame(pilot, shown, str(key), tab))
+            await pilot.pause(0.1)
+        names = [v.name for v in main.result.measured]
+        following = names[(names.index(main.results_panel.stats.baseline) + 1) % len(names)]
+        times.setdefault("b (next baseline)", []).append(await key_to_frame(pilot, shown, "b", f"baseline {following}"))
+        await pilot.pause(0.1)
+        times.setdefault("h (history)", []).append(await key_to_frame(pilot, shown, "h", "history"))
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        stored = msgspec.structs.replace(main.result)  # a new document, as the history's reader makes
+        shown.clear()
+        start = time.perf_counter()
+        main._open_stored(stored, 1)
+        while f"result {id(stored)}" not in shown and time.perf_counter() - start < 10:
+            await pilot.pause(0.005)
+        times.setdefault("a stored run opened", []).append(shown.get(f"result {id(stored)}", float("inf")) - start)
+        await pilot.pause(0.3)
+    return times
+
+
+async def measure_lag(scenario: str, budget: float) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     from tuiperf.contract.options import RunSettings
     from tuiperf.processes.runner import ProcessRunner
     from tuiperf.tui.app import TuiperfApp
     from tuiperf.tui.launch import LaunchOptions
 
     runner = ProcessRunner(spare=True)
+    history = Path(tempfile.mkdtemp()) / "history.sqlite"
     app = TuiperfApp(
-        runner, launch=LaunchOptions(scenario=scenario, settings=RunSettings(budget_s=budget)), freeze_gc=True
+        runner,
+        launch=LaunchOptions(scenario=scenario, settings=RunSettings(budget_s=budget)),
+        freeze_gc=True,
+        history_path=history,
     )
+    app.animation_level = "none"
     # idle: nothing started, measured or drawn (the loader has answered and a second has passed, or a
     # run's result is drawn); start-up: until the loader's answer with the devices; a run's end: from
     # its last event until every plot shows the result (one layout and the plots' builds).
     phases = ("idle", "start-up", "run", "run's end", "sweep", "sweep's end")
     lags: dict[str, list[float]] = {name: [] for name in phases}
     phase = ["start-up"]
+    commands: dict[str, dict[str, list[float]]] = {}
     try:
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=(160, 48)) as pilot, frames_shown(on_screen) as shown:
             main = app.main
             while not main.panels_ready or main.setup.form.owner != scenario:
                 await pilot.pause(0.05)
@@ -158,7 +220,8 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
             def tick() -> None:
                 now = time.perf_counter()
                 running = phase[0].removesuffix("'s end") if main.running else phase[0]
-                lags[running].append(max(0.0, now - expected[0]))
+                if running in lags:
+                    lags[running].append(max(0.0, now - expected[0]))
                 expected[0] = now + TICK_S
 
             app.set_interval(TICK_S, tick)
@@ -174,9 +237,14 @@ async def measure_lag(scenario: str, budget: float) -> dict[str, list[float]]:
                 await app.plots_settled()
                 phase[0] = "idle"
                 await pilot.pause(1.5)
+                phase[0] = "commands"  # not counted as lag: the keys are timed instead
+                commands[name] = await time_commands(app, pilot, shown)
+                await app.plots_settled()
+                phase[0] = "idle"
+                await pilot.pause(1.0)
     finally:
         runner.close()
-    return lags
+    return lags, commands
 
 
 async def measure_big_result(encoded: bytes) -> dict[str, float]:
@@ -212,7 +280,7 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
     app = TuiperfApp(NoRunner(), freeze_gc=True)  # as tuiperf.tui.app.main builds it
     app.animation_level = "none"  # the tab underline's slide would be timed, not our work
 
-    async def key_times() -> list[float]:
+    async def key_times() -> dict[str, list[float]]:
         return await press_tabs(pilot, shown, zip("4123", ("stats", "histogram", "breakdown", "sweep"), strict=True))
 
     tab_shown = frames_shown(lambda app: app.main.results_panel.active_tab if app.main.panels_ready else None)
@@ -241,8 +309,11 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
             plot.render_line(y)
         figures["lines_s"] = time.perf_counter() - start
         keys = await key_times()
-        figures["key_p99_s"] = percentile(keys, 0.99)
-        figures["key_empty_p99_s"] = percentile(empty_keys, 0.99)
+        figures["key_p99_s"] = percentile(every(keys), 0.99)
+        figures["key_empty_p99_s"] = percentile(every(empty_keys), 0.99)
+        for tab, values in keys.items():
+            figures[f"tab {tab} p50_s"] = percentile(values, 0.5)
+            figures[f"tab {tab} max_s"] = max(values)
         figures["ui_rss_mb"] = rss_mb()
     return figures
 
@@ -286,11 +357,15 @@ def main() -> None:
 
 
 def lag_figures(scenario: str, budget: float) -> None:
-    lags = asyncio.run(measure_lag(scenario, budget))
+    lags, commands = asyncio.run(measure_lag(scenario, budget))
     for phase, values in lags.items():
         if values:
             report(f"event-loop lag p99, {phase} ({len(values)} ticks)", 1e3 * percentile(values, 0.99), 16)
             report(f"event-loop lag max, {phase}", 1e3 * max(values), 50)
+    for name, times in commands.items():
+        print(f"key to screen with {scenario}'s {name} result shown (each 3 times), 160x48:")
+        for what, values in times.items():
+            report(f"    {what}, slowest", 1e3 * max(values), 50)
 
 
 def big_result_report() -> None:
@@ -305,6 +380,9 @@ def big_result_report() -> None:
     floor = asyncio.run(textual_floor())
     print(f"    (the same with no result shown: p99 {1e3 * big['key_empty_p99_s']:.0f} ms; in a minimal Textual app")
     print(f"     with six tabs at the same size, what Textual itself takes here: p99 {1e3 * floor:.0f} ms)")
+    for tab in ("stats", "histogram", "breakdown", "sweep"):
+        p50, worst = 1e3 * big[f"tab {tab} p50_s"], 1e3 * big[f"tab {tab} max_s"]
+        print(f"    {tab:10s} key to screen p50 {p50:6.1f} ms, max {worst:6.1f} ms (10 presses)")
     print(
         f"{'UI process RSS with that result loaded':58s} {big['ui_rss_mb']:8.0f} MB   target < 150 MB   "
         f"{'ok' if big['ui_rss_mb'] < 150 else 'MISSED'}"

@@ -54,7 +54,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
             table.add_column(column, key=column)
         self.load(self.scenario)
 
-    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False, description="history")
     def load(self, scenario: str) -> None:
         try:
             with History(self.path, readonly=True) as history:

@@ -200,7 +200,7 @@ class OverheadBreakdown(VerticalScroll):
             return [Text(""), Text("reconciling the stages between environments…", style="dim")]
         return split_lines(result, self._across)
 
-    @work(thread=True, group="reconcile-across", exit_on_error=False)
+    @work(thread=True, group="reconcile-across", exit_on_error=False, description="split across")
     def _split_across(self, result: RunResult, generation: int) -> None:
         self.post_message(self.SplitAcross(generation, environment_splits(result)))
 
@@ -223,7 +223,7 @@ class OverheadBreakdown(VerticalScroll):
         across = not several(self.result) or self._across is not None
         return not shown or ((base is None or base.name in self._splits) and across)
 
-    @work(thread=True, group="reconcile", exit_on_error=False)
+    @work(thread=True, group="reconcile", exit_on_error=False, description="reconcile")
     def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:
         base = result.variant(base_name)
         assert base is not None

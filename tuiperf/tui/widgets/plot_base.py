@@ -153,7 +153,7 @@ class CachedPlot(PlotextPlot):
         plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
         plt.theme(theme)
 
-    @work(thread=True, group="plots", exit_on_error=False)
+    @work(thread=True, group="plots", exit_on_error=False, description="plot")
     def _build(self, key: PictureKey, style: Style) -> None:
         _, width, height, theme = key
         with _PLOTEXT_LOCK:

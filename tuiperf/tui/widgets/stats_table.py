@@ -197,7 +197,7 @@ class StatsTable(VerticalScroll):
         block.display = bool(lines)
         block.update(Text("\n").join(lines) if lines else "")
 
-    @work(thread=True, group="explain", exclusive=True, exit_on_error=False)
+    @work(thread=True, group="explain", exclusive=True, exit_on_error=False, description="explain")
     def _explain(self, result: RunResult, baseline: str) -> None:
         """The verdicts reconcile every pair's stages (a paired bootstrap in pure Python): in a thread."""
         from tuiperf.results.verdict import verdicts as why
