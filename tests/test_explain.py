@@ -16,9 +16,12 @@ def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(ru
     b = recompiling.breakdown_ns
     assert b is not None and not b.reliable and b.stages == {} and b.compiles == recompiling.recompiles
     assert f"compiled {recompiling.recompiles} time(s) in 5 samples" in (b.reason or "")
-    # JAX's own explanation names the argument and the static value that changed
+    # JAX's explanation names the argument and the static value that changed since the variant's own
+    # previous call (not the stable variant's step 0, the closest key JAX would pick by itself)
     causes = recompiling.recompile_causes
-    assert causes and causes[0].startswith("input path [0][2]: static value") and "((None, 0)" in causes[0]
+    assert causes and causes[0].startswith("input path [0][2]: static value")
+    old, new = (int(side.split("((None, ")[1].split(")")[0]) for side in causes[0].split(" → "))
+    assert new == old + 1
     (warning,) = [w for w in recompiling.warnings if "XLA compilation(s)" in w]
     assert "as JAX explains its cache misses: input path [0][2]" in warning
     assert variant(doc, "stable").recompile_causes == []
@@ -46,6 +49,27 @@ def test_cache_miss_explanations_become_one_line_each():
     long_old, long_new = part * 3, part * 2 + part.replace("0", "7")
     cut = cause_of(f"MISS\n  * at input path [0], now Static(val={long_new}) and before Static(val={long_old})")
     assert "(None, 0)" in cut.split("→")[0] and "(None, 7)" in cut.split("→")[1] and len(cut) < 160
+
+
+@pytest.mark.parametrize("order", [["pytree-config", "per-call-config"], ["per-call-config", "pytree-config"]])
+def test_a_recompile_is_explained_against_the_same_variants_previous_call(runner, order):
+    """Two variants jax.jit one function; JAX alone compared per-call-config's misses with
+    pytree-config's key ("PytreeConfig → Static"). The cause must be the variant's own: a static config
+    that prints alike but compares by identity, with the remedy."""
+    doc, _ = run(runner, scenario="shared-jit", samples=5, profile=False, variants=order)
+    per_call = variant(doc, "per-call-config")
+    assert per_call.recompiles >= 5 and variant(doc, "pytree-config").recompiles == 0
+    (cause,) = per_call.recompile_causes
+    assert "PytreeConfig" not in cause and "Static'>" not in cause
+    assert cause.startswith("input path [0][1]: static value Config(scale=2.0, depth=3) prints the same as before")
+    assert "compares by identity" in cause and "frozen" in cause and "build it once" in cause
+
+
+def test_identical_static_values_are_named_an_identity_comparison():
+    from tuiperf.measuring.sentinel import cause_of
+
+    same = "MISS\n  * at input path [0][1], now Static(val=Cfg(a=1)) and before Static(val=Cfg(a=1)), so ..."
+    assert cause_of(same).startswith("input path [0][1]: static value Cfg(a=1) prints the same as before")
 
 
 def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays_static():

@@ -1,12 +1,20 @@
 """Counts JAX traces and XLA compilations, attributed to whichever variant is running, and says what
-changed between two calls when one missed jit's cache.
+changed between two calls of the same variant when one missed jit's cache.
 
 A compile inside the steady-state loop means a retrace (a changing static argument, a weak-type
 flip, a new shape): the samples then include compile time. ``jax.monitoring`` reports every trace
-and backend compile; we only need to know who was running when it happened. While
-:meth:`CompileSentinel.explaining` is on, JAX's ``jax_explain_cache_misses`` logs why each cache miss
-happened (logger ``jax._src.interpreters.partial_eval``, WARNING), naming the argument: those records
-are kept, per variant, as one line each (:func:`cause_of`).
+and backend compile; we only need to know who was running when it happened. JAX's
+``jax_explain_cache_misses`` logs why each cache miss happened (logger
+``jax._src.interpreters.partial_eval``, WARNING), naming the argument: those records are kept, per
+variant, as one line each (:func:`cause_of`).
+
+JAX explains a miss against the *closest earlier key of the same Python function*, and when two
+variants ``jax.jit`` one function in the measuring process that key is often the other variant's
+("PytreeConfig → Static" for a variant that never passes a PytreeConfig). So, from the sentinel's
+first use on, every traced key is remembered with the variant that was running, and JAX's choice of
+the closest key is steered (:func:`_steered`) to the running variant's most recent key first, then
+keys nobody claimed (a function's first trace is never explained, so never claimed), the other
+variants' last. Explaining is on for the whole measuring process: it costs only on a miss.
 """
 
 from __future__ import annotations
@@ -14,12 +22,19 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 EXPLAIN_LOGGER = "jax._src.interpreters.partial_eval"
+# Two static values that print alike but are different keys: their class hashes by identity.
+IDENTITY = (
+    "static value {value} prints the same as before but is a new key: its class compares by identity "
+    "(e.g. a dataclass with eq=False, built on every call); make it a frozen, value-hashed class "
+    "(@dataclass(frozen=True)) or build it once outside the call"
+)
 MAX_CAUSES = 3  # distinct causes kept per variant
 CONTEXT = 24  # characters shown either side of where a long static value changed
 
@@ -50,6 +65,7 @@ class CompileSentinel:
         self.compiles: Counter[str | None] = Counter()
         self.causes: dict[str | None, Counter[str]] = {}  # variant -> what changed -> how often
         self.misses: Counter[str | None] = Counter()  # explained cache misses, listed or not
+        self.owners: dict[Any, tuple[Any, int]] = {}  # a traced cache key -> (the variant that traced it, serial)
 
     def on_duration(self, event: str, duration_secs: float, **_: object) -> None:
         if event == TRACE_EVENT:
@@ -62,22 +78,26 @@ class CompileSentinel:
 
     @contextmanager
     def explaining(self) -> Iterator[None]:
-        """Keep JAX's explanation of every cache miss while inside (only misses pay for it)."""
+        """Kept for callers that mark where misses are explained: explaining is on from
+        :func:`sentinel`'s first use (the variants' first traces must be claimed too)."""
+        yield
+
+    def explain_misses(self) -> None:
+        """Keep JAX's explanation of every cache miss from now on, each compared with the running
+        variant's own earlier keys (only misses pay for it)."""
         import jax
 
         logger = logging.getLogger(EXPLAIN_LOGGER)
-        handler = _Explanations(self)
-        before = bool(getattr(jax.config, "jax_explain_cache_misses", False))
-        propagate = logger.propagate
-        logger.addHandler(handler)
+        logger.addHandler(_Explanations(self))
         logger.propagate = False  # kept here, not printed on the measuring process's stderr
         jax.config.update("jax_explain_cache_misses", True)
         try:
-            yield
-        finally:
-            jax.config.update("jax_explain_cache_misses", before)
-            logger.removeHandler(handler)
-            logger.propagate = propagate
+            from jax._src.interpreters import partial_eval
+        except ImportError:  # another JAX layout: JAX's own choice of key, unsteered
+            return
+        original = getattr(partial_eval, "diff_tracing_cache_keys", None)
+        if callable(original):
+            setattr(partial_eval, "diff_tracing_cache_keys", _steered(self, original))  # noqa: B010 - a JAX private
 
     def take_causes(self, name: str) -> list[str]:
         """What changed between calls of ``name`` (most frequent first, with a count), and forget them."""
@@ -88,6 +108,37 @@ class CompileSentinel:
         if unlisted > 0:
             causes.append(f"{unlisted} more cache miss{'es' if unlisted > 1 else ''} like these")
         return causes
+
+
+OWN, UNCLAIMED, OTHERS = 0, 10, 20  # added to JAX's severity of a key's difference: own keys first
+
+
+def _steered(
+    sentinel: CompileSentinel, original: Callable[[Any, Any], tuple[int, int, str]]
+) -> Callable[[Any, Any], tuple[int, int, str]]:
+    """JAX's ``diff_tracing_cache_keys(new, old)``, its severity raised for keys that are not the
+    running variant's, so that the closest key JAX picks is the variant's own previous one."""
+
+    def diff_tracing_cache_keys(new_key: Any, old_key: Any) -> tuple[int, int, str]:
+        severity, differences, explanation = original(new_key, old_key)
+        try:
+            sentinel.owners.setdefault(_identity(new_key), (sentinel.current, len(sentinel.owners)))
+            owner, serial = sentinel.owners.get(_identity(old_key), (_UNCLAIMED, 0))
+        except TypeError:  # an unhashable key: JAX's own choice
+            return severity, differences, explanation
+        if owner == sentinel.current:  # the variant's most recent key: its previous call
+            return severity + OWN, -serial, explanation
+        return severity + (UNCLAIMED if owner is _UNCLAIMED else OTHERS), differences, explanation
+
+    return diff_tracing_cache_keys
+
+
+_UNCLAIMED: Any = object()
+
+
+def _identity(key: Any) -> Any:
+    """A cache key without its keyword part (a dict, unhashable): the trace context and arguments."""
+    return (key[0], key[1])
 
 
 _DIFFERENCE = re.compile(r"^\s*\*\s*at (?P<where>.+?), now (?P<now>.+) and before (?P<before>.+?)(?:, so .*)?$")
@@ -103,6 +154,8 @@ def cause_of(message: str) -> str:
         where, now, before = found["where"], _tidy(found["now"]), _tidy(found["before"])
         static_now, static_before = _STATIC.search(now), _STATIC.search(before)
         if static_now and static_before:
+            if static_now[1] == static_before[1]:
+                return f"{_where(where)}: {IDENTITY.format(value=_shortened(static_now[1]))}"
             old, new = _around_change(static_before[1], static_now[1])
             return f"{_where(where)}: static value {old} → {new}"
         return f"{_where(where)}: {before} → {now}"
@@ -120,6 +173,10 @@ def _tidy(value: str) -> str:
     value = re.sub(r"https?://\S+", "", value).replace("({})", "")
     value = re.sub(r"<class '[^']*'> with pytree metadata ", "", value)
     return value.replace("{weak_type=True}", " (weakly typed)").replace("{weak_type=False}", "").strip()
+
+
+def _shortened(value: str) -> str:
+    return value if len(value) <= 2 * CONTEXT else value[: 2 * CONTEXT] + "…"
 
 
 def _around_change(old: str, new: str) -> tuple[str, str]:
@@ -150,4 +207,5 @@ def sentinel() -> CompileSentinel:
 
         _SENTINEL = CompileSentinel()
         jax.monitoring.register_event_duration_secs_listener(_SENTINEL.on_duration)
+        _SENTINEL.explain_misses()
     return _SENTINEL
