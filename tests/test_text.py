@@ -48,3 +48,21 @@ def test_long_hostile_input_is_handled_in_bounded_time():
     inert(payload)
     one_line(payload, 40)
     assert time.perf_counter() - start < 5  # a hang guard; it takes a few ms
+
+
+def test_inert_data_makes_every_text_inert_at_any_depth_and_keeps_what_needs_no_change():
+    import factories
+    from test_hostile_outputs import rich_result
+
+    from tuiperf.common.text import inert_data
+    from tuiperf.contract.events import RunStarted
+
+    benign = rich_result()
+    assert inert_data(benign) is benign  # nothing to change: the same object, nothing copied
+    hostile = factories.hostile(benign)
+    shown = inert_data(hostile)
+    assert "\x1b" not in repr(shown.variants[0].name) and shown.variants[0].name.startswith("jit")
+    assert shown.variants[0].samples_ns is hostile.variants[0].samples_ns  # numbers are not visited
+    assert hostile.variants[0].name.endswith(factories.HOSTILE)  # the original is unchanged
+    event = inert_data(RunStarted("s", ["a\x1b]0;t\x07"], "cpu:0", "sync", sweep_value={"k\x9b": ("v\x07",)}))
+    assert event.variants == ["a␛]0;t␇"] and event.sweep_value == {"k\\x9b": ("v␇",)}

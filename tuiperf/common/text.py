@@ -8,6 +8,12 @@ and OSC 0 would retitle their terminal. Standard library only, so the TUI can us
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import types
+import typing
+from typing import Any, TypeVar
+
 # Control characters other than tab and newline, C1 controls (\x9b is CSI), lone surrogates, and the
 # invisible direction and line-separator marks (which can make a name read as another or break a line).
 _INVISIBLE = [
@@ -62,3 +68,69 @@ def one_line(value: object, max_len: int | None = None) -> str:
     if max_len is not None and len(text) > max_len:
         text = text[: max(max_len - 1, 0)] + "…"
     return text
+
+
+_T = TypeVar("_T")
+
+
+def inert_data(value: _T) -> _T:
+    """``value`` with every text in it made :func:`inert`: strings, and those inside lists, tuples,
+    dicts (keys too), dataclasses and msgspec structs, at any depth. What the app draws from a result,
+    a run's events or a history row passes here once, where it enters the app's widgets; the original
+    is kept unchanged for what is written (exports, the history). The same object comes back when
+    nothing in it needed a change, and fields typed as numbers only (the samples) are not visited: a
+    result of a million samples costs what its texts cost."""
+    return _inert_data(value)  # type: ignore[no-any-return]
+
+
+def _inert_data(value: Any) -> Any:
+    if isinstance(value, str):
+        shown = inert(value)
+        return value if shown == value else shown
+    if isinstance(value, list | tuple):
+        items = [_inert_data(item) for item in value]
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return (items if isinstance(value, list) else type(value)(items)) if changed else value
+    if isinstance(value, dict):
+        pairs = [(_inert_data(k), _inert_data(v)) for k, v in value.items()]
+        changed = any(nk is not k or nv is not v for (nk, nv), (k, v) in zip(pairs, value.items(), strict=True))
+        return dict(pairs) if changed else value
+    record: Any = type(value)
+    names = _text_fields(record) if hasattr(record, "__struct_fields__") or dataclasses.is_dataclass(value) else ()
+    if not names:
+        return value
+    changes = {}
+    for name in names:
+        old = getattr(value, name)
+        new = _inert_data(old)
+        if new is not old:
+            changes[name] = new
+    if not changes:
+        return value
+    if dataclasses.is_dataclass(value):
+        return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    import msgspec
+
+    return msgspec.structs.replace(value, **changes)
+
+
+@functools.cache
+def _text_fields(record: Any) -> tuple[str, ...]:
+    """The fields of a struct or dataclass that may hold text: all but those typed as numbers only."""
+    names = getattr(record, "__struct_fields__", None)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(record))
+    try:
+        hints = typing.get_type_hints(record)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: visit the field
+        hints = {}
+    return tuple(name for name in names if not _numbers_only(hints.get(name, Any)))
+
+
+def _numbers_only(hint: Any) -> bool:
+    if hint in (int, float, bool, type(None)):
+        return True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (list, tuple, typing.Union, types.UnionType) and args:
+        return all(arg is Ellipsis or _numbers_only(arg) for arg in args)
+    return False

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.common.text import one_line
+from tuiperf.common.text import inert_data, one_line
 from tuiperf.contract.events import Event, RunFailed
 from tuiperf.contract.request import Runner, RunRequest
 from tuiperf.results.model import RunResult
@@ -156,7 +156,7 @@ class RunController:
             self._cancel.set()  # its late news is dropped by receive()
         self.run_id += 1
         state = self.state = RunState(self.run_id)
-        state.variants = planned_variants(request)
+        state.variants = inert_data(planned_variants(request))  # drawn only, as the events' names
         state.started_by_live_mode = by_live_mode
         state.header = run_header(request)
         cancel = self._cancel = threading.Event()

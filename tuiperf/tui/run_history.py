@@ -5,6 +5,7 @@ threads) and calls back through the narrow callables it was given."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
-from tuiperf.common.text import one_line
+from tuiperf.common.text import inert_data, one_line
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
@@ -130,9 +131,8 @@ class RunHistory:
         if not comparison.rows:
             self.report_error("Cannot compare", f"run {run_id} and the shown result have no measured variant in common")
             return
-        self.screen.app.push_screen(
-            ComparisonScreen(comparison, f"run {run_id} ({stored.started_at[:16].replace('T', ' ')})")
-        )
+        when = one_line(stored.started_at[:16].replace("T", " "))
+        self.screen.app.push_screen(ComparisonScreen(inert_data(comparison), f"run {run_id} ({when})"))
 
     def _markdown_or_say_why(self, what: str) -> tuple[RunResult, str] | None:
         from tuiperf.results.export import export
@@ -168,7 +168,9 @@ class RunHistory:
         if result is None:
             self.report_error("Nothing to export", "run a scenario (or open a stored run with h) first")
             return
-        stem = f"{result.scenario.id}-{time.strftime('%Y%m%d-%H%M%S')}"
+        # a file name from the scenario's id, kept to letters, digits, dots and dashes: no folder, no escape
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", result.scenario.id).strip("._")[:60] or "result"
+        stem = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
 
         def write(fmt: str, target: Path, replace: bool = False) -> None:
             try:

@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any
 
+from tuiperf.common.text import inert_data
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.results.model import VariantResult
 
@@ -53,8 +54,10 @@ class RunState:
         """Fold one core event into the state (under the lock); True when the UI should hear now.
 
         Samples and progress arrive many times a second and wait for the next throttled update;
-        a new phase, a new sweep pass or a finished variant is worth showing at once.
+        a new phase, a new sweep pass or a finished variant is worth showing at once. Its texts are
+        made inert first: the state is only drawn, and a variant's name is drawn as the result's is.
         """
+        event = inert_data(event)
         with self.lock:
             match event:
                 case SamplesAdded(variant=variant, samples_ns=samples_ns):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from tuiperf.common.text import one_line
+from tuiperf.common.text import inert_data, one_line
 from tuiperf.results.model import RunResult, Sweep
 
 CLUSTER_SHARE = 0.02  # cluster centres drawn on the histogram: those holding at least this share
@@ -35,7 +35,9 @@ class ResultView:
 
 
 def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultView:
-    """The panels' view of ``result`` (None: nothing measured yet)."""
+    """The panels' view of ``result`` (None: nothing measured yet). Every text in it is inert (the
+    panels draw from it alone): a result file's names cannot put escape sequences on the terminal."""
+    result, order = inert_data(result), inert_data(order)
     if result is None:
         return ResultView(None, order=list(order or []))
     shown = result.shown

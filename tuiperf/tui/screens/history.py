@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.common.text import one_line
+from tuiperf.common.text import inert_data, one_line
 from tuiperf.common.units import format_ns
 from tuiperf.results.history import History, StoredRun, trend
 from tuiperf.results.model import Sweep
@@ -65,7 +65,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.app.call_from_thread(self.show, runs)
 
     def show(self, runs: list[StoredRun]) -> None:
-        self.runs = runs
+        runs = self.runs = inert_data(runs)  # drawn here and in the trend plot; chosen by id
         table = self.query_one(DataTable)
         table.clear()
         for run in runs:

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Input, Tab, Tabs
 
 from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.common.text import one_line
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
@@ -299,7 +300,7 @@ class MainScreen(MainCommands):
         return self.setup.scenario.id if self.setup.scenario else None
 
     def _open_stored(self, stored: RunResult, run_id: int) -> None:
-        when = stored.started_at[:16].replace("T", " ")
+        when = one_line(stored.started_at[:16].replace("T", " "))
         when += " UTC" if when and stored.started_at.endswith(("+00:00", "Z")) else ""
         self.show_result(stored, state=f"stored run {run_id}" + (f" · {when}" if when else ""))
         self.action_show_tab("stats")

@@ -63,6 +63,11 @@ class TextGrid(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self._cells)
 
+    @property
+    def keys(self) -> list[str]:
+        """The rows' keys, in order."""
+        return list(self._cells)
+
     def get_row(self, key: str) -> list[str]:
         """The cells of the row ``key``, as text."""
         return [cell.plain for cell in self._cells[key]]
