@@ -20,6 +20,7 @@ WIDTH_HELP = "text width (default: $COLUMNS, else the terminal's, else 80)"
 COMMANDS = (
     *("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace"),
     "env",  # Python environments (issue 28)
+    "check",
 )
 
 
@@ -174,6 +175,18 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--tab", default=None, help="result tab to show (histogram, breakdown, stats, ...)")
     shot.add_argument("--size", default="120x40", metavar="WxH")
 
+    check = commands.add_parser(
+        "check", help="load a scenario file and call each variant once, timing nothing: what a run would find"
+    )
+    check.add_argument(
+        "files", nargs="+", metavar="FILE", help="scenario files (each a .py defining `scenario = Scenario(...)`)"
+    )
+    check.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)")
+    check.add_argument("--variants", metavar="A,B", help="comma-separated variants to check (default: all)")
+    check.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
+    dispatch = next(row for row in options.declared() if row.name == "dispatch")
+    check.add_argument(dispatch.option.flag or "", choices=dispatch.option.choices, help=dispatch.option.help)
+
     from tuiperf.cli import envs
 
     envs.add_parser(commands)
@@ -206,7 +219,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import envs, listing, measure, results
+    from tuiperf.cli import check, envs, listing, measure, results
 
     handlers = {
         "app": measure.cmd_app,
@@ -221,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "export": results.cmd_export,
         "trace": measure.cmd_trace,
         "env": envs.cmd_env,
+        "check": check.cmd_check,
     }
     try:
         return handlers[args.command](args)
