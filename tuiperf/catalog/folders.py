@@ -22,6 +22,7 @@ from pathlib import Path
 
 import msgspec
 
+from tuiperf.common.files import user_path
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 
 ENV_VAR = "TUIPERF_SCENARIOS"
@@ -39,7 +40,7 @@ def user_scenarios_dir() -> Path:
     per-user data folder (``platformdirs``; ``~/.local/share/tuiperf/scenarios`` on Linux)."""
     chosen = os.environ.get(USER_DIR_VAR, "").strip()
     if chosen:
-        return Path(chosen).expanduser().resolve()
+        return user_path(chosen).resolve()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("tuiperf", appauthor=False)).resolve() / "scenarios"
@@ -63,7 +64,7 @@ def scenario_dirs(extra: Iterable[str] = ()) -> list[Path]:
     for candidate in [str(builtin_dir()), *([str(user)] if user.is_dir() else []), *extra, *from_env]:
         if not str(candidate).strip():
             continue  # "" would mean the current folder: never import what happens to be there
-        resolved = Path(candidate).expanduser().resolve()
+        resolved = user_path(candidate).resolve()
         if resolved not in dirs:
             dirs.append(resolved)
     return dirs

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, checked_width, print_trimmed
+from tuiperf.common.files import user_path
 from tuiperf.common.text import one_line
 
 
@@ -72,6 +73,6 @@ def cmd_new(args: argparse.Namespace) -> int:
     from tuiperf.catalog.templates import new_scenario
 
     named = [*(args.scenarios or []), *env_scenario_dirs()]
-    folder = Path(args.dir) if args.dir else Path(named[0]).expanduser() if named else user_scenarios_dir()
+    folder = Path(args.dir) if args.dir else user_path(named[0]) if named else user_scenarios_dir()
     print(new_scenario(args.name, folder, args.template))
     return 0

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import user_path
 from tuiperf.results.model import RunResult
 
 
@@ -71,7 +72,7 @@ def history_path(args: argparse.Namespace) -> Path | None:
 
     if getattr(args, "no_history", False):
         return None
-    return Path(args.history).expanduser() if getattr(args, "history", None) else default_path()
+    return user_path(args.history) if getattr(args, "history", None) else default_path()
 
 
 def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
@@ -79,7 +80,7 @@ def load_run(ref: str, args: argparse.Namespace) -> tuple[RunResult, str]:
     from tuiperf.results import resultfile
     from tuiperf.results.history import History
 
-    if ref.isdigit() and not Path(ref).exists():
+    if ref.isascii() and ref.isdigit() and not Path(ref).exists():  # '²'.isdigit() too
         path = history_path(args)
         if path is None:
             raise TuiperfError(f"{ref} is a run id, but the history is turned off (--no-history)")

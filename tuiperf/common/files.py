@@ -117,3 +117,13 @@ def user_cache_dir() -> Path:
     folder = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
+
+
+def user_path(text: str | Path) -> Path:
+    """``text`` as a path, a leading ``~`` or ``~user`` expanded; a ``~user`` that names no user (or a
+    home that cannot be found) is one error line, where ``Path.expanduser`` raised RuntimeError."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        head = str(text).split("/", 1)[0]
+        raise TuiperfError(f"cannot expand {head!r} in {str(text)!r}: no such user's home folder") from None

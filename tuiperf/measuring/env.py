@@ -114,7 +114,7 @@ def pick_device(choice: str | None) -> Any:
     for device in devices:
         if device_id(device) == text:
             return device
-    if text.isdigit() and int(text) < len(devices):
+    if text.isascii() and text.isdigit() and int(text) < len(devices):
         return devices[int(text)]
     aliases = {"cuda": "gpu", "rocm": "gpu"}
     for device in devices:

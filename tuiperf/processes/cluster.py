@@ -78,7 +78,7 @@ def coordinator_address(asked: str | None, listens_here: bool = True) -> str:
             )
         return f"127.0.0.1:{free_port()}"
     host, colon, port = asked.rpartition(":")
-    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not colon or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
         raise ParamError(f"{asked!r} is not HOST:PORT (e.g. 127.0.0.1:12345)", where="coordinator")
     if listens_here and not port_free(int(port)):
         raise ParamError(

@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 
 from tuiperf.common.errors import PythonEnvError, TuiperfError
-from tuiperf.common.files import user_cache_dir, user_data_dir, write_atomic
+from tuiperf.common.files import user_cache_dir, user_data_dir, user_path, write_atomic
 from tuiperf.common.text import one_line
 
 CURRENT = "current"
@@ -225,7 +225,7 @@ def interpreter_path(python: str) -> Path:
         if found is None:
             raise PythonEnvError(f"no {one_line(python, 60)!r} on PATH (give the interpreter's path)")
         python = found
-    path = Path(os.path.abspath(Path(python).expanduser()))
+    path = Path(os.path.abspath(user_path(python)))
     where = str(path)
     if not os.path.lexists(path):
         raise PythonEnvError("does not exist", where=where)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tuiperf.common.errors import TuiperfError
+from tuiperf.common.files import user_path
 from tuiperf.results.model import RunResult, Sweep
 from tuiperf.results.resultfile import decode, encode
 
@@ -101,7 +102,7 @@ def default_path() -> Path | None:
     if chosen.lower() in OFF_VALUES:
         return None
     if chosen:
-        return Path(chosen).expanduser()
+        return user_path(chosen)
     from tuiperf.common.files import user_data_dir
 
     return user_data_dir() / "history.sqlite"
@@ -274,8 +275,26 @@ class History:
             )
         return run_id
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A damaged page found while reading (SQLite checks pages as it reads them) is one error line."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):
+                raise HistoryError(BUSY, where=str(self.path)) from None
+            why = f"cannot read the history ({exc})"
+        except sqlite3.DatabaseError as exc:
+            why = f"the history is damaged ({exc})"
+        else:
+            return
+        raise HistoryError(f"{why}; it was left untouched", where=str(self.path))
+
     def get(self, run_id: int) -> RunResult:
-        row = self._db.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if not 0 <= run_id < 2**63:  # SQLite's integers: a larger id raised OverflowError
+            raise HistoryError(f"no run {run_id} in the history", where=str(self.path))
+        with self._reading():
+            row = self._db.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise HistoryError(f"no run {run_id} in the history", where=str(self.path))
         return decode(row[0], where=f"{self.path} run {run_id}")
@@ -293,14 +312,15 @@ class History:
         sql += (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY started_at DESC, id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        rows = self._db.execute(sql, values).fetchall()
-        medians: dict[int, dict[str, float | None]] = {row[0]: {} for row in rows}
-        if rows:
-            marks = ",".join("?" * len(rows))
-            for run_id, variant, median in self._db.execute(
-                f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks})", [r[0] for r in rows]
-            ):
-                medians[run_id][variant] = median
+        with self._reading():
+            rows = self._db.execute(sql, values).fetchall()
+            medians: dict[int, dict[str, float | None]] = {row[0]: {} for row in rows}
+            if rows:
+                marks = ",".join("?" * len(rows))
+                for run_id, variant, median in self._db.execute(
+                    f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks})", [r[0] for r in rows]
+                ):
+                    medians[run_id][variant] = median
         return [
             StoredRun(
                 id=row[0],

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.common.files import write_atomic
+from tuiperf.common.files import user_path, write_atomic
 from tuiperf.common.text import inert_data, one_line
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
@@ -185,7 +185,7 @@ class RunHistory:
             if answer is None:
                 return
             fmt, typed = answer
-            target = Path(typed).expanduser()
+            target = user_path(typed)
             if not target.exists():
                 write(fmt, target)
                 return

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.common.files import user_cache_dir
+from tuiperf.common.files import user_cache_dir, user_path
 from tuiperf.tui.messages import ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
@@ -140,7 +140,7 @@ class ScenarioFiles:
         from tuiperf.catalog.folders import env_scenario_dirs, user_scenarios_dir
 
         extra = [*self.scenario_dirs, *env_scenario_dirs()]
-        return Path(extra[0]).expanduser() if extra else user_scenarios_dir()
+        return user_path(extra[0]) if extra else user_scenarios_dir()
 
     def new(self) -> None:
         from tuiperf.catalog.templates import new_scenario
