@@ -498,3 +498,14 @@ def test_remove_deletes_only_a_folder_tuiperf_built(case, homes, tmp_path, capsy
     assert main(["env", "remove", name]) == 0
     assert "nothing deleted" in capsys.readouterr().out
     assert elsewhere.exists() and homes.is_dir() and stored(homes) == []
+
+
+def test_env_list_json_escapes_c1_controls_from_what_an_environment_answers(tmp_path, homes, capsys):
+    # C1 controls (U+009B is CSI to many terminals), DEL and a bidi override, raw in UTF-8 JSON before
+    hostile = PythonEnv(name="evil\x9b2J\x85\x7f", python="/nonexistent/\u202e\x9d")
+    python_envs.save([*python_envs.registered(), hostile])
+    assert main(["env", "list", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert not [c for c in out if 0x7F <= ord(c) <= 0x9F or c == "\u202e"]
+    listed = json.loads(out)
+    assert listed[-1]["name"] == "evil\x9b2J\x85\x7f" and listed[-1]["python"] == "/nonexistent/\u202e\x9d"

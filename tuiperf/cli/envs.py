@@ -18,7 +18,7 @@ from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, checked_width, print_trimmed
 from tuiperf.common.errors import PythonEnvError
-from tuiperf.common.text import inert, one_line
+from tuiperf.common.text import inert, inert_json, one_line
 from tuiperf.processes import python_envs
 from tuiperf.processes.python_envs import LIBRARIES, Probe, PythonEnv
 
@@ -74,7 +74,8 @@ def _list(args: argparse.Namespace) -> int:
     environments = python_envs.registered()
     found = python_envs.survey(environments)
     if args.json:
-        print(msgspec.json.format(msgspec.json.encode([_as_json(e, f) for e, f in zip(environments, found)])).decode())
+        listed = msgspec.json.encode([_as_json(e, f) for e, f in zip(environments, found)])
+        print(inert_json(msgspec.json.format(listed)).decode())  # a probed answer's C1 controls escaped
         return 0
     console = Console(width=checked_width(args.width), highlight=False)
     parts: list[RenderableType] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import types
 import typing
 from typing import Any, TypeVar
@@ -134,3 +135,14 @@ def _numbers_only(hint: Any) -> bool:
     if origin in (list, tuple, typing.Union, types.UnionType) and args:
         return all(arg is Ellipsis or _numbers_only(arg) for arg in args)
     return False
+
+
+# The invisible characters JSON may carry raw in UTF-8 (C0 controls every encoder escapes already): C1
+# controls (U+009B is a CSI to many terminals), DEL, bidi marks and line separators, matched as UTF-8.
+_RAW_IN_JSON = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def inert_json(data: bytes) -> bytes:
+    """UTF-8 JSON with every invisible character escaped (``\\u009b``): the same data, and a document
+    that prints inert in a terminal."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group().decode('utf-8')):04x}".encode("ascii"), data)

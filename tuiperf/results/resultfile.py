@@ -14,6 +14,7 @@ import msgspec
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
+from tuiperf.common.text import inert_json
 from tuiperf.results.model import SCHEMA_VERSION, RunResult
 
 # What a real result reaches, x10 (beyond it a file is refused, saying which limit): the largest run
@@ -30,15 +31,6 @@ MAX_TEXT_CHARS = 100_000  # any other text
 _NAMES = {("VariantResult", "name"), ("ScenarioRef", "id"), ("DeviceInfo", "id"), ("Sweep", "parameter")}
 
 
-# The invisible characters JSON may carry raw in UTF-8 (C0 controls msgspec escapes already): C1
-# controls (U+009B is a CSI to many terminals), DEL, bidi marks and line separators, matched as UTF-8.
-_RAW_INVISIBLE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def _escaped(match: re.Match[bytes]) -> bytes:
-    return f"\\u{ord(match.group().decode('utf-8')):04x}".encode("ascii")
-
-
 def encode(result: RunResult) -> bytes:
     """The document as JSON, with every invisible character escaped (``\\u009b``): the same data,
     and a file that prints inert in a terminal. A lone surrogate (UTF-8 cannot hold one) becomes
@@ -47,7 +39,7 @@ def encode(result: RunResult) -> bytes:
         data = msgspec.json.encode(result)
     except UnicodeEncodeError:
         data = msgspec.json.encode(_without_surrogates(msgspec.to_builtins(result)))
-    return _RAW_INVISIBLE.sub(_escaped, data) + b"\n"
+    return inert_json(data) + b"\n"
 
 
 def _without_surrogates(value: Any) -> Any:
