@@ -79,3 +79,39 @@ def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scena
     assert not doc.partial
     assert [(v.name, v.error) for v in doc.variants if not v.ok] == []
     assert doc.equivalence.mismatches == [], doc.warnings
+
+
+def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
+    """Variants with their own weights fail the guard; a name with a space, and a third positional
+    argument to Scenario, are refused when the file loads; the v limit is the histogram's."""
+    from tuiperf.cli.check import FAILS, check_file
+    from tuiperf.measuring.loading import describe_file
+    from tuiperf.tui.commands import COMMANDS
+    from tuiperf.tui.widgets.histogram import MAX_DRAWN, MAX_OVERLAID
+
+    own_weights = tmp_path / "own_weights.py"
+    text = (EXAMPLES / "eqx_jit_level.py").read_text()
+    own_weights.write_text(
+        text.replace(
+            "    model, x = ctx\n    arrays",
+            "    model = eqx.nn.MLP(p.width, p.width, p.width, depth=2, key=jax.random.key(1))\n"
+            "    x = ctx[1]\n    arrays",
+            1,
+        )
+    )
+    assert check_file(own_weights, describe_file, examples_runner) == FAILS
+    assert "guard: jax.jit differs from eqx.filter_jit" in capsys.readouterr().out
+    questions = pages()["guide/scenario-questions.md"]
+    (tmp_path / "spaces.py").write_text(
+        "from tuiperf import Scenario\nscenario = Scenario('t', 'q')\n"
+        "@scenario.variant('filter jit')\ndef _(p, c): ...\n"
+    )
+    assert "without spaces or\ncommas" in questions or "without spaces or commas" in questions
+    assert "must be non-empty text without spaces or commas" in describe_file(tmp_path / "spaces.py").error
+    (tmp_path / "positional.py").write_text(
+        "from tuiperf import Int, Scenario\nscenario = Scenario('t', 'q', dict(n=Int(1)))\n"
+    )
+    assert "takes 3 positional arguments but 4 were given" in describe_file(tmp_path / "positional.py").error
+    v_help = next(c.help for c in COMMANDS if c.keys == "v")
+    assert f"up to {MAX_OVERLAID} overlaid" in v_help and f"at most {MAX_DRAWN}" in v_help
+    assert "Up to three overlaid" in questions and f"at most {MAX_DRAWN}" in questions and MAX_OVERLAID == 3

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -113,6 +113,7 @@ class Scenario:
 
     title: str
     question: str
+    _: KW_ONLY  # Scenario(title, question, params=..., tolerance=...): the rest by name only
     params: dict[str, Param] = field(default_factory=dict)
     id: str = ""  # filled from the file name when empty
     # Relative tolerance when the guard compares outputs of equivalent variants; a function of the

@@ -56,7 +56,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("l", "toggle_log", "Toggle log scale", "linear or log time axis of the histogram", footer="Log"),
     Command("m", "toggle_sweep_memory", "Sweep: time or memory", "plot the sweep's time per call or program memory"),
     Command("b", "next_baseline", "Next baseline", "compare the variants against the next one"),
-    Command("v", "choose_plotted", "Choose plotted variants", "which variants the histogram draws (at most six)"),
+    Command(
+        "v",
+        "choose_plotted",
+        "Choose plotted variants",
+        "which variants the histogram draws (up to 3 overlaid, more as strips, at most 12)",
+    ),
     Command(
         "h", "history", "Run history", "stored runs: open one, or compare the shown result with it", footer="History"
     ),
