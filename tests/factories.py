@@ -11,13 +11,18 @@ from tuiperf.results.reconcile import stage_values
 
 
 def header(
-    scenario: str = "s", params: dict | None = None, dispatch: str = "sync", packages: dict | None = None
+    scenario: str = "s",
+    params: dict | None = None,
+    dispatch: str = "sync",
+    packages: dict | None = None,
+    devices: int = 1,
+    processes: int = 1,
 ) -> RunHeader:
     return RunHeader(
         scenario=ScenarioRef(id=scenario, title=scenario.title()),
         params=dict(params or {}),
-        device=DeviceInfo(id="cpu:0", platform="cpu", kind="cpu", index=0),
-        options=RunOptions(dispatch=dispatch),
+        device=DeviceInfo(id="cpu:0", platform="cpu", kind="cpu", index=0, count=devices),
+        options=RunOptions(dispatch=dispatch, devices=devices, processes=processes),
         env=Environment(python="3.11.7", packages=dict(packages or {"jax": "0.10.2"}), dispatch=dispatch),
     )
 
@@ -26,6 +31,27 @@ def result(samples: dict[str, Sequence[float]], **header_fields) -> RunResult:
     """A complete result with one variant per entry of ``samples``."""
     variants = [document.variant_result(name, samples_ns=values) for name, values in samples.items()]
     return document.run_result(header(**header_fields), variants, duration_s=1.0)
+
+
+def sweep(
+    medians: dict[str, Sequence[float]],
+    parameter: str = "n_args",
+    values: Sequence[object] = (1, 4, 16),
+    params: dict | None = None,
+    **header_fields,
+) -> RunResult:
+    """A stored 1-D sweep: one point per value, each variant's samples steady around its median there."""
+    fixed = dict(params or {"size": 1})
+    points = [
+        result(
+            {name: steady(series[i]) for name, series in medians.items()},
+            params={**fixed, parameter: value},
+            **header_fields,
+        )
+        for i, value in enumerate(values)
+    ]
+    base = header(params={**fixed, parameter: values[0]}, **header_fields)
+    return document.sweep_result(parameter, list(values), points, base, duration_s=float(len(values)))
 
 
 def steady(median: float, n: int = 300, spread: int = 13) -> list[float]:

@@ -38,7 +38,7 @@ async def test_a_run_is_stored_opened_and_compared_with_the_next(saved, scenario
         await pilot.press("b")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ComparisonScreen", what="the comparison")
         table = app.screen.query_one("#comparison-table")
-        assert str(table.get_cell("jit", "now / then")) == "1.000×" and str(table.get_cell("jit", "verdict")) == "same"
+        assert str(table.get_cell("jit", "new / old")) == "1.000×" and str(table.get_cell("jit", "verdict")) == "same"
         await pilot.press("escape", "escape", "h")
         await wait_until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 2, what="two stored runs")
         await pilot.press("p")

@@ -125,7 +125,7 @@ async def test_the_comparison_verdict_is_on_screen_at_80_columns(saved, scenario
             right += column.get_render_width(table)
             edges[str(column.key.value)] = right
         visible = table.scrollable_content_region.width
-        assert edges["verdict"] <= visible and edges["now / then"] <= visible, (edges, visible)
+        assert edges["verdict"] <= visible and edges["new / old"] <= visible, (edges, visible)
         assert str(table.get_cell(TEN[0], "verdict")) == "slower"
 
 

@@ -96,6 +96,7 @@ def header(result: RunResult) -> Group:
     assignments = [f"{one_line(k)}={one_line(v)}" for k, v in params.items()] or ["none"]
     facts = [
         f"device {one_line(result.device.id)} ({one_line(env.device_kind if env else result.device.kind or '?')})",
+        f"{result.device.count} devices" if result.device.count > 1 else "",
         f"{one_line(result.options.dispatch)} dispatch",
         f"{one_line(result.options.interleave)} interleave",
         *[f"{name} {one_line(packages.get(name))}" for name in ("jax", "equinox", "flax") if packages.get(name)],
@@ -383,6 +384,17 @@ def sweep_memory_grid(sweep: Sweep, width: int, console: Console) -> list[Any]:
     return [grid(title, headers, rows, width, console), Text("")]
 
 
+def crossover_lines(result: RunResult) -> list[Any]:
+    """Does it matter at my size: where each variant's extra fixed cost falls under 10 % and 1 %."""
+    from tuiperf.results.crossover import sentences
+
+    found = sentences(result)
+    if not found:
+        return []
+    title = Text("does the extra fixed cost matter at your size? (fit: fixed + per-unit × size)", style="bold")
+    return [title, *[Hanging(f"· {line}", indent=2) for line in found], Text("")]
+
+
 def profile_table(variant: VariantResult, top: int = 8) -> Table:
     table = Table(
         title=Text(f"Python profile of {one_line(variant.name)} (cProfile, per call)"),
@@ -412,6 +424,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     if result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
         parts.extend(sweep_memory_grid(result.sweep, width, console))
+        parts.extend(crossover_lines(result))
     parts.extend(environments(shown))
     parts.extend(latency(shown, width, console, where))
     parts.extend(processes(shown))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -11,6 +12,9 @@ from rich.text import Text
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path
 from tuiperf.results.model import RunResult
+
+if TYPE_CHECKING:
+    from tuiperf.results.history import StoredRun
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -35,17 +39,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     (old, _), (new, _) = load_run(args.old, args), load_run(args.new, args)
     comparison = compare_runs(old, new, force=args.force)
     if not comparison.rows:
-        raise TuiperfError("the two results have no measured variant in common")
+        unmatched = "; ".join(d for d in comparison.differences if "run only" in d)
+        raise TuiperfError(
+            "the two results have no measured variant in common" + (f" ({unmatched})" if unmatched else "")
+        )
     width = checked_width(args.width)
     console = Console(width=width, highlight=False)
     err = Console(stderr=True, width=width, highlight=False)
     rows, regressions = [], []
+    by_point = any(row.point for row in comparison.rows)
     for row in comparison.rows:
         lo, hi = row.ci95
         slower = args.fail_above is not None and lo > 1 + args.fail_above / 100
-        regressions += [row.variant] if slower else []
+        regressions += [f"{row.variant} at {row.point}" if row.point else row.variant] if slower else []
         rows.append(
-            [
+            [one_line(row.point)] * by_point
+            + [
                 one_line(row.variant) + (" ✗" if slower else ""),
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
@@ -55,7 +64,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ]
         )
     title = f"{one_line(new.scenario.id)}: new / old median"
-    headers = ["variant", "old", "new", "new/old", "95% CI", "p"]
+    headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", "p"]
     print_trimmed(console, grid(title, headers, rows, console.width, console))
     for difference in comparison.differences:
         print_trimmed(err, Hanging(f"note: the runs differ: {one_line(difference)}", style="yellow"))
@@ -114,7 +123,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     from tuiperf.cli.report import Cell, grid
     from tuiperf.cli.wrap import checked_width, print_trimmed
     from tuiperf.common.text import one_line
-    from tuiperf.common.units import format_ns
     from tuiperf.results.history import History
 
     path = history_path(args)
@@ -124,6 +132,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         return prune(path, args)
     with History(path, readonly=True) as history:
         runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
+        total = history.count(scenario=args.scenario, since=args.since)
     if args.json:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
@@ -133,17 +142,41 @@ def cmd_history(args: argparse.Namespace) -> int:
             str(run.id),
             one_line(run.started_at[:19].replace("T", " ")),
             one_line(run.scenario),
-            _params(run.params),
+            _sweep_label(run) + _params(run.params),
             one_line(f"{run.device} {run.dispatch}"),
             one_line(run.jax_version),
             one_line(run.status),
-            [f"{one_line(k)} {format_ns(v)}" for k, v in run.medians.items() if v is not None],
+            _medians(run),
         ]
         for run in runs
     ]
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
-    print_trimmed(console, grid(f"{len(runs)} runs in {one_line(path)}", header, rows, console.width, console, "run "))
+    plural = "s" * (total != 1)
+    shown = f"{len(runs)} of {total} runs" if len(runs) < total else f"{total} run{plural}"
+    print_trimmed(console, grid(f"{shown} in {one_line(path)}", header, rows, console.width, console, "run "))
     return 0
+
+
+def _sweep_label(run: StoredRun) -> list[str]:
+    """A sweep's first line in the parameters column: what it swept, over how many points."""
+    if not run.sweep:
+        return []
+    from tuiperf.common.text import one_line
+
+    return [f"sweep over {one_line(run.sweep)} ({len(run.points)} points)"]
+
+
+def _medians(run: StoredRun) -> list[str]:
+    """A single run's median per variant; a sweep's, point by point (``n=1: a 1.00 µs, b 2.00 µs``)."""
+    from tuiperf.common.text import one_line
+    from tuiperf.common.units import format_ns
+
+    def listed(medians: dict[str, float | None]) -> str:
+        return ", ".join(f"{one_line(k)} {format_ns(v)}" for k, v in medians.items() if v is not None)
+
+    if run.sweep:
+        return [f"{one_line(run.sweep)}={one_line(value)}: {listed(medians) or '—'}" for value, medians in run.points]
+    return [f"{one_line(k)} {format_ns(v)}" for k, v in run.medians.items() if v is not None]
 
 
 def prune(path: Path, args: argparse.Namespace) -> int:

@@ -41,7 +41,9 @@ def format_bytes(count: float | None) -> str:
     sign, size = ("−" if count < 0 else ""), abs(float(count))
     for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if size >= scale:
-            return f"{sign}{size / scale:.3g} {unit}"
+            value = size / scale
+            # 3 significant figures, but never in exponent form ("1e+03 KiB"): 1000-1023 are whole numbers
+            return f"{sign}{value:.3g} {unit}" if value < 999.5 else f"{sign}{value:.0f} {unit}"
     return f"{sign}{size:.0f} B"
 
 

@@ -21,6 +21,7 @@ class VariantChange:
     ratio: float  # new / old median
     ci95: tuple[float, float]
     p_value: float
+    point: str = ""  # a sweep's point, "n_args=4" ("" for a single run)
 
 
 @dataclass
@@ -61,18 +62,71 @@ def differences(old: RunResult, new: RunResult) -> list[str]:
 
 
 def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunComparison:
-    """new/old ratio of medians per variant measured in both, with a bootstrap 95 % CI and p-value."""
-    from tuiperf.results.stats import mann_whitney_p, ratio_ci
-
+    """new/old ratio of medians per variant measured in both, with a bootstrap 95 % CI and p-value;
+    two sweeps over one parameter point by point (matched by value; a value one side lacks is named)."""
     if old.scenario.id != new.scenario.id and not force:
         raise TuiperfError(
             f"the runs measured different scenarios ({old.scenario.id} and {new.scenario.id}); "
             "pass --force to compare same-named variants anyway"
         )
-    old_point, new_point = old.shown, new.shown
+    pairs, found = matched_points(old, new)
+    rows: list[VariantChange] = []
+    for label, old_point, new_point in pairs:
+        rows += _point_rows(old_point, new_point, label, found)
+    first_old, first_new = (pairs[0][1], pairs[0][2]) if pairs else (old.shown, new.shown)
+    swept = {run.sweep.parameter for run in (old, new) if run.sweep is not None} if len(pairs) > 1 else set()
+    described = [
+        d for d in differences(first_old, first_new) if not any(d.startswith(f"parameter {p} ") for p in swept)
+    ]
+    shapes = [f"a sweep over {r.sweep.parameter}" if r.sweep is not None else "a single run" for r in (old, new)]
+    if shapes[0] != shapes[1]:
+        described.insert(0, f"{shapes[0]} → {shapes[1]} (compared at {pairs[0][0]})")
+    return RunComparison(rows=rows, differences=described + found)
+
+
+def matched_points(old: RunResult, new: RunResult) -> tuple[list[tuple[str, RunResult, RunResult]], list[str]]:
+    """The pairs of results to compare, each with its point's label, and a note per unmatched point.
+
+    Two sweeps over one parameter pair their points by value; a sweep and a single run pair the
+    single run with the sweep's point at its value (else the sweep's last point); otherwise the
+    two results themselves."""
+    notes: list[str] = []
+    if old.sweep is not None and new.sweep is not None and old.sweep.parameter == new.sweep.parameter:
+        parameter = old.sweep.parameter
+        before = {_key(p.params.get(parameter)): p for p in old.points}
+        after = {_key(p.params.get(parameter)): p for p in new.points}
+        pairs = [(f"{parameter}={key}", before[key], after[key]) for key in after if key in before]
+        only_old = [key for key in before if key not in after]
+        only_new = [key for key in after if key not in before]
+        if only_old:
+            notes.append(f"{parameter}={', '.join(only_old)}: measured in the old run only")
+        if only_new:
+            notes.append(f"{parameter}={', '.join(only_new)}: measured in the new run only")
+        return pairs, notes
+    old_point, new_point = _point_like(old, new), _point_like(new, old)
+    swept = next((r.sweep.parameter for r in (new, old) if r.sweep is not None), None)
+    label = f"{swept}={(new_point if new.sweep else old_point).params.get(swept)}" if swept else ""
+    return [(label, old_point, new_point)], notes
+
+
+def _key(value: object) -> str:
+    return str(value)
+
+
+def _point_like(run: RunResult, other: RunResult) -> RunResult:
+    """``run`` itself, or a sweep's point at the value ``other`` (a single run) has."""
+    if run.sweep is None or not run.points:
+        return run
+    value = _key(other.shown.params.get(run.sweep.parameter))
+    return next((p for p in run.points if _key(p.params.get(run.sweep.parameter)) == value), run.shown)
+
+
+def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: list[str]) -> list[VariantChange]:
+    from tuiperf.results.stats import mann_whitney_p, ratio_ci
+
     before = {v.name: v for v in old_point.measured}
     rows = []
-    unsampled = []
+    at = f" at {label}" if label else ""
     for variant in new_point.measured:
         base = before.get(variant.name)
         if base is None or base.stats is None or variant.stats is None:
@@ -83,7 +137,7 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
                 if not base.samples_ns and not variant.samples_ns
                 else ("the old run" if not base.samples_ns else "the new run")
             )
-            unsampled.append(f"{variant.name}: no samples stored in {which}, so no ratio with a CI")
+            notes.append(f"{variant.name}{at}: no samples stored in {which}, so no ratio with a CI")
             continue
         ratio, lo, hi = ratio_ci(variant.samples_ns, base.samples_ns)
         rows.append(
@@ -94,6 +148,7 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
                 ratio=ratio,
                 ci95=(lo, hi),
                 p_value=mann_whitney_p(variant.samples_ns, base.samples_ns),
+                point=label,
             )
         )
-    return RunComparison(rows=rows, differences=differences(old_point, new_point) + unsampled)
+    return rows

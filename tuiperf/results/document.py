@@ -269,7 +269,7 @@ def sweep_result(
                     "the points between may carry up to that much drift, so read slopes and ratios across points "
                     "with that margin (or run the points one at a time)",
                 )
-    return RunResult(
+    result = RunResult(
         schema_version=SCHEMA_VERSION,
         tool=tool(),
         scenario=base.scenario,
@@ -292,6 +292,11 @@ def sweep_result(
         ),
         points=points,
     )
+    from tuiperf.results.crossover import crossovers
+
+    assert result.sweep is not None
+    result.sweep.crossovers = crossovers(result)
+    return result
 
 
 def _program_total(variant: VariantResult | None) -> int | None:

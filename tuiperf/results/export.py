@@ -110,17 +110,24 @@ def markdown(result: RunResult) -> str:
     lines = [f"## tuiperf: {_cell(result.scenario.title or result.scenario.id)}", ""]
     if result.partial:
         lines += ["**Partial result**: the run was cancelled or its measuring process stopped.", ""]
-    params = ", ".join(_code(f"{k}={v}") for k, v in shown.params.items()) or "defaults"
+    swept = result.sweep.parameter if result.sweep is not None else None
+    params = ", ".join(_code(f"{k}={v}") for k, v in shown.params.items() if k != swept) or "defaults"
     lines += [f"Scenario {_code(result.scenario.id)} with {params}."]
     if result.sweep is not None:
         values = ", ".join(_cell(v) for v in result.sweep.values)
-        lines += [f"Sweep over {_code(result.sweep.parameter)} = {values}; each value's tables follow."]
+        n = len(result.sweep.values)
+        lines += [
+            f"Sweep over {_code(result.sweep.parameter)} ({n} point{'s' * (n != 1)}) = {values}; "
+            "the medians at every point first, then each value's tables."
+        ]
     lines += ["", "### Environment", ""]
     env = result.env
     several = len(result.environments) > 1  # each environment's versions are in their own table
     packages = env.packages if env is not None and not several else {}
     device = f"{_cell(result.device.id)} ({_cell(result.device.kind or result.device.platform)})"
     rows = [["device", device]]
+    rows += [["devices", str(result.device.count)]] if result.device.count > 1 else []
+    rows += [["processes", str(result.options.processes)]] if result.options.processes > 1 else []
     rows += [["dispatch", _cell(result.options.dispatch)], ["interleave", _cell(result.options.interleave)]]
     rows += [[_cell(name), _cell(version or "—")] for name, version in packages.items()]
     if env is not None:
@@ -135,6 +142,7 @@ def markdown(result: RunResult) -> str:
     lines += _environments_section(result)
 
     if result.sweep is not None and result.points:
+        lines += _sweep_section(result)
         for point in result.points:
             value = point.params.get(result.sweep.parameter)
             lines += ["", f"### At {_code(f'{result.sweep.parameter}={value}')}"]
@@ -146,6 +154,37 @@ def markdown(result: RunResult) -> str:
         lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
     lines += ["", f"_Measured with tuiperf {_cell(result.tool.version)}; every figure comes from this run._", ""]
     return "\n".join(lines)
+
+
+def _sweep_section(result: RunResult) -> list[str]:
+    """Every point's median per variant, and its ratio to the baseline with the 95 % CI."""
+    sweep = result.sweep
+    assert sweep is not None
+    names = list(sweep.medians_ns)
+    lines = ["", f"### Medians over {_code(sweep.parameter)}", ""]
+    rows = []
+    for point in result.points:
+        ratios = against(point)[1] if len(point.measured) > 1 else {}
+        cells = []
+        for name in names:
+            variant = point.variant(name)
+            if variant is None or variant.stats is None:
+                cells.append("—")
+                continue
+            ratio = ratios.get(name)
+            versus = f" ({ratio.ratio:.3f}×, {ratio.ci95[0]:.3f} – {ratio.ci95[1]:.3f})" if ratio else ""
+            cells.append(format_ns(variant.stats.median_ns) + versus)
+        rows.append([_cell(point.params.get(sweep.parameter)), *cells])
+    lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
+    lines += ["", "_In brackets: median / the baseline's at that point, and its 95% CI._"]
+    from tuiperf.results.crossover import sentences
+
+    found = sentences(result)
+    if found:
+        lines += ["", "### Does the extra fixed cost matter at your size?", ""]
+        lines += ["_Each variant's time per call fitted as fixed + per-unit × size over the points above._", ""]
+        lines += [f"- {_cell(line)}" for line in found]
+    return lines
 
 
 def _environments_section(result: RunResult) -> list[str]:

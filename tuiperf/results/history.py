@@ -23,7 +23,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,21 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, variant)
     );
     """,
+    # 3: a sweep's parameter and each point's medians (a sweep has no variants of its own: listed
+    # without these, it read as one point).
+    """
+    ALTER TABLE runs ADD COLUMN sweep TEXT NOT NULL DEFAULT '';
+    CREATE TABLE point_medians (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        point INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        median_ns REAL,
+        PRIMARY KEY (run_id, point, variant)
+    );
+    """,
 )
+OLDEST_READABLE = 2  # a read-only listing of a version-2 history shows its sweeps without their points
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -94,6 +108,17 @@ class StoredRun:
     jax_version: str
     status: str
     medians: dict[str, float | None]
+    sweep: str = ""  # the swept parameter ("" for a single run)
+    # A sweep's points in order: (value, {variant: median}); a single run's are in ``medians``.
+    points: list[tuple[str, dict[str, float | None]]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """How the run reads in a list: its parameters, a sweep's values named as such."""
+        if not self.sweep:
+            return self.params
+        values = ",".join(value for value, _ in self.points)
+        return f"sweep over {self.sweep} ({len(self.points)} points: {values}) {self.params}".strip()
 
 
 def default_path() -> Path | None:
@@ -115,7 +140,9 @@ def status_of(result: RunResult) -> str:
 
 
 def params_text(result: RunResult) -> str:
-    return " ".join(f"{k}={v}" for k, v in result.params.items())
+    """The run's parameters; for a sweep, those it held fixed (the swept one is in its own column)."""
+    swept = result.sweep.parameter if result.sweep is not None else None
+    return " ".join(f"{k}={v}" for k, v in result.params.items() if k != swept)
 
 
 def parse_date(text: str, option: str) -> str:
@@ -146,6 +173,7 @@ class History:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._version = SCHEMA_VERSION  # a read-only one may be older (see OLDEST_READABLE)
         try:
             if readonly:
                 self._db = self._open_readonly()
@@ -195,7 +223,8 @@ class History:
         (version,) = db.execute("PRAGMA user_version").fetchone()
         if app_id != APPLICATION_ID:
             raise HistoryError("this file is not a tuiperf history; it was left untouched", where=str(self.path))
-        if version != SCHEMA_VERSION:
+        self._version = version
+        if not OLDEST_READABLE <= version <= SCHEMA_VERSION:
             newer = version > SCHEMA_VERSION
             raise HistoryError(
                 f"made by {'a newer' if newer else 'an older'} tuiperf (schema {version}, this one reads "
@@ -255,7 +284,7 @@ class History:
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO runs (scenario, started_at, device, dispatch, params, jax_version, status,"
-                " source_sha256, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " source_sha256, document, sweep) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     result.scenario.id,
                     result.started_at,
@@ -266,6 +295,7 @@ class History:
                     status_of(result),
                     result.scenario.source_sha256 or "",
                     encode(result),
+                    result.sweep.parameter if result.sweep is not None else "",
                 ),
             )
             run_id = int(cursor.lastrowid or 0)
@@ -273,6 +303,15 @@ class History:
                 "INSERT INTO medians (run_id, variant, median_ns) VALUES (?, ?, ?)",
                 [(run_id, v.name, v.stats.median_ns if v.stats else None) for v in result.variants],
             )
+            if result.sweep is not None:
+                db.executemany(
+                    "INSERT INTO point_medians (run_id, point, value, variant, median_ns) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (run_id, index, str(value), name, medians[index] if index < len(medians) else None)
+                        for index, value in enumerate(result.sweep.values)
+                        for name, medians in result.sweep.medians_ns.items()
+                    ],
+                )
         return run_id
 
     @contextlib.contextmanager
@@ -299,8 +338,8 @@ class History:
             raise HistoryError(f"no run {run_id} in the history", where=str(self.path))
         return decode(row[0], where=f"{self.path} run {run_id}")
 
-    def list(self, scenario: str | None = None, since: str | None = None, limit: int | None = None) -> list[StoredRun]:
-        """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time."""
+    @staticmethod
+    def _where(scenario: str | None, since: str | None) -> tuple[str, builtins.list[str]]:
         where, values = [], []
         if scenario:
             where.append("scenario = ?")
@@ -308,8 +347,21 @@ class History:
         if since is not None:
             where.append("started_at >= ?")
             values.append(parse_date(since, "--since"))
-        sql = "SELECT id, scenario, started_at, device, dispatch, params, jax_version, status FROM runs"
-        sql += (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY started_at DESC, id DESC"
+        return (" WHERE " + " AND ".join(where) if where else ""), values
+
+    def count(self, scenario: str | None = None, since: str | None = None) -> int:
+        """How many runs :meth:`list` would give without a limit."""
+        where, values = self._where(scenario, since)
+        with self._reading():
+            (total,) = self._db.execute("SELECT count(*) FROM runs" + where, values).fetchone()
+        return int(total)
+
+    def list(self, scenario: str | None = None, since: str | None = None, limit: int | None = None) -> list[StoredRun]:
+        """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time."""
+        where, values = self._where(scenario, since)
+        sweep = "sweep" if self._version >= 3 else "''"
+        sql = f"SELECT id, scenario, started_at, device, dispatch, params, jax_version, status, {sweep} FROM runs"
+        sql += where + " ORDER BY started_at DESC, id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         with self._reading():
@@ -321,6 +373,7 @@ class History:
                     f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks})", [r[0] for r in rows]
                 ):
                     medians[run_id][variant] = median
+            points = self._points([row[0] for row in rows if row[8]])
         return [
             StoredRun(
                 id=row[0],
@@ -332,9 +385,24 @@ class History:
                 jax_version=row[6],
                 status=row[7],
                 medians=medians[row[0]],
+                sweep=row[8],
+                points=points.get(row[0], []),
             )
             for row in rows
         ]
+
+    def _points(self, ids: builtins.list[int]) -> dict[int, builtins.list[tuple[str, dict[str, float | None]]]]:
+        """Each sweep's points in order: (value, {variant: median})."""
+        found: dict[int, dict[int, tuple[str, dict[str, float | None]]]] = {}
+        if ids:
+            marks = ",".join("?" * len(ids))
+            for run_id, point, value, variant, median in self._db.execute(
+                "SELECT run_id, point, value, variant, median_ns FROM point_medians"
+                f" WHERE run_id IN ({marks}) ORDER BY run_id, point, rowid",
+                ids,
+            ):
+                found.setdefault(run_id, {}).setdefault(point, (value, {}))[1][variant] = median
+        return {run_id: [by_point[i] for i in sorted(by_point)] for run_id, by_point in found.items()}
 
     def prunable(self, *, before: str | None = None, keep: int | None = None) -> builtins.list[int]:
         """The ids of the runs started before ``before`` (a strict ISO date, see :func:`parse_date`)

@@ -337,6 +337,25 @@ class Cluster(Struct):
     samples_of: int = 0  # the process whose samples (and figures) the result holds
 
 
+class Crossover(Struct):
+    """Where a variant's extra fixed cost over the baseline falls under ``share`` of its call, from a
+    fit of each variant's time per call as ``fixed + per_unit × size`` over a sweep's points
+    (:mod:`tuiperf.results.crossover`; the CIs from a bootstrap over the points)."""
+
+    variant: str
+    baseline: str
+    share: float  # 0.1 or 0.01 of the variant's call
+    extra_ns: float  # the variant's fixed term minus the baseline's
+    extra_ci95_ns: tuple[float, float]
+    fixed_ns: float  # the variant's own fixed term
+    per_unit_ns: float  # the variant's time per unit of the swept parameter
+    per_unit_ci95_ns: tuple[float, float]
+    at: float | None  # the size above which the extra cost is under ``share`` (None: never)
+    at_ci95: tuple[float, float | None] | None  # None as the upper end: unbounded
+    where: str  # "below" / "inside" / "beyond" the swept range, "never", or "unresolved" (no extra cost told apart)
+    misfit: float  # root-mean-square relative residual of the variant's linear fit
+
+
 class Sweep(Struct):
     parameter: str
     values: list[Scalar]
@@ -346,6 +365,8 @@ class Sweep(Struct):
     anchor_ns: dict[str, float | None] = {}
     # Each variant's compiled program memory at each point (ProgramMemory.total, per device), as XLA sizes it.
     memory_bytes: dict[str, list[int | None]] = {}
+    # For a sweep over a size: where each variant's extra fixed cost stops mattering (see Crossover).
+    crossovers: list[Crossover] = []
 
 
 class RunResult(Struct, kw_only=True):

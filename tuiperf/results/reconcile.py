@@ -24,7 +24,7 @@ class StageDelta:
     label: str
     delta_ns: float
     ci95_ns: tuple[float, float] | None
-    share: float | None  # of the gap between the medians
+    share: float | None  # of the gap between the medians (None when the gap is within its noise)
     resolution_ns: float = 0.0  # what the two stages' method can tell apart, combined
 
 
@@ -64,13 +64,17 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     if a is None or b is None or variant.stats is None or baseline.stats is None or not (a.stages and b.stages):
         return None  # no split to compare (a call that compiled while timed has none)
     gap = variant.stats.median_ns - baseline.stats.median_ns
+    # A gap inside the two medians' noise has no size to share out: a stage of it would read as
+    # "300 % of the gap" on a 0.03 µs difference.
+    noise = sum(((s.ci95_median_ns[1] - s.ci95_median_ns[0]) / 2) ** 2 for s in (variant.stats, baseline.stats)) ** 0.5
+    resolved = abs(gap) > noise
     point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
     intervals = _paired_intervals(a, b)
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
         resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
-        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap else None, resolution))
+        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap and resolved else None, resolution))
     explained = sum(s.delta_ns for s in stages)
     return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
 

@@ -1,10 +1,10 @@
 """``tuiperf export RUN --format script``: a Python file a maintainer can run without tuiperf.
 
 The script holds the scenario's source as the run imported it, a stand-in for the few ``tuiperf``
-names a scenario file uses, the run's parameters, and a timing loop written out in full: warm-up,
-then ``perf_counter_ns`` around each call and ``block_until_ready``, a stateful ``Step`` fed its
-own state back. It prints each variant's median beside the stored one. It imports jax (and whatever
-the scenario imports: equinox, flax, numpy), never tuiperf.
+names a scenario file uses, the parameters of every point (a sweep's all, in order), and a timing loop
+written out in full: warm-up, then ``perf_counter_ns`` around each call and ``block_until_ready``, a
+stateful ``Step`` fed its own state back. It prints each variant's median beside the stored one. It
+imports jax (and whatever the scenario imports: equinox, flax, numpy), never tuiperf.
 
 A result file can come from anyone, so nothing in it becomes code: its texts (scenario id, date,
 device, dispatch mode, parameters, variant names) enter the script as Python literals only, and the
@@ -159,21 +159,24 @@ def main():
     namespace = {"__name__": "scenario_source"}
     exec(compile(SOURCE, SOURCE_NAME, "exec"), namespace)
     scenario = namespace["scenario"]
-    p = SimpleNamespace(**{**{name: spec.default for name, spec in scenario.params.items()}, **PARAMS})
-    ctx = scenario.setup_fn(p) if scenario.setup_fn else None
     on = f"{jax.devices()[0]} ({shown(DISPATCH)} dispatch), jax {jax.__version__}"
     print(f"{shown(SCENARIO)} on {on}; {seconds:g} s per variant")
-    print(f"{'variant':30s} {'median':>10s} {'samples':>8s}   stored run")
-    for name in VARIANTS:
-        try:
-            built = scenario.variants[name](p, ctx)
-        except Skip as why:
-            print(f"{shown(name):30s} skipped: {shown(why)}")
-            continue
-        ns, n = median_ns(caller(built), seconds)
-        stored = STORED.get(name)
-        print(f"{shown(name):30s} {show(ns):>10s} {n:8d}   {show(stored) if stored else '-'}")
-
+    for point in POINTS:  # a sweep's every point, in order; a single run's one
+        params = point["params"]
+        if len(POINTS) > 1:
+            print("at " + " ".join(f"{shown(k)}={shown(v)}" for k, v in params.items() if k in SWEPT))
+        p = SimpleNamespace(**{**{name: spec.default for name, spec in scenario.params.items()}, **params})
+        ctx = scenario.setup_fn(p) if scenario.setup_fn else None
+        print(f"{'variant':30s} {'median':>10s} {'samples':>8s}   stored run")
+        for name in point["variants"]:
+            try:
+                built = scenario.variants[name](p, ctx)
+            except Skip as why:
+                print(f"{shown(name):30s} skipped: {shown(why)}")
+                continue
+            ns, n = median_ns(caller(built), seconds)
+            stored = point["stored"].get(name)
+            print(f"{shown(name):30s} {show(ns):>10s} {n:8d}   {show(stored) if stored else '-'}")
 
 if __name__ == "__main__":
     main()
@@ -227,6 +230,11 @@ def literal(value: Any) -> str:
     return repr(str(value))
 
 
+def _points_literal(points: list[dict[str, Any]]) -> str:
+    """The points as a list literal, one point a line."""
+    return "[\n" + "".join(f"    {literal(point)},\n" for point in points) + "]"
+
+
 def source_literal(source: str) -> str:
     """The source as a raw string written out line by line (reads as the Python it is), when that
     literal gives back exactly ``source``; otherwise one quoted line per source line."""
@@ -243,9 +251,15 @@ def source_literal(source: str) -> str:
 
 def generate(result: RunResult, source: str) -> str:
     """The script for ``result`` with ``source`` (already verified against the recorded hash)."""
-    shown = result.shown
-    measured = [v.name for v in shown.variants if v.ok]
-    stored = {v.name: v.stats.median_ns for v in shown.variants if v.stats is not None}
+    points = [
+        {
+            "params": dict(point.params),
+            "variants": [v.name for v in point.variants if v.ok],
+            "stored": {v.name: v.stats.median_ns for v in point.variants if v.stats is not None},
+        }
+        for point in (result.points if result.sweep is not None and result.points else [result])
+    ]
+    swept = [result.sweep.parameter] if result.sweep is not None else []
     packages = {k: v for k, v in (result.env.packages if result.env else {}).items() if v}
     header = (
         '"""Re-times a tuiperf run without tuiperf: python THIS_FILE [SECONDS].\n\n'
@@ -262,9 +276,10 @@ def generate(result: RunResult, source: str) -> str:
         f"DEVICE_KIND = {literal(result.device.kind)}\n"
         f"DISPATCH = {literal(result.options.dispatch)}\n"
         f"PACKAGES = {literal(packages)}\n"
-        f"PARAMS = {literal(dict(shown.params))}\n"
-        f"VARIANTS = {literal(measured)}\n"
-        f"STORED = {literal(stored)}  # medians of the stored run, ns\n"
+        f"SWEPT = {literal(swept)}  # the swept parameter of a sweep\n"
+        "# Each point's parameters, the variants it measured and their stored medians (ns): a sweep's\n"
+        "# every point, in order; a single run's one.\n"
+        f"POINTS = {_points_literal(points)}\n"
         f"SOURCE_NAME = {literal(result.scenario.id + '.py')}\n"
         f"SOURCE_SHA256 = {literal(hashlib.sha256(source.encode('utf-8')).hexdigest())}\n"
         "# ---- the scenario file, as the run imported it: the code this script runs ----\n"

@@ -106,10 +106,14 @@ class Debounce:
 def run_header(request: RunRequest) -> str:
     """The progress block's first line: what runs, where (device, Python environments) and how."""
     params = " ".join(f"{k}={v}" for k, v in request.params.items())
-    sweep = f" · sweep {request.sweep[0]}" if request.sweep else ""
+    sweep = ""
+    if request.sweep:
+        n = len(request.sweep[1])
+        sweep = f" · sweep over {request.sweep[0]} ({n} point{'s' * (n != 1)})"
     environments = f" · in {', '.join(request.environments)}" if request.environments else ""
+    devices = f" · {request.settings.devices} devices" if request.settings.devices > 1 else ""
     return one_line(
-        f"{request.scenario} · {request.device or 'first device'}{environments} · "
+        f"{request.scenario} · {request.device or 'first device'}{devices}{environments} · "
         f"{request.settings.dispatch} dispatch · {params}{sweep}"
     )
 

@@ -82,6 +82,9 @@ def median(values: Iterable[float]) -> float:
     return quantile(s, 0.5)
 
 
+LEFT_CUT = 0.01  # the share of a series' fastest samples the histogram's axis may leave out
+
+
 def histogram_range(
     series: Mapping[str, Sequence[float]], clip: float = 0.005, include: Iterable[float] = ()
 ) -> tuple[float, float] | None:
@@ -90,6 +93,7 @@ def histogram_range(
     The bulk of each series (a few IQRs around its middle half) plus every point in ``include``
     (cluster centres and medians, so a second mode stays on the axis), never beyond the
     ``clip``..``1-clip`` quantiles: a long tail of rare slow calls would otherwise squash every peak.
+    On the left, every series keeps all but its fastest :data:`LEFT_CUT` of samples.
     """
     lo, hi = math.inf, -math.inf
     q_lo, q_hi = math.inf, -math.inf
@@ -101,7 +105,9 @@ def histogram_range(
         iqr = max(q75 - q25, 0.02 * q50)
         a, b = quantile(s, clip), quantile(s, 1 - clip)
         q_lo, q_hi = min(q_lo, a), max(q_hi, b)
-        lo = min(lo, max(a, q25 - 3 * iqr))
+        # the left tail is fast calls, rare and real (another dispatch path): at most LEFT_CUT of
+        # any series is left of the axis; the right is cut harder (a few slow calls squash every peak)
+        lo = min(lo, max(a, q25 - 3 * iqr), quantile(s, LEFT_CUT))
         hi = max(hi, min(b, q75 + 5 * iqr))
     if not math.isfinite(lo) or not math.isfinite(hi):
         return None

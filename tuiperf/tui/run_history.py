@@ -123,16 +123,22 @@ class RunHistory:
         from tuiperf.results.compare import compare_runs
         from tuiperf.tui.screens.comparison import ComparisonScreen
 
+        def when(result: RunResult) -> str:
+            return one_line(result.started_at[:16].replace("T", " "))
+
+        stored_label, shown_label = f"run {run_id} ({when(stored)})", f"the shown result ({when(current)})"
+        old, new, labels = stored, current, (stored_label, shown_label)
+        if stored.started_at and current.started_at and stored.started_at > current.started_at:
+            old, new, labels = current, stored, (shown_label, stored_label)  # the shown one is the older
         try:
-            comparison = compare_runs(stored, current, force=different_scenarios)
+            comparison = compare_runs(old, new, force=different_scenarios)
         except TuiperfError as exc:
             self.report_error("Cannot compare", str(exc))
             return
         if not comparison.rows:
             self.report_error("Cannot compare", f"run {run_id} and the shown result have no measured variant in common")
             return
-        when = one_line(stored.started_at[:16].replace("T", " "))
-        self.screen.app.push_screen(ComparisonScreen(inert_data(comparison), f"run {run_id} ({when})"))
+        self.screen.app.push_screen(ComparisonScreen(inert_data(comparison), *labels))
 
     def _markdown_or_say_why(self, what: str) -> tuple[RunResult, str] | None:
         from tuiperf.results.export import export

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from tuiperf.common.text import inert_data, one_line
+from tuiperf.results.crossover import sentences
 from tuiperf.results.model import RunResult, Sweep
 
 CLUSTER_SHARE = 0.02  # cluster centres drawn on the histogram: those holding at least this share
@@ -28,6 +29,7 @@ class ResultView:
     note: str = ""
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (severity, text)
     header: str = ""
+    crossovers: list[str] = field(default_factory=list)  # a sweep over a size: does the extra cost matter?
 
     @property
     def warning_count(self) -> int:
@@ -56,17 +58,30 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
         marks=[m.center_ns for v in variants if v.ok for m in v.modes if m.fraction >= CLUSTER_SHARE],
         note=note,
         warnings=collect_warnings(shown),
-        header=header_of(shown),
+        header=header_of(shown, result),
+        crossovers=sentences(result, compute=False),
     )
 
 
-def header_of(result: RunResult) -> str:
-    """``scenario · device · dispatch · a=1 b=2``: what produced the figures on screen."""
-    params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in result.params.items())
+def header_of(shown: RunResult, run: RunResult | None = None) -> str:
+    """``scenario · device · 4 devices · dispatch · a=1 b=2``: what produced the figures on screen;
+    for a sweep (``run``), ``sweep over n (3 points) · size=1 · at n=16`` (the point on screen)."""
+    run = run or shown
+    swept = run.sweep.parameter if run.sweep is not None else None
+    params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in shown.params.items() if k != swept)
+    shape = ""
+    if run.sweep is not None:
+        n = len(run.sweep.values)
+        shape = f"sweep over {one_line(swept)} ({n} point{'s' * (n != 1)})"
+        params = f"{params} · at {one_line(swept)}={one_line(shown.params.get(swept or ''))}".lstrip(" ·")
+    processes = run.options.processes if run.cluster is None else run.cluster.processes
     parts = [
-        one_line(result.scenario.id),
-        one_line(result.device.id),
-        f"{one_line(result.options.dispatch)} dispatch",
+        one_line(run.scenario.id),
+        one_line(run.device.id),
+        f"{run.device.count} devices" if run.device.count > 1 else "",
+        f"{processes} {'cluster ' if run.cluster else ''}processes" if processes > 1 else "",
+        f"{one_line(run.options.dispatch)} dispatch",
+        shape,
         params,
     ]
     return " · ".join(p for p in parts if p)

@@ -1,4 +1,5 @@
-"""The current result against a stored run: per variant, now/then with its 95 % CI and a verdict."""
+"""The shown result against a stored run, the newer against the older: per variant (and a sweep's
+point), new/old with its 95 % CI and a verdict."""
 
 from __future__ import annotations
 
@@ -29,13 +30,14 @@ def verdict(lo: float, hi: float, threshold: float = THRESHOLD) -> Text:
 class ComparisonScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", priority=True)]
 
-    def __init__(self, comparison: RunComparison, label: str) -> None:
+    def __init__(self, comparison: RunComparison, old_label: str, new_label: str = "the shown result") -> None:
         super().__init__()
-        self.comparison, self.label = comparison, label
+        self.comparison, self.old_label, self.new_label = comparison, old_label, new_label
 
     def compose(self) -> ComposeResult:
         with Vertical(id="comparison-box"):
-            yield Static(Text(f"Now against {self.label}", style="bold"))
+            title = f"{one_line(self.new_label)} (new) against {one_line(self.old_label)} (old)"
+            yield Static(Text(title, style="bold"))
             yield DataTable(id="comparison-table", cursor_type="row", zebra_stripes=True)
             differences = self.comparison.differences
             if differences:
@@ -48,11 +50,13 @@ class ComparisonScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         # The verdict and what it rests on first: the box is 76 columns at 80, and the medians come last.
-        for column in ("variant", "verdict", "now / then", "95% CI", "p", "then", "now"):
+        by_point = any(row.point for row in self.comparison.rows)
+        for column in ("point",) * by_point + ("variant", "verdict", "new / old", "95% CI", "p", "old", "new"):
             table.add_column(column, key=column)
         for row in self.comparison.rows:
             lo, hi = row.ci95
             table.add_row(
+                *[Text(one_line(row.point, 30))] * by_point,
                 Text(one_line(row.variant, 40)),  # Text: a DataTable reads a str as markup
                 verdict(lo, hi),
                 f"{row.ratio:.3f}×",
@@ -60,5 +64,5 @@ class ComparisonScreen(ModalScreen[None]):
                 format_p(row.p_value),
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
-                key=row.variant,
+                key=f"{row.point}\u241f{row.variant}" if row.point else row.variant,
             )

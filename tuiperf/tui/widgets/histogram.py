@@ -76,7 +76,7 @@ class LatencyHistogram(CachedPlot):
     def _available(self) -> int:
         return len([n for n in self.order if self.series.get(n)])
 
-    def _title(self, drawn: list[str], clipped: int, log: bool) -> Text:
+    def _title(self, drawn: list[str], clipped: tuple[int, int], log: bool) -> Text:
         """What is shown of how many first (it must never be cut), then what the picture is."""
         parts = []
         available = self._available()
@@ -85,8 +85,10 @@ class LatencyHistogram(CachedPlot):
         parts.append(f"Latency per call, {MEDIAN_MARK if len(drawn) > MAX_OVERLAID else '│'} median")
         if len(drawn) > MAX_OVERLAID:
             parts.append("strips to own peak")
-        if clipped:
-            parts.append(f"{clipped} beyond the axis")
+        left, right = clipped
+        if left or right:
+            sides = [f"{left} left" if left else "", f"{right} right" if right else ""]
+            parts.append(f"{' and '.join(s for s in sides if s)} of the axis")
         if self.note:
             parts.append(self.note)
         return Text(" · ".join(parts), style="bold", no_wrap=True, overflow="ellipsis")
@@ -141,10 +143,11 @@ class LatencyHistogram(CachedPlot):
             meds[name] = med
         return {"drawn": drawn, "samples": samples, "lo": lo, "hi": hi, "log": log, "medians": meds}
 
-    def _outside(self, name: str, sample: list[float], lo: float, hi: float) -> int:
-        """Samples of ``name`` beyond the axis, counted in all of them (the sample may be a part)."""
-        outside = len(sample) - (bisect.bisect_right(sample, hi) - bisect.bisect_left(sample, lo))
-        return round(outside * len(self.series[name]) / len(sample))
+    def _outside(self, name: str, sample: list[float], lo: float, hi: float) -> tuple[int, int]:
+        """Samples of ``name`` left and right of the axis, counted in all of them (the sample may be a part)."""
+        scale = len(self.series[name]) / len(sample)
+        left, right = bisect.bisect_left(sample, lo), len(sample) - bisect.bisect_right(sample, hi)
+        return round(left * scale), round(right * scale)
 
     def text_picture(self, width: int, height: int) -> list[Text] | None:
         prep = self._prepare(width, height)
@@ -155,7 +158,8 @@ class LatencyHistogram(CachedPlot):
             Strip(name, samples[name], prep["medians"][name], "" if no_color() else variant_hex(self.order.index(name)))
             for name in drawn
         ]
-        clipped = sum(self._outside(n, samples[n], lo, hi) for n in drawn)
+        outside = [self._outside(n, samples[n], lo, hi) for n in drawn]
+        clipped = (sum(o[0] for o in outside), sum(o[1] for o in outside))
         body = draw_strips(strips, lo, hi, log, width, height - 1 - AXIS_ROWS, _unit(hi))
         return [self._title(drawn, clipped, log), *body]
 
@@ -172,12 +176,13 @@ class LatencyHistogram(CachedPlot):
         n_max = max((len(self.series[n]) for n in drawn), default=1)
         # ~50 samples a bin keeps the noise near 15 %; never more bins than braille dots across
         bins = int(min(max(12, min(n_max, MAX_BINNED) / 50), max(12, 2 * (width - 14))))
-        clipped = 0
+        clipped = (0, 0)
         for name in drawn:
             index = self.order.index(name)
             sample = samples[name]
             centres, fractions, _ = bin_counts(sample, lo, hi, bins, log=log)
-            clipped += self._outside(name, sample, lo, hi)
+            left, right = self._outside(name, sample, lo, hi)
+            clipped = (clipped[0] + left, clipped[1] + right)
             med = prep["medians"][name]
             line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index))
             lines.append(line)

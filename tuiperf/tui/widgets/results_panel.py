@@ -78,7 +78,7 @@ class ResultsPanel(Vertical):
             ),
             "stats": lambda: stats.show(view.shown),
             "breakdown": lambda: breakdown.show(view.shown, baseline),
-            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order),
+            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers),
             "profile": lambda: self.query_one(ProfileTable).show(view.shown),
         }
         self._set_warnings(list(view.warnings), error)

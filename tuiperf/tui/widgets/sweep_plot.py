@@ -26,6 +26,7 @@ from tuiperf.tui.widgets.text_block import TextBlock
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
 MIN_PLOT_ROWS = 8  # rows of the plot itself; the title and the axes take five more
 FRAME_ROWS = 5
+CROSSOVER_MARKED = 0.10  # the share whose crossover the plot marks with a vertical line
 
 
 def legend_mark(index: int) -> str:
@@ -113,6 +114,11 @@ class SweepLines(CachedPlot):
                 color=variant_rgb(index),
                 marker=variant_marker(index, "braille"),
             )
+        if numeric and self.quantity == "time":
+            for c in sweep.crossovers:  # where an extra fixed cost falls under 10 % of the call
+                if c.share == CROSSOVER_MARKED and c.where == "inside" and c.at is not None:
+                    index = (self.order or list(medians)).index(c.variant) if c.variant in medians else 0
+                    plt.vline(c.at, color=variant_rgb(index))
         if numeric:
             plt.xscale("log")
             plt.xticks(xs, [f"{v:g}" for v in values])
@@ -150,7 +156,7 @@ class SweepPlot(Vertical):
         lines.set_quantity(QUANTITIES[(QUANTITIES.index(lines.quantity) + 1) % len(QUANTITIES)])
         return lines.quantity
 
-    def show(self, sweep: Sweep | None, order: list[str]) -> None:
+    def show(self, sweep: Sweep | None, order: list[str], crossovers: list[str] | None = None) -> None:
         self.query_one(SweepLines).set_sweep(sweep, order)
         caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
@@ -169,4 +175,8 @@ class SweepPlot(Vertical):
             sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
             memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
             rows.append([label, Text(slope_text), Text(span), Text(memory)])
-        caption.show(Text("\n").join(columns(rows, "llll")))
+        lines = columns(rows, "llll")
+        if crossovers:  # "does it matter at my size?", the ┆ on the plot marks each 10 % crossover
+            lines += [Text("Does the extra fixed cost matter at your size? (┆ on the plot: under 10 %)", style="bold")]
+            lines += [Text(f"· {line}") for line in crossovers]
+        caption.show(Text("\n").join(lines))

@@ -1,0 +1,236 @@
+"""A result is its whole shape: a sweep, several processes or several devices shows as such in every
+later view (the history, compare, every export, the script, the app's header), not as one point."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import factories
+import pytest
+
+from tuiperf.catalog.folders import file_sha256, scenario_files
+from tuiperf.cli import main
+from tuiperf.results import resultfile
+from tuiperf.results.export import export
+from tuiperf.results.history import History
+from tuiperf.tui.view import view_of
+
+TINY = Path(__file__).parent / "fixtures" / "scenarios" / "tiny.py"
+
+
+def sweep(medians=None, values=(1, 4, 16), **fields):
+    return factories.sweep(
+        medians or {"jit": [1000.0, 1100.0, 1500.0], "eager": [5000.0, 9000.0, 30000.0]},
+        values=values,
+        scenario="dispatch-floor",
+        **fields,
+    )
+
+
+def stored(tmp_path, *runs):
+    path = tmp_path / "h.sqlite"
+    with History(path) as history:
+        ids = [history.add(run) for run in runs]
+    return path, ids
+
+
+def test_the_history_marks_a_sweep_with_its_points_and_medians(tmp_path, capsys):
+    a = sweep()
+    b = sweep({"jit": [2000.0, 2100.0, 2500.0], "eager": [5000.0, 9000.0, 30000.0]}, values=(4, 16, 64))
+    path, _ = stored(tmp_path, a, b)
+    with History(path, readonly=True) as history:
+        _, oldest = history.list()
+    assert (oldest.sweep, [value for value, _ in oldest.points]) == ("n_args", ["1", "4", "16"])
+    assert oldest.points[2][1] == {"jit": 1500.0, "eager": 30000.0} and oldest.params == "size=1"
+    assert main(["--history", str(path), "history", "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("sweep over n_args (3 points)") == 2
+    assert "n_args=16: jit 1.50 µs, eager 30.0 µs" in out and "n_args=64: jit 2.50 µs, eager 30.0 µs" in out
+    assert main(["--history", str(path), "history", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["points"][0] == ["4", {"jit": 2000.0, "eager": 5000.0}]  # two sweeps look different
+
+
+def test_history_limit_says_how_many_of_how_many(tmp_path, capsys):
+    path, _ = stored(tmp_path, *[factories.result({"a": factories.steady(10.0)}) for _ in range(5)])
+    assert main(["--history", str(path), "history", "--limit", "3"]) == 0
+    assert "3 of 5 runs in" in capsys.readouterr().out
+    assert main(["--history", str(path), "history"]) == 0
+    assert "5 runs in" in capsys.readouterr().out
+
+
+def test_a_version_2_history_still_lists_read_only(tmp_path):
+    import sqlite3
+
+    from tuiperf.results.history import APPLICATION_ID, MIGRATIONS
+
+    path = tmp_path / "v2.sqlite"
+    db = sqlite3.connect(path)
+    for step in MIGRATIONS[:2]:
+        db.executescript(step)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
+    with History(path, readonly=True) as history:
+        assert history.list() == [] and history.count() == 0
+
+
+def test_compare_of_two_sweeps_matches_points_and_lists_the_unmatched(tmp_path, capsys):
+    old = sweep()
+    new = sweep({"jit": [1000.0, 1320.0, 2000.0], "eager": [5000.0, 9000.0, 30000.0]}, values=(1, 4, 64))
+    paths = [resultfile.save(doc, tmp_path / f"{i}.json") for i, doc in enumerate((old, new))]
+    assert main(["compare", *map(str, paths), "--width", "160"]) == 0
+    out, err = capsys.readouterr()
+    rows = {tuple(line.split()[:2]): line for line in out.splitlines() if line.strip().startswith("n_args=")}
+    assert set(rows) == {("n_args=1", "jit"), ("n_args=1", "eager"), ("n_args=4", "jit"), ("n_args=4", "eager")}
+    assert " 1.200 " in rows[("n_args=4", "jit")] and " 1.000 " in rows[("n_args=1", "jit")]
+    assert "n_args=16: measured in the old run only" in err and "n_args=64: measured in the new run only" in err
+    assert "parameter n_args" not in err  # the last points (16 and 64) are not compared with each other
+
+
+def test_compare_of_a_single_run_with_a_sweep_uses_the_point_at_its_value(tmp_path, capsys):
+    old = factories.result(
+        {"jit": factories.steady(1100.0), "eager": factories.steady(9000.0)},
+        scenario="dispatch-floor",
+        params={"size": 1, "n_args": 4},
+    )
+    paths = [resultfile.save(doc, tmp_path / f"{i}.json") for i, doc in enumerate((old, sweep()))]
+    assert main(["compare", *map(str, paths), "--width", "160"]) == 0
+    out, err = capsys.readouterr()
+    assert "n_args=4" in out and " 1.000 " in out and "a single run → a sweep over n_args (compared at n_args=4)" in err
+
+
+def test_every_export_holds_every_point(tmp_path):
+    run = sweep(devices=4)
+    text = export(run, "markdown")
+    assert "Sweep over `n_args` (3 points) = 1, 4, 16" in text and "Scenario `dispatch-floor` with `size=1`." in text
+    assert "| 16 | 1.50 µs | 30.0 µs (20.000×, 19.980 – 20.020) |" in text
+    assert "| devices | 4 |" in text
+    for value in (1, 4, 16):
+        assert f"### At `n_args={value}`" in text
+    rows = list(csv.DictReader(io.StringIO(export(run, "csv"))))
+    assert {(r["point"], r["variant"]) for r in rows} == {(str(v), n) for v in (1, 4, 16) for n in ("jit", "eager")}
+    assert len(rows) == 6 * 300
+    back = resultfile.decode(export(run, "json").encode(), where="export")
+    assert [p.params["n_args"] for p in back.points] == [1, 4, 16] and back.device.count == 4
+
+
+def test_the_exported_script_retimes_every_point(fixture_dir, tmp_path):
+    run = factories.sweep(
+        {"jax.jit": [1000.0, 1200.0], "eqx.filter_jit": [9000.0, 9500.0]},
+        parameter="size",
+        values=(4, 16),
+        params={},
+        scenario="tiny",
+    )
+    run.scenario.source_sha256 = file_sha256(TINY)
+    script = tmp_path / "repro.py"
+    script.write_text(export(run, "script", scenario_files=scenario_files([fixture_dir])))
+    done = subprocess.run([sys.executable, str(script), "0.02"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("at size=")]
+    assert [lines[i] for i in at] == ["at size=4", "at size=16"]
+    for start, stored_ns in zip(at, ("1 µs", "1.2 µs"), strict=True):
+        timed = {line.split()[0]: line for line in lines[start + 2 : start + 4]}
+        assert set(timed) == {"jax.jit", "eqx.filter_jit"} and timed["jax.jit"].endswith(stored_ns)
+
+
+def test_the_app_header_names_the_sweep_its_devices_and_processes():
+    view = view_of(sweep(devices=4))
+    assert view.header == (
+        "dispatch-floor · cpu:0 · 4 devices · sync dispatch · sweep over n_args (3 points) · size=1 · at n_args=16"
+    )
+    single = factories.result({"a": factories.steady(10.0)}, scenario="dispatch-floor", processes=3, params={"x": 1})
+    assert view_of(single).header == "dispatch-floor · cpu:0 · 3 processes · sync dispatch · x=1"
+
+
+@pytest.mark.parametrize("devices", [1, 4])
+def test_the_text_report_names_the_device_count(devices, tmp_path, capsys):
+    run = factories.result({"a": factories.steady(10.0)}, scenario="sharded-step", devices=devices)
+    path = resultfile.save(run, tmp_path / "r.json")
+    assert main(["show", str(path), "--width", "160"]) == 0
+    assert ("4 devices" in capsys.readouterr().out) == (devices == 4)
+
+
+def test_the_markdown_and_history_of_a_run_in_three_processes(tmp_path, capsys):
+    run = factories.result({"a": factories.steady(10.0)}, scenario="dispatch-floor", processes=3)
+    assert "| processes | 3 |" in export(run, "markdown")
+
+
+def test_the_crossover_of_an_extra_fixed_cost_is_found_from_the_points():
+    from tuiperf.results.crossover import sentences
+
+    sizes = (1_000, 10_000, 100_000, 1_000_000)
+    run = factories.sweep(
+        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
+        parameter="batch",
+        values=sizes,
+        params={},
+    )
+    ten, one = run.sweep.crossovers
+    assert (ten.share, ten.where, one.share, one.where) == (0.1, "inside", 0.01, "beyond")
+    assert ten.extra_ns == pytest.approx(23_000, rel=0.01) and ten.at == pytest.approx(197_000, rel=0.01)
+    assert ten.at_ci95[0] <= ten.at <= ten.at_ci95[1]
+    ten_text, one_text = sentences(run)
+    assert ten_text.startswith("eqx.filter_jit's +23.0 µs over jax.jit is under 10 % of the call above batch ≈ 200,000")
+    assert ten_text.endswith("on cpu:0")
+    assert "never falls under 1 % of the call within the swept range: at batch=1,000,000 it is still 2 %" in one_text
+    assert "bat" in export(run, "markdown").split("### Does the extra fixed cost matter at your size?")[1]
+
+
+def test_no_crossover_for_a_sweep_that_is_not_over_a_size_or_without_extra_cost():
+    assert factories.sweep({"a": [1.0, 2.0, 3.0], "b": [2.0, 3.0, 4.0]}, values=("x", "y", "z")).sweep.crossovers == []
+    assert factories.sweep({"a": [1.0, 2.0]}, values=(1, 2)).sweep.crossovers == []
+    flat = factories.sweep({"a": [5000.0, 5000.0, 5000.0], "b": [9000.0, 9000.0, 9000.0]}, values=(1, 2, 4))
+    assert {c.where for c in flat.sweep.crossovers} == {"never"}
+
+
+def test_the_histogram_keeps_the_fastest_variants_left_tail_and_counts_both_tails():
+    from tuiperf.tui.formatting import histogram_range
+    from tuiperf.tui.widgets.histogram import LatencyHistogram
+
+    fast = [500.0] * 100 + factories.steady(1000.0, n=900)  # 10 % of its calls on a faster path
+    slow = factories.steady(5000.0, n=1000) + [90_000.0] * 20  # a few calls far to the right
+    lo, hi = histogram_range({"fast": fast, "slow": slow})
+    assert lo <= 500.0 and hi < 90_000.0
+    plot = LatencyHistogram()
+    plot.set_series({"fast": fast, "slow": slow})
+    assert plot._outside("fast", sorted(fast), 600.0, hi) == (100, 0)
+    assert plot._outside("slow", sorted(slow), lo, hi) == (0, 20)
+    assert str(plot._title(["fast", "slow"], (100, 20), False)).endswith("100 left and 20 right of the axis")
+
+
+def test_bytes_never_read_in_exponent_form():
+    from tuiperf.common.units import format_bytes
+
+    assert format_bytes(1023.9 * 1024) == "1024 KiB" and format_bytes(1000 * 1024) == "1000 KiB"
+    assert format_bytes(12 * 2**20) == "12 MiB" and format_bytes(-1536) == "−1.5 KiB"
+
+
+def test_a_gap_within_noise_gets_no_stage_shares():
+    from tuiperf.results import document
+    from tuiperf.results.reconcile import reconcile
+    from tuiperf.results.verdict import gap_words
+
+    paths = {
+        "call": 1000.0,
+        "jit": 990.0,
+        "flat_jit": 980.0,
+        "noop_jit": 900.0,
+        "noop_execute": 850.0,
+        "flat_leaves": 970.0,
+    }
+    other = {**paths, "call": 1000.03, "jit": 989.0}
+    a = document.variant_result("a", samples_ns=factories.steady(1000.03, spread=101))
+    b = document.variant_result("b", samples_ns=factories.steady(1000.0, spread=101))
+    a.breakdown_ns, b.breakdown_ns = factories.breakdown(other), factories.breakdown(paths)
+    split = reconcile(a, b)
+    assert abs(split.gap_ns) < 1 and all(s.share is None for s in split.stages)
+    assert "%" not in gap_words(split) and "more than the whole gap" not in gap_words(split)
