@@ -82,7 +82,7 @@ def median(values: Iterable[float]) -> float:
     return quantile(s, 0.5)
 
 
-LEFT_CUT = 0.01  # the share of a series' fastest samples the histogram's axis may leave out
+LEFT_CUT = 0.05  # at most this share of a series' fastest samples is left of the histogram's axis
 
 
 def histogram_range(
