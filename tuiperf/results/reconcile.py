@@ -74,7 +74,8 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     for key, label, _ in BREAKDOWN_STAGES:
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
         resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
-        stages.append(StageDelta(key, label, delta, intervals.get(key), delta / gap if gap and resolved else None, resolution))
+        share = delta / gap if gap and resolved else None
+        stages.append(StageDelta(key, label, delta, intervals.get(key), share, resolution))
     explained = sum(s.delta_ns for s in stages)
     return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
 
