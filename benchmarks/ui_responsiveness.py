@@ -166,11 +166,12 @@ async def time_commands(app, pilot, shown: dict[str, float], rounds: int = 3) ->
     main = app.main
     times: dict[str, list[float]] = {}
     for _ in range(rounds):
-        for key, (tab, _) in enumerate(RESULT_TABS, start=1):
+        for key, (tab, _) in [*enumerate(RESULT_TABS, start=1)][1:] + [(1, RESULT_TABS[0])]:  # the shown one last
             times.setdefault(tab, []).append(await key_to_frame(pilot, shown, str(key), tab))
             await pilot.pause(0.1)
-        names = [v.name for v in main.result.measured]
-        following = names[(names.index(main.results_panel.stats.baseline) + 1) % len(names)]
+        stats = main.results_panel.stats  # the shown document: a sweep's last point
+        names = [v.name for v in stats.result.measured]
+        following = names[(names.index(stats.baseline) + 1) % len(names)] if stats.baseline in names else names[0]
         times.setdefault("b (next baseline)", []).append(await key_to_frame(pilot, shown, "b", f"baseline {following}"))
         await pilot.pause(0.1)
         times.setdefault("h (history)", []).append(await key_to_frame(pilot, shown, "h", "history"))
