@@ -50,7 +50,7 @@ def _fold(word: Text, room: int, rest: int) -> list[Text]:
             cuts.append(i)
             used, limit, start = 0, rest, i
         used += width
-    return word.divide(cuts) if cuts else [word]
+    return list(word.divide(cuts)) if cuts else [word]
 
 
 def word_lines(text: Text | str, first: int, rest: int) -> list[Text]:
