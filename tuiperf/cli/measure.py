@@ -88,7 +88,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     stored = store(result, args, err) if history_path(args) is not None else False
     if not written and not stored and (args.json is not None or history_path(args) is not None):
         err.print(Text(recovery.keep(result), style="yellow"))
-    report.print_result(result, profiles=args.profiles, width=args.width)
+    try:
+        report.print_result(result, profiles=args.profiles, width=args.width)
+    except KeyboardInterrupt:  # the result is measured and kept: only its report stops here
+        kept = [f"in {one_line(args.json)}"] if written else []
+        kept += ["in the history (tuiperf history)"] if stored else []
+        cut = f"the result is {'partial' if result.partial else 'complete'}" + (
+            f", {' and '.join(kept)}" if kept else ""
+        )
+        print(file=sys.stdout, flush=True)
+        err.print(Text(f"Ctrl-C: the report stopped here; {cut}"))
+        return 130
     if interrupted:
         return 130
     points = result.points or [result]
@@ -127,7 +137,10 @@ def run_interruptibly(runner: Runner, request: RunRequest, err: Console) -> tupl
                 progress.say("stopping: the partial result follows (Ctrl-C again to quit at once)")
     if "error" in outcome:
         raise outcome["error"]
-    return outcome.get("result"), interrupted
+    result = outcome.get("result")
+    if interrupted and result is not None and not result.partial:
+        err.print(Text("the run had finished when Ctrl-C came: its result is complete"))
+    return result, interrupted
 
 
 class Progress:
