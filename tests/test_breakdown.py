@@ -29,6 +29,7 @@ def breakdown_input(
     costs: dict[str, int] = COSTS,
     *,
     total: float | None = None,
+    total_ci: tuple[float, float] | None = None,
     call_is_jit: bool = False,
     single_output: bool = False,
     call_flops: float | None = None,
@@ -41,7 +42,7 @@ def breakdown_input(
         call=TimedPath(clock.call(costs["call"]), ()),
         paths=Paths(paths=paths, call_is_jit=call_is_jit, single_output=single_output, flops=path_flops),
         total_ns=total,
-        total_ci_ns=(total * 0.999, total * 1.001),
+        total_ci_ns=total_ci or (total * 0.999, total * 1.001),
         call_flops=call_flops,
     )
 
@@ -94,6 +95,14 @@ def test_a_call_that_differs_from_its_steady_state_median_is_flagged():
     assert result.residual_ns == 30_000
     close = measure([lambda c: breakdown_input(c, total=105_000)])["v"]
     assert close.reliable  # 5 %: within what two phases of one run may differ
+
+
+def test_the_residual_check_is_never_waived_for_a_wide_steady_state_interval():
+    """A 718 µs call whose paths measured 1.30 ms more was once marked reliable because its steady-state
+    interval was ±42 %: the split cannot be read through that noise, so it is withheld."""
+    wide = measure([lambda c: breakdown_input(c, total=70_000, total_ci=(40_600, 100_000))])["v"]
+    assert not wide.reliable and "+43 % against its steady-state median" in wide.reason
+    assert "uncertain by ±42 %" in wide.reason
 
 
 def test_a_jit_level_computing_other_flops_is_flagged():

@@ -51,7 +51,10 @@ def test_cache_miss_explanations_become_one_line_each():
     assert "(None, 0)" in cut.split("→")[0] and "(None, 7)" in cut.split("→")[1] and len(cut) < 160
 
 
-@pytest.mark.parametrize("order", [["pytree-config", "per-call-config"], ["per-call-config", "pytree-config"]])
+@pytest.mark.parametrize(
+    "order",
+    [["pytree-config", "frozen-config", "per-call-config"], ["per-call-config", "frozen-config", "pytree-config"]],
+)
 def test_a_recompile_is_explained_against_the_same_variants_previous_call(runner, order):
     """Two variants jax.jit one function; JAX alone compared per-call-config's misses with
     pytree-config's key ("PytreeConfig → Static"). The cause must be the variant's own: a static config
@@ -59,6 +62,7 @@ def test_a_recompile_is_explained_against_the_same_variants_previous_call(runner
     doc, _ = run(runner, scenario="shared-jit", samples=5, profile=False, variants=order)
     per_call = variant(doc, "per-call-config")
     assert per_call.recompiles >= 5 and variant(doc, "pytree-config").recompiles == 0
+    assert variant(doc, "frozen-config").recompiles == 0  # the remedy
     (cause,) = per_call.recompile_causes
     assert "PytreeConfig" not in cause and "Static'>" not in cause
     assert cause.startswith("input path [0][1]: static value Config(scale=2.0, depth=3) prints the same as before")

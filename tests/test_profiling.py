@@ -62,3 +62,22 @@ def test_a_raising_call_does_not_leave_the_process_profiled():
     with pytest.raises(ValueError):
         profile_call(boom, (X,), jax.block_until_ready, 10_000, calls=3)
     assert sys.getprofile() is None
+
+
+def test_a_jitted_step_gets_the_compiled_calls_own_row():
+    """A Step's compiled call was charged as own time of Carrier.__call__ (read as "framework"); a Bench
+    got a row of its own for it. The Step now does too, and the step function is restored after."""
+    from tuiperf.api.step import Carrier, Step
+
+    def train(state, x):
+        return state + jnp.sin(x), jnp.sum(state)
+
+    jitted = jax.jit(train)
+    carrier = Carrier(Step(jitted, X, X))
+    jax.block_until_ready(carrier())
+    rows, note = profile_call(carrier, (), jax.block_until_ready, 10_000, calls=20)
+    (executable,) = executable_rows(rows)
+    assert executable.ncalls == 1 and "not found" not in note
+    own = next(r for r in rows if r.function.startswith("__call__ (tuiperf/api/step.py"))
+    assert own.tottime_us < executable.cumtime_us
+    assert carrier.step.fn is jitted

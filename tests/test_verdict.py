@@ -35,9 +35,10 @@ def test_the_stage_that_explains_the_gap_is_named_with_its_share_the_top_functio
     result = pair({**BASE, "call": 40_000.0}, 40_000.0, profile=rows)  # 30 µs of framework
     sentence = verdict(result, "slow", "base")
     assert sentence == (
-        "slow is 4× as slow as base: slow's framework (+30.0 µs) explains 100 % of the gap; the profile's top "
-        "Python function is hashable_partition (equinox/_jit.py:40): call jax.jit over arrays partitioned once "
-        "outside the call (eqx.partition, or tuiperf.preflatten)."
+        "slow is 4× as slow as base: slow's framework (+30.0 µs) explains 100 % of the gap; the profile puts it "
+        "in hashable_partition (equinox/_jit.py:40), Equinox module traversal (eqx.filter_jit partitions the "
+        "module into arrays and static parts on every call): call jax.jit over arrays partitioned once outside "
+        "the call (eqx.partition, or tuiperf.preflatten)."
     )
 
 
@@ -115,3 +116,88 @@ def test_a_guard_note_on_the_pair_is_carried_by_the_sentence():
     assert verdict(result, "slow", "base").endswith(
         "; the guard notes same result, different programs (4× the XLA FLOPs: 64 FLOP vs 16 FLOP)."
     )
+
+
+def test_a_stage_known_less_precisely_than_the_gap_never_explains_it():
+    """A compute-bound pair on a loaded machine once read "compute (+11.4 µs) is more than the whole gap
+    (+1.79 µs)", reliable: a stage whose interval is wider than the gap cannot explain it."""
+    from tuiperf.results.reconcile import Reconciliation, StageDelta
+
+    result = pair(BASE, 11_790.0)  # the steady-state gap: +1.79 µs
+    stages = [
+        StageDelta("compute", "compute", 11_400.0, (2_000.0, 20_000.0), 11_400.0 / 1_790.0),
+        StageDelta("launch", "launch", -9_610.0, (-18_000.0, -1_000.0), -9_610.0 / 1_790.0),
+    ]
+    split = Reconciliation("slow", "base", 1_790.0, stages, 0.0, True)
+    assert split.clear_stages() == []
+    sentence = verdict(result, "slow", "base", split)
+    assert "more than the whole gap" not in sentence and "explains" not in sentence.split("(", 1)[1]
+    assert sentence.endswith(
+        "the evidence does not support a cause (compute's interval (+2.00 µs to +20.0 µs) is wider than the gap "
+        "(+1.79 µs), so no stage can explain it)."
+    )
+    assert "compute" not in gap_words(split).split(";")[0]
+
+
+def _variant(name, median, **kwargs):
+    return document.variant_result(name, samples_ns=factories.steady(median), **kwargs)
+
+
+def test_donated_bytes_are_evidence_when_no_breakdown_names_a_cause():
+    """ "donate-state is 4.08× as fast as no-donation: no breakdown of both, so the evidence names no cause"
+    was said beside a memory table showing 6.1 MiB donated: the memory figures are evidence."""
+    from tuiperf.results.model import ProgramMemory
+
+    mib = 6.1 * 2**20
+    kept = ProgramMemory(arguments=int(2 * mib), outputs=int(mib), temporaries=0, aliased=0, generated_code=0)
+    donated = ProgramMemory(arguments=int(2 * mib), outputs=int(mib), temporaries=0, aliased=int(mib), generated_code=0)
+    result = document.run_result(
+        factories.header(),
+        [_variant("no-donation", 408_000.0, memory=kept), _variant("donate-state", 100_000.0, memory=donated)],
+        duration_s=1.0,
+    )
+    sentence = verdict(result, "donate-state", "no-donation")
+    assert "names no cause" not in sentence
+    assert sentence.startswith("donate-state is 4.08× as fast as no-donation: no breakdown of both; the evidence")
+    assert sentence.endswith(
+        "the evidence that differs is the memory table (no-donation vs donate-state): donated (outputs written "
+        "into the arguments' buffers) 0 B vs 6.1 MiB."
+    )
+
+
+def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_would_read():
+    from tuiperf.results.model import CompileStagesMs
+
+    cold = CompileStagesMs(trace=5.0, lower=3.0, compile=14.0, first_call=0.02)
+    warm = CompileStagesMs(trace=0.1, lower=0.1, compile=0.08, first_call=0.02)
+    result = document.run_result(
+        factories.header(),
+        [_variant("base", 10_000.0, stages_ms=warm), _variant("slow", 10_000.0, stages_ms=cold)],
+        duration_s=1.0,
+    )
+    sentence = verdict(result, "slow", "base")
+    assert sentence.startswith("slow and base take the same time within noise")
+    # (22.02 ms + 99 × 10 µs) / 100 = 230.1 µs against (0.30 ms + 99 × 10 µs) / 100 = 12.9 µs
+    assert sentence.endswith(
+        "; a mean over 100 calls including the first would read 17.8× for slow against base "
+        "(its first call: 22.0 ms, tracing and compiling included)."
+    )
+    same = document.run_result(
+        factories.header(),
+        [_variant("base", 10_000.0, stages_ms=warm), _variant("slow", 10_000.0, stages_ms=warm)],
+        duration_s=1.0,
+    )
+    assert verdict(same, "slow", "base").endswith("(ratio CI 1.000–1.000).") or "mean over" not in verdict(
+        same, "slow", "base"
+    )
+
+
+def test_a_jitted_steps_framework_stage_is_named_for_the_state_it_carries():
+    """A plain jax.jit training step showed its carried state as "framework" with an Equinox remedy."""
+    result = pair({**BASE, "call": 40_000.0}, 40_000.0)
+    for v in result.variants:
+        assert v.breakdown_ns is not None
+        v.breakdown_ns.framework_holds = "state carried"
+    sentence = verdict(result, "slow", "base")
+    assert sentence.startswith("slow is 4× as slow as base: slow's state carried (+30.0 µs) explains 100 % of the gap")
+    assert "not Python" in sentence and "eqx.partition" not in sentence

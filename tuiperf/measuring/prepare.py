@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tuiperf.api.scenario import Bench
-from tuiperf.api.step import Carrier, Step
+from tuiperf.api.step import STATE_CARRIED, Carrier, Step
 from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
@@ -241,6 +241,8 @@ def build_breakdown_paths(prepared: Prepared) -> None:
         return
     try:
         prepared.paths = build_paths(*level, call_is_jit=call_is_jit)
+        if isinstance(bench.fn, Carrier) and bench.jit_fn is None:
+            prepared.paths.framework_holds = STATE_CARRIED
     except BaseException as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
         prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tuiperf.api.step import Carrier
 from tuiperf.common.units import format_ns
 from tuiperf.results.model import ProfileRow
 
@@ -41,23 +42,34 @@ def _shim(jitted: Any) -> Callable[..., Any]:
 
 @contextmanager
 def exposed(fn: Any) -> Iterator[tuple[Callable[..., Any], bool]]:
-    """``fn`` with its jitted function(s) visible to cProfile: (callable to profile, found any)."""
+    """``fn`` with its jitted function(s) visible to cProfile: (callable to profile, found any).
+
+    A :class:`~tuiperf.api.step.Carrier` (a ``Step``) is looked into: its step function is the call
+    that holds the executable, swapped on the ``Step`` itself (or inside it, for a wrapper)."""
     if is_pjit(fn):
         yield _shim(fn), True
         return
+    if isinstance(fn, Carrier):
+        step = fn.step
+        holder, names = (step, ["fn"]) if is_pjit(step.fn) else (step.fn, _attribute_names(step.fn))
+    else:
+        holder, names = fn, _attribute_names(fn)
     swapped: list[tuple[str, Any]] = []
-    names = [f.name for f in dataclasses.fields(fn)] if dataclasses.is_dataclass(fn) else []
-    names += [n for n in getattr(fn, "__dict__", {}) if n not in names]
     try:
         for name in names:
-            value = getattr(fn, name, None)
+            value = getattr(holder, name, None)
             if is_pjit(value):
-                object.__setattr__(fn, name, _shim(value))
+                object.__setattr__(holder, name, _shim(value))
                 swapped.append((name, value))
         yield fn, bool(swapped)
     finally:
         for name, value in swapped:
-            object.__setattr__(fn, name, value)
+            object.__setattr__(holder, name, value)
+
+
+def _attribute_names(obj: Any) -> list[str]:
+    names = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
+    return names + [n for n in getattr(obj, "__dict__", {}) if n not in names]
 
 
 def _label(filename: str, line: int, function: str) -> str:

@@ -154,6 +154,9 @@ class Breakdown(Struct):
     # variants of a run: a baseline's stages can be compared with a paired bootstrap, see core.reconcile)
     resolution_ns: float | None = None  # two compiles of one program (A/A) differ by at most this
     compiles: int = 0  # XLA compilations of the call while it was timed: then no split is given (stages empty)
+    # What the framework stage holds where it is not a library's Python work: for a jitted Step,
+    # tuiperf carrying the state (a Python call, and the previous output's buffers fed back as input).
+    framework_holds: str | None = None
 
 
 class ProfileRow(Struct):

@@ -38,7 +38,8 @@ class Reconciliation:
     reliable: bool
 
     def clear_stages(self) -> list[StageDelta]:
-        """The stage differences worth naming: the CI excludes zero, it is at least 2 % of the gap and
+        """The stage differences worth naming: the CI excludes zero and is no wider than the gap (a stage
+        known less precisely than the gap itself cannot explain it), it is at least 2 % of the gap and
         beyond the two stages' resolution (two compiles of one program differ by that much)."""
         return [
             s
@@ -47,7 +48,11 @@ class Reconciliation:
             and abs(s.delta_ns) >= 0.02 * abs(self.gap_ns)
             and abs(s.delta_ns) >= s.resolution_ns
             and (s.ci95_ns is None or s.ci95_ns[0] > 0 or s.ci95_ns[1] < 0)
+            and not self.wider_than_gap(s)
         ]
+
+    def wider_than_gap(self, stage: StageDelta) -> bool:
+        return stage.ci95_ns is not None and stage.ci95_ns[1] - stage.ci95_ns[0] > abs(self.gap_ns)
 
     @property
     def explained_share(self) -> float | None:
@@ -72,6 +77,8 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     intervals = _paired_intervals(a, b)
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
+        if key == "framework" and (a.framework_holds or b.framework_holds):
+            label = "state carried" if a.framework_holds and b.framework_holds else "framework or state carried"
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
         resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
         share = delta / gap if gap and resolved else None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, how_much
+from tuiperf.results import evidence, remedies
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -26,9 +26,9 @@ BY_CONSTRUCTION_NOTE = (
 )
 MAIN_SHARE = 0.5  # a stage that explains at least half of the gap is named as the cause
 
-# The usual remedy when a stage explains the gap.
+# The usual remedy when a stage other than framework (see results.remedies) explains the gap.
 REMEDIES = {
-    "jit_dispatch": "pre-flatten the arguments (tuiperf.preflatten) so jit walks a flat list, not the pytree",
+    "jit_dispatch": remedies.PYTREE_FLATTENING.remedy,
     "outputs": "return a flat tuple of arrays instead of a module or nested pytree",
     "launch": "pass fewer, larger arrays (the executable is launched with every leaf)",
 }
@@ -66,19 +66,9 @@ def gap_words(split: Reconciliation) -> str:
     return ", ".join(named) + rest + f"; unexplained {signed(split.unexplained_ns)}"
 
 
-def _top_function(variant: VariantResult) -> str | None:
-    rows = [r for r in variant.profile if r.kind == "python" and not r.function.startswith("{")]
-    return one_line(max(rows, key=lambda r: r.tottime_us).function, 60) if rows else None
-
-
-def _framework_remedy(variant: VariantResult) -> str:
-    text = " ".join(r.function for r in variant.profile).lower()
-    if "nnx" in text or ("flax" in text and "graph" in text):
-        return "split once (nnx.split), jax.jit over the state, nnx.merge inside, or nnx.jit(graph=False)"
-    return "call jax.jit over arrays partitioned once outside the call (eqx.partition, or tuiperf.preflatten)"
-
-
-def _cause(split: Reconciliation, slow: VariantResult, fast: VariantResult) -> str | None:
+def _cause(
+    split: Reconciliation, slow: VariantResult, fast: VariantResult, scenario_path: str | None = None
+) -> str | None:
     """The stage that explains the gap, with how much and the usual remedy; None when none does."""
     if not split.reliable:
         return None
@@ -99,10 +89,10 @@ def _cause(split: Reconciliation, slow: VariantResult, fast: VariantResult) -> s
             f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) explains {100 * (main.share or 0):.0f} % of the gap"
         )
     if main.key == "framework":
-        top = _top_function(slow)
-        if top:
-            sentence += f"; the profile's top Python function is {top}"
-        return sentence + f": {_framework_remedy(slow)}"
+        if slow.breakdown_ns is not None and slow.breakdown_ns.framework_holds:
+            carried = remedies.STATE_CARRIED
+            return sentence + f": the time is in {carried.holds}: {carried.remedy}"
+        return sentence + f"; {remedies.framework_remedy(slow, scenario_path)}"
     if main.key == "compute":
         if slow.flops and fast.flops and abs(slow.flops / fast.flops - 1) > 0.05:
             return sentence + f": the program does other work ({slow.flops / fast.flops:.3g}× the XLA FLOPs)"
@@ -132,13 +122,18 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
         m = unfair[0]
         return f"{opening}, but {m.a} does not compute the same thing as {m.b} ({m.quantity}): no fair cause to give."
     if lo <= 1.0 <= hi:
-        return opening + "."
+        first = evidence.first_call_note(a, b)
+        return opening + (f"; {first}" if first else "") + "."
     slow, fast = (a, b) if row.ratio > 1 else (b, a)
     if slow.recompiles:
-        causes = f" ({slow.recompile_causes[0]})" if slow.recompile_causes else ""
+        compiled = f"{opening}: {slow.name} compiled {slow.recompiles} time(s) while it was timed, so its time is "
+        cause = slow.recompile_causes[0] if slow.recompile_causes else None
+        if cause is not None and "compares by identity" in cause:
+            return compiled + f"mostly compilation: {cause}."  # the identity cause carries its own remedy
+        causes = f" ({cause})" if cause else ""
         return (
-            f"{opening}: {slow.name} compiled {slow.recompiles} time(s) while it was timed, so its time is mostly "
-            f"compilation: what changes between calls{causes} must stay fixed or become an array argument."
+            compiled
+            + f"mostly compilation: what changes between calls{causes} must stay fixed or become an array argument."
         )
     if split is True:
         split = reconcile(slow, fast)
@@ -146,12 +141,24 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
         split = reconcile(slow, fast)  # the caller's was the other way round
     notes = [n for n in eq.notes if name in n and base_name in n]
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
+    memory = evidence.memory_words(slow, fast)
     if not isinstance(split, Reconciliation):
+        if memory:
+            return f"{opening}: no breakdown of both; the evidence that differs is {memory}{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
-    cause = _cause(split, slow, fast)
+    cause = _cause(split, slow, fast, result.scenario.path or None)
     if cause is None:
         why = "a breakdown involved is not reliable" if not split.reliable else "no stage explains it beyond noise"
-        return f"{opening}: the evidence does not support a cause ({why}){tail}."
+        wide = [s for s in split.stages if split.reliable and s.ci95_ns is not None and split.wider_than_gap(s)]
+        if wide and split.reliable:
+            widest = max(wide, key=lambda s: (s.ci95_ns or (0.0, 0.0))[1] - (s.ci95_ns or (0.0, 0.0))[0])
+            lo, hi = widest.ci95_ns or (0.0, 0.0)
+            why = (
+                f"{widest.label}'s interval ({signed(lo)} to {signed(hi)}) is wider than the gap "
+                f"({signed(split.gap_ns)}), so no stage can explain it"
+            )
+        also = f"; {memory}" if memory else ""
+        return f"{opening}: the evidence does not support a cause ({why}){also}{tail}."
     return f"{opening}: {cause}{tail}."
 
 

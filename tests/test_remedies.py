@@ -1,0 +1,116 @@
+"""Remedies from evidence: the machinery that holds the time (the profile's rows) decides the remedy,
+every entry is backed by a scenario whose remedy variant removes that machinery from the profile, and
+where no entry fits the sentence says where the time is instead of guessing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_session import run, variant
+
+from tuiperf.results import document
+from tuiperf.results.model import ProfileRow
+from tuiperf.results.remedies import EVERY, TABLE, framework_remedy, machinery
+
+ROOT = Path(__file__).parent.parent
+
+
+def profiled(*rows: tuple[str, float, float]):
+    """A variant whose profile has these (function label, cumulative µs, own µs) rows."""
+    profile = [ProfileRow(function=f, ncalls=1, cumtime_us=cum, tottime_us=own) for f, cum, own in rows]
+    return document.variant_result("slow", samples_ns=[1000.0] * 5, profile=profile)
+
+
+# Rows as the profile labels them in real runs of each entry's scenario (figures µs per profiled call).
+CASES = {
+    "custom_derivative": [
+        ("reraise_with_filtered_traceback (jax/_src/traceback_util.py:191)", 2958, 24),
+        ("__call__ (jax/_src/custom_derivatives.py:280)", 2934, 111),
+        ("signature (python3.11/inspect.py:3278)", 853, 54),
+        ("bind (jax/_src/core.py:660)", 644, 38),
+    ],
+    "eager_ops": [
+        ("per_call (fixtures/scenarios/eager_constant.py:20)", 3463, 352),
+        ("__call__ (_src/numpy/scalar_types.py:54)", 2777, 19),
+        ("apply_primitive (jax/_src/dispatch.py:81)", 1100, 40),
+    ],
+    "nnx_graph": [
+        ("__call__ (flax/nnx/transforms/compilation.py:400)", 300, 10),
+        ("flatten (flax/nnx/graph.py:600)", 200, 80),
+        ("tree_flatten (jax/_src/tree_util.py:80)", 20, 20),
+    ],
+    "equinox_traversal": [
+        ("_call (equinox/_jit.py:200)", 60, 5),
+        ("hashable_partition (equinox/_jit.py:40)", 30, 12),
+    ],
+    "per_call_objects": [
+        ("per_call (fixtures/scenarios/per_call_object.py:40)", 202, 160),
+        ("__init__ (<string>:2)", 38, 3),
+        ("__post_init__ (fixtures/scenarios/per_call_object.py:23)", 36, 36),
+    ],
+}
+
+
+@pytest.mark.parametrize("key", list(CASES))
+def test_the_machinery_in_the_profile_decides_the_remedy(key):
+    found = machinery(profiled(*CASES[key]), "/somewhere/fixtures/scenarios/per_call_object.py")
+    assert found is not None and found[0].key == key
+
+
+def test_no_entry_fits_and_the_sentence_says_where_the_time_is():
+    slow = profiled(("loop (my/own/model.py:12)", 50, 45), ("helper (my/own/model.py:30)", 5, 5))
+    assert framework_remedy(slow, "my/own/model.py") == "no known remedy: the time is in loop (my/own/model.py:12)"
+    # a machinery holding a sliver of the call names no remedy
+    sliver = profiled(("loop (my/own/model.py:12)", 500, 450), ("flatten (flax/nnx/graph.py:600)", 20, 20))
+    assert framework_remedy(sliver).startswith("no known remedy: the time is in loop (my/own/model.py:12)")
+    assert framework_remedy(profiled()) == "no known remedy: no profile names where it is"
+
+
+def test_the_old_fixed_sentence_is_given_only_where_equinox_holds_the_time():
+    for key, rows in CASES.items():
+        sentence = framework_remedy(profiled(*rows), "per_call_object.py")
+        assert ("eqx.partition" in sentence) == (key == "equinox_traversal"), key
+
+
+def test_every_entry_names_a_scenario_that_exists_with_both_variants():
+    for entry in EVERY:
+        path, _, variants = entry.scenario.partition(": ")
+        source = (ROOT / path.split(" ")[0]).read_text()
+        for name in variants.replace("→", ",").split(","):
+            name = name.strip().split(" ")[0]
+            if name:
+                assert f'"{name}"' in source, (entry.key, name)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "slow", "fixed", "key", "marker"),
+    [
+        ("custom-jvp-eager", "eager-custom_jvp", "jit-around-custom_jvp", "custom_derivative", "custom_derivatives.py"),
+        ("eager-constant", "built-per-call", "built-once", "eager_ops", "apply_primitive"),
+        ("per-call-object", "config-per-call", "config-built-once", "per_call_objects", "__post_init__"),
+    ],
+)
+def test_a_real_profile_decides_the_remedy_and_the_remedy_variant_removes_that_machinery(
+    runner, scenario, slow, fixed, key, marker
+):
+    doc, _ = run(runner, scenario=scenario, samples=20, budget_s=0.5)
+    found = machinery(variant(doc, slow), doc.scenario.path)
+    assert found is not None and found[0].key == key, [r.function for r in variant(doc, slow).profile]
+    assert any(marker in r.function for r in variant(doc, slow).profile)
+    assert not any(marker in r.function for r in variant(doc, fixed).profile)
+    assert machinery(variant(doc, fixed), doc.scenario.path) is None
+
+
+def test_the_table_has_one_entry_per_machinery():
+    assert len({e.key for e in EVERY}) == len(EVERY) and len(TABLE) >= 5
+
+
+def test_a_donating_steps_memory_figures_reach_its_verdict(runner):
+    from tuiperf.results.verdict import verdict
+
+    doc, _ = run(runner, scenario="donation", samples=20, budget_s=0.5, params={"size": "64"})
+    donated, kept = variant(doc, "donate-state"), variant(doc, "no-donation")
+    assert donated.memory is not None and donated.memory.aliased == 256 and kept.memory.aliased == 0
+    sentence = verdict(doc, "donate-state", "no-donation")
+    assert sentence is not None and ("same time within noise" in sentence or "donated" in sentence), sentence

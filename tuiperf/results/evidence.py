@@ -1,0 +1,67 @@
+"""Evidence besides the breakdown that a verdict can name: the memory table (donated bytes, buffers a
+program allocates) and the one-time stages (what a mean over N calls including the first would read).
+
+Pure: no numpy or JAX (the UI uses it).
+"""
+
+from __future__ import annotations
+
+from tuiperf.common.units import format_bytes, format_ns
+from tuiperf.results.model import VariantResult
+
+MEAN_OVER = 100  # calls in the mean a reporter's loop typically takes, the first included
+MEAN_SHOWN = 1.2  # a mean ratio this far from 1 (either way) is worth a note when the medians agree
+COMPILED_AGAIN = "the first call compiled again"
+MEMORY_FIGURES = (
+    ("aliased", "donated (outputs written into the arguments' buffers)"),
+    ("temporaries", "temporaries"),
+    ("outputs", "outputs"),
+    ("arguments", "arguments"),
+)
+
+
+def memory_words(slow: VariantResult, fast: VariantResult) -> str | None:
+    """How the two programs' memory figures differ, slow first, as XLA's memory analysis gives them;
+    None when neither has figures or they agree."""
+    a, b = slow.memory, fast.memory
+    if a is None or b is None:
+        return None
+    differing = [
+        f"{label} {format_bytes(getattr(a, key))} vs {format_bytes(getattr(b, key))}"
+        for key, label in MEMORY_FIGURES
+        if getattr(a, key) != getattr(b, key)
+    ]
+    if not differing:
+        return None
+    return f"the memory table ({slow.name} vs {fast.name}): " + ", ".join(differing)
+
+
+def first_call_ns(variant: VariantResult) -> float | None:
+    """What a script's first call costs, from the measured one-time stages: tracing, lowering and
+    compiling and the first call, or the first call alone where it compiled again itself."""
+    stages = variant.stages_ms
+    if stages.first_call is None:
+        return None
+    if any(COMPILED_AGAIN in note for note in variant.notes):
+        return stages.first_call * 1e6
+    return sum(ms or 0.0 for ms in (stages.trace, stages.lower, stages.compile, stages.first_call)) * 1e6
+
+
+def first_call_note(a: VariantResult, b: VariantResult, calls: int = MEAN_OVER) -> str | None:
+    """When a mean over ``calls`` calls including the first would read a ratio far from the medians':
+    the first call's compile dominates such a mean (a frequent cause of "several times slower")."""
+    if a.stats is None or b.stats is None:
+        return None
+    first_a, first_b = first_call_ns(a), first_call_ns(b)
+    if first_a is None or first_b is None:
+        return None
+    mean_a = (first_a + (calls - 1) * a.stats.median_ns) / calls
+    mean_b = (first_b + (calls - 1) * b.stats.median_ns) / calls
+    ratio = mean_a / mean_b
+    if 1 / MEAN_SHOWN < ratio < MEAN_SHOWN:
+        return None
+    slower, faster, shown, first = (a, b, ratio, first_a) if ratio > 1 else (b, a, 1 / ratio, first_b)
+    return (
+        f"a mean over {calls} calls including the first would read {shown:.3g}× for {slower.name} against "
+        f"{faster.name} (its first call: {format_ns(first)}, tracing and compiling included)"
+    )

@@ -1,0 +1,150 @@
+"""Which machinery holds a variant's per-call time, from its profile, and the remedy that fits it.
+
+Each :class:`Remedy` names what holds the time (rows of the Python profile that belong to it), the
+remedy, and the scenario whose remedy variant shows that it works (docs/remedies.md lists them; the
+tests run them). A remedy is only given when the evidence names its machinery: where no entry fits,
+the sentence says where the time is instead (:func:`framework_remedy`). Pure: no numpy or JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from tuiperf.common.text import one_line
+from tuiperf.results.model import ProfileRow, VariantResult
+
+MIN_SHARE = 0.1  # of the profile's outermost Python row: less, and the machinery does not hold the time
+CONSTRUCTORS = ("__init__", "__post_init__", "__new__")  # hashing a kept object is not building one
+
+
+@dataclass(frozen=True)
+class Remedy:
+    key: str
+    holds: str  # what holds the time, in words
+    remedy: str
+    scenario: str  # the scenario (file: slow variant → remedy variant) that shows the remedy works
+    markers: tuple[str, ...] = ()  # a profile row whose label contains one of these belongs to it
+
+
+TABLE: tuple[Remedy, ...] = (
+    Remedy(
+        "custom_derivative",
+        "a jax.custom_jvp/custom_vjp function called outside jax.jit (custom_jvp.__call__ resolves its "
+        "signature with inspect.signature and traces the rule on every call)",
+        "put jax.jit around the custom_jvp/custom_vjp function",
+        "tests/fixtures/scenarios/custom_jvp_eager.py: eager-custom_jvp → jit-around-custom_jvp",
+        ("custom_derivatives.py",),
+    ),
+    Remedy(
+        "eager_ops",
+        "eager jnp operations (apply_primitive: each one dispatched on its own, e.g. jnp.float32(…) built "
+        "on every call)",
+        "build arrays that do not change once, outside the call, or compute them inside the jitted function",
+        "tests/fixtures/scenarios/eager_constant.py: built-per-call → built-once",
+        ("apply_primitive", "jax/_src/dispatch.py", "_src/numpy/"),
+    ),
+    Remedy(
+        "nnx_graph",
+        "NNX graph walks (the model and optimizer traversed in Python on every call)",
+        "split once (nnx.split), jax.jit over the state, nnx.merge inside, or nnx.jit(graph=False)",
+        "scenarios/nnx_vs_linen_cnn.py: nnx-nnx.jit → nnx-split-merge, nnx-nnx.jit-graph-false",
+        ("flax/nnx/",),
+    ),
+    Remedy(
+        "equinox_traversal",
+        "Equinox module traversal (eqx.filter_jit partitions the module into arrays and static parts on every call)",
+        "call jax.jit over arrays partitioned once outside the call (eqx.partition, or tuiperf.preflatten)",
+        "scenarios/filter_jit_overhead.py: eqx.filter_jit → eqx.filter_jit-preflattened",
+        ("equinox/",),
+    ),
+    Remedy(
+        "per_call_objects",
+        "objects built on every call in your own file (their constructors run, and jit hashes a new object, "
+        "on every call)",
+        "build them once outside the call and pass the same object each time",
+        "tests/fixtures/scenarios/per_call_object.py: config-per-call → config-built-once",
+    ),
+)
+BY_KEY = {r.key: r for r in TABLE}
+
+# Remedies decided by other evidence than the profile (a stage, the recompile count, the memory table).
+PYTREE_FLATTENING = Remedy(
+    "pytree_flattening",
+    "pytree flattening at the jit boundary (jit walks the argument pytree and checks every leaf)",
+    "pre-flatten the arguments (tuiperf.preflatten) so jit walks a flat list, not the pytree",
+    "scenarios/filter_jit_overhead.py: jax.jit → jax.jit-preflattened",
+)
+STATE_CARRIED = Remedy(
+    "state_carried",
+    "the state carried from call to call (tuiperf's call, and the previous output's buffers fed back "
+    "as the next input: a memory effect that grows with the state, not Python)",
+    "none in your code: every loop that feeds its state back pays it",
+    "tests/fixtures/scenarios/steps.py (a jitted Step; its compiled call has its own profile row)",
+)
+RECOMPILES = Remedy(
+    "recompiles",
+    "compilation while timed (a value jit keys on changes between calls)",
+    "keep what changes fixed, or make it an array argument; a static value that prints alike but is a "
+    "new key needs a frozen, value-hashed class or to be built once",
+    "tests/fixtures/scenarios/shared_jit.py: per-call-config → frozen-config",
+)
+EVERY = (*TABLE, PYTREE_FLATTENING, STATE_CARRIED, RECOMPILES)
+
+
+def _python_rows(variant: VariantResult) -> list[ProfileRow]:
+    return [r for r in variant.profile if r.kind == "python" and not r.function.startswith("{")]
+
+
+def _in_user_file(row: ProfileRow, scenario_path: str | None) -> bool:
+    """A constructor of an object built in the scenario's own file (or generated there, as a
+    dataclass's ``__init__`` is, in ``<string>``)."""
+    name = row.function.split(" (", 1)[0]
+    if name not in CONSTRUCTORS:
+        return False
+    where = row.function.rsplit("(", 1)[-1]
+    file_name = PurePath(scenario_path).name if scenario_path else None
+    return where.startswith("<string>") or (file_name is not None and f"{file_name}:" in where)
+
+
+def _belongs(entry: Remedy, row: ProfileRow, scenario_path: str | None) -> bool:
+    if entry.key == "per_call_objects":
+        return _in_user_file(row, scenario_path)
+    return any(marker in row.function for marker in entry.markers)
+
+
+def machinery(variant: VariantResult, scenario_path: str | None = None) -> tuple[Remedy, ProfileRow] | None:
+    """The table entry whose rows hold the most of the profiled call (at least :data:`MIN_SHARE` of
+    its outermost Python row), with its heaviest row; None when no entry's rows do."""
+    rows = _python_rows(variant)
+    if not rows:
+        return None
+    outermost = max(r.cumtime_us for r in rows)
+    best: tuple[Remedy, ProfileRow] | None = None
+    for entry in TABLE:
+        for row in rows:
+            if _belongs(entry, row, scenario_path) and (best is None or row.cumtime_us > best[1].cumtime_us):
+                best = entry, row
+    return best if best is not None and best[1].cumtime_us >= MIN_SHARE * outermost else None
+
+
+def where_the_time_is(variant: VariantResult) -> str | None:
+    """The Python function with the most own time, with its file and line, as the profile labels it."""
+    rows = _python_rows(variant)
+    return one_line(max(rows, key=lambda r: r.tottime_us).function, 80) if rows else None
+
+
+def framework_remedy(variant: VariantResult, scenario_path: str | None = None) -> str:
+    """The remedy for time in the framework stage, from the machinery the profile names; else where it is."""
+    found = machinery(variant, scenario_path)
+    if found is not None:
+        entry, row = found
+        return f"the profile puts it in {one_line(row.function, 80)}, {entry.holds}: {entry.remedy}"
+    where = where_the_time_is(variant)
+    return f"no known remedy: the time is in {where}" if where else "no known remedy: no profile names where it is"
+
+
+def table_rows(entries: Sequence[Remedy] = EVERY) -> list[tuple[str, str, str]]:
+    """(what holds the time, remedy, scenario) for the docs."""
+    return [(e.holds, e.remedy, e.scenario) for e in entries]
