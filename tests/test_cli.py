@@ -142,7 +142,7 @@ def test_compare_names_what_else_differs_and_refuses_other_scenarios(tmp_path, c
     assert "parameter batch 1 → 8" in err and "dispatch sync → async" in err and "jax 0.10.2 → 0.10.3" in err
     assert main(["compare", str(old), str(other)]) == 2
     assert "different scenarios (s and t)" in capsys.readouterr().err
-    assert main(["compare", str(old), str(other), "--force"]) == 0
+    assert main(["compare", str(old), str(other), "--any-scenario"]) == 0
 
 
 def test_any_variant_can_be_the_baseline_with_a_confidence_interval():

@@ -61,7 +61,7 @@ def test_a_json_that_cannot_be_written_after_the_run_still_leaves_the_result(
     monkeypatch.setattr(resultfile, "save", full)
     code = main([*RUN, "--scenarios", fixture_dir, "--json", str(tmp_path / "r.json"), "--no-history"])
     err = capsys.readouterr().err
-    assert code == 1 and "--json not written: r.json: cannot write: No space left on device" in err
+    assert code == 1 and "--out not written: r.json: cannot write: No space left on device" in err
     [copy] = (data_home / "unsaved").glob("tiny-*.json")
     assert resultfile.load(copy).scenario.id == "tiny"
 

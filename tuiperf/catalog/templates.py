@@ -49,10 +49,10 @@ def check_name(name: str) -> str:
     return name
 
 
-def new_scenario(name: str, folder: Path, template: str = DEFAULT_TEMPLATE) -> Path:
-    """Write ``folder/NAME.py`` from ``template`` (never over an existing file) and return its path."""
+def new_scenario(name: str, folder: Path, template: str = DEFAULT_TEMPLATE, *, force: bool = False) -> Path:
+    """Write ``folder/NAME.py`` from ``template`` (over an existing file only with ``force``) and return its path."""
     check_name(name)
     source = template_named(template).path.read_text(encoding="utf-8")
     title = name.replace("-", " ").replace("_", " ").capitalize()
     target = folder / f"{name.replace('-', '_')}.py"
-    return write_atomic(target, source.replace("{title}", title).encode("utf-8"))
+    return write_atomic(target, source.replace("{title}", title).encode("utf-8"), force=force)

@@ -12,47 +12,35 @@ import sys
 from collections.abc import Sequence
 
 from tuiperf.catalog.templates import DEFAULT_TEMPLATE, TEMPLATES
+from tuiperf.cli import flags
 from tuiperf.common.errors import TuiperfError
+from tuiperf.common.version import __version__
 from tuiperf.contract import options
 
 USAGE_ERROR = 2
-WIDTH_HELP = "text width (default: $COLUMNS, else the terminal's, else 80)"
 COMMANDS = (
     *("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace"),
     "env",  # Python environments (issue 28)
     "check",
 )
+EXIT_STATUSES = """exit status:
+  0    done
+  1    a variant failed (run, check), the guard found an unfair pair (check), a slowdown beyond
+       --fail-above (compare), a result file not written (run)
+  2    bad input, said in one line before anything is measured
+  130  interrupted (Ctrl-C): what was measured so far is kept"""
 
 
-def _shared(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """Options accepted before and after the command; the top-level copies keep their own names."""
-    prefix = "global_" if top else ""
-    if top:  # `tuiperf --dispatch async run X`: the one run option also accepted before the command
-        dispatch = next(row for row in options.declared() if row.name == "dispatch")
-        parser.add_argument(
-            dispatch.option.flag or "",
-            choices=dispatch.option.choices,
-            dest="global_dispatch",
-            help=dispatch.option.help,
-        )
+def _global(parser: argparse.ArgumentParser) -> None:
+    """Options also accepted before the command (``tuiperf --dispatch async run X``), under their own
+    names: :func:`parse_args` merges them with the command's."""
+    dispatch = next(row for row in options.declared() if row.name == "dispatch")
     parser.add_argument(
-        "--scenarios",
-        action="append",
-        default=[],
-        metavar="DIR",
-        dest=f"{prefix}scenarios",
-        help="extra folder of scenario files (repeatable; also $TUIPERF_SCENARIOS)",
+        dispatch.option.flag or "", choices=dispatch.option.choices, dest="global_dispatch", help=dispatch.option.help
     )
-    parser.add_argument(
-        "--history",
-        default=None,
-        metavar="PATH",
-        dest=f"{prefix}history",
-        help="the run history database (default: $TUIPERF_HISTORY, else your data folder)",
-    )
-    parser.add_argument(
-        "--no-history", action="store_true", dest=f"{prefix}no_history", help="do not store this run in the history"
-    )
+    flags.scenario_dirs(parser, dest="global_scenarios")
+    flags.history(parser, stores=True, prefix="global_")
+    flags.screenshots(parser, dest="global_screenshots")
 
 
 def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
@@ -73,63 +61,82 @@ def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
     options.add_arguments(parser, command)
 
 
+def _scenario_id(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scenario", metavar="ID", help="the scenario's id (`tuiperf list` shows them)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tuiperf", description="Explore the per-call cost of JAX code.")
-    _shared(parser, top=True)
-    parser.add_argument("--screenshots", default="screenshots", metavar="DIR", help="where `s` saves screenshots")
-    commands = parser.add_subparsers(dest="command")
+    parser = argparse.ArgumentParser(
+        prog="tuiperf",
+        description="Explore the per-call cost of JAX code. `tuiperf` alone opens the explorer.",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tuiperf {__version__}")
+    _global(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     app = commands.add_parser("app", help="the explorer (the default; `tuiperf ID` opens it on scenario ID)")
-    _shared(app, top=False)
+    flags.scenario_dirs(app)
+    flags.history(app, stores=True)
+    flags.screenshots(app)
     _measuring(app, "app")
     app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
     app.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (copy and paste)")
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
-    _shared(listing, top=False)
-    listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
+    flags.scenario_dirs(listing)
+    flags.print_json(listing)
+    flags.width(listing)
 
     devices = commands.add_parser("devices", help="list JAX devices")
-    devices.add_argument("--json", action="store_true", help="print JSON")
+    flags.print_json(devices)
 
-    run = commands.add_parser("run", help="measure a scenario and print a report")
-    _shared(run, top=False)
+    run = commands.add_parser("run", help="measure a scenario and print a report", epilog=EXIT_STATUSES)
+    run.formatter_class = argparse.RawDescriptionHelpFormatter
+    flags.scenario_dirs(run)
+    flags.history(run, stores=True)
     _measuring(run, "run")
-    run.add_argument("scenario", metavar="ID")
-    run.add_argument("--sweep", metavar="NAME=V1,V2,...", help="run once per value of one parameter")
-    run.add_argument("--json", metavar="PATH", help="also write the result document to PATH")
-    run.add_argument("--force", action="store_true", help="replace the --json file if it exists")
+    _scenario_id(run)
+    flags.sweep(run)
+    run.add_argument("--out", metavar="FILE.json", help="also write the result document (JSON) to this file")
+    run.add_argument("--json", dest="out", help=argparse.SUPPRESS)  # the older name of --out
+    flags.force(run, "the --out file")
     run.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
-    run.add_argument("--width", type=int, metavar="COLUMNS", help="report width (default: the terminal's, 80 piped)")
+    flags.width(run)
     run.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
 
     show = commands.add_parser("show", help="print a saved result: a history run id or a JSON file")
-    _shared(show, top=False)
+    flags.scenario_dirs(show)
+    flags.history(show, stores=False)
     show.add_argument("path", metavar="RUN", help="a run id from `tuiperf history`, or a result file")
-    show.add_argument("--profiles", action="store_true")
-    show.add_argument("--width", type=int, metavar="COLUMNS")
+    show.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
+    flags.width(show)
 
     compare = commands.add_parser("compare", help="compare two saved results (run ids or files), variant by variant")
-    _shared(compare, top=False)
+    flags.scenario_dirs(compare)
+    flags.history(compare, stores=False)
     compare.add_argument("old", metavar="OLD", help="a history run id or a result file")
     compare.add_argument("new", metavar="NEW", help="a history run id or a result file")
-    compare.add_argument("--force", action="store_true", help="compare results of different scenarios")
+    compare.add_argument(
+        "--any-scenario", action="store_true", help="compare results of different scenarios (same-named variants)"
+    )
+    compare.add_argument("--force", dest="any_scenario", action="store_true", help=argparse.SUPPRESS)  # older name
     compare.add_argument(
         "--fail-above",
         type=float,
         metavar="PCT",
         help="exit 1 if a variant is slower by more than PCT %% (the whole 95%% CI above it)",
     )
-    compare.add_argument("--width", type=int, metavar="COLUMNS")
+    flags.width(compare)
 
     history = commands.add_parser("history", help="list stored runs (newest first), or prune them")
-    _shared(history, top=False)
+    flags.history(history, stores=False)
     history.add_argument("--scenario", metavar="ID", help="only this scenario's runs")
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
-    history.add_argument("--json", action="store_true", help="print JSON")
-    history.add_argument("--width", type=int, metavar="COLUMNS", help=WIDTH_HELP)
+    flags.print_json(history)
+    flags.width(history)
     history.add_argument(
         "--prune-before", metavar="DATE", help="delete runs started before DATE (2026-11-01 or 2026-11-01T12:00, UTC)"
     )
@@ -137,46 +144,58 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--yes", action="store_true", help="delete without asking (needed when not at a terminal)")
 
     export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON or a script")
-    _shared(export, top=False)
+    flags.scenario_dirs(export)
+    flags.history(export, stores=False)
     export.add_argument("run", metavar="RUN", help="a history run id or a result file")
     export.add_argument(
         "--format",
         choices=("json", "csv", "markdown", "script"),
         default="markdown",
-        help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf",
+        help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf "
+        "(default: markdown)",
     )
     export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
-    export.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+    flags.force(export, "the --out file")
 
     trace = commands.add_parser("trace", help="a JAX profiler trace of a variant's steady-state calls (Perfetto)")
-    _shared(trace, top=False)
+    flags.scenario_dirs(trace)
     _measuring(trace, "trace")
-    trace.add_argument("scenario", metavar="ID")
-    trace.add_argument("--variant", required=True, metavar="NAME")
+    _scenario_id(trace)
+    trace.add_argument("--variant", required=True, metavar="NAME", help="the variant to trace")
     trace.add_argument("--calls", type=int, default=100, metavar="N", help="calls to record (default 100)")
     trace.add_argument("--out", default="traces", metavar="DIR", help="folder for the trace (default ./traces)")
 
     new = commands.add_parser("new", help="create a scenario file from a template and print its path")
     new.add_argument("name", metavar="NAME", help="the scenario's id, e.g. my-mlp (the file is my_mlp.py)")
-    new.add_argument("--template", default=DEFAULT_TEMPLATE, choices=[t.name for t in TEMPLATES])
+    new.add_argument(
+        "--template",
+        default=DEFAULT_TEMPLATE,
+        choices=[t.name for t in TEMPLATES],
+        help=f"what the file starts as (default: {DEFAULT_TEMPLATE})",
+    )
     new.add_argument(
         "--dir",
         metavar="DIR",
         help="folder to write into (default: the first --scenarios or $TUIPERF_SCENARIOS folder, else your own)",
     )
-    _shared(new, top=False)
+    flags.force(new, "the scenario file")
+    flags.scenario_dirs(new)
 
     shot = commands.add_parser("screenshot", help="run a scenario headless and save an SVG of the explorer")
-    _shared(shot, top=False)
+    flags.scenario_dirs(shot)
     _measuring(shot, "screenshot")
-    shot.add_argument("scenario", metavar="ID")
-    shot.add_argument("--out", required=True, metavar="FILE.svg")
-    shot.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+    _scenario_id(shot)
+    flags.sweep(shot)
+    shot.add_argument("--out", required=True, metavar="FILE.svg", help="the SVG to write (and FILE.png with `png`)")
+    flags.force(shot, "the --out file")
     shot.add_argument("--tab", default=None, help="result tab to show (histogram, breakdown, stats, ...)")
-    shot.add_argument("--size", default="120x40", metavar="WxH")
+    shot.add_argument("--size", default="120x40", metavar="WxH", help="terminal size in cells (default 120x40)")
 
     check = commands.add_parser(
-        "check", help="load a scenario file and call each variant once, timing nothing: what a run would find"
+        "check",
+        help="load a scenario file and call each variant once, timing nothing: what a run would find",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(
         "files", nargs="+", metavar="FILE", help="scenario files (each a .py defining `scenario = Scenario(...)`)"
@@ -196,8 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = _first_positional(argv)
-    if first == len(argv) and any(a in ("-h", "--help") for a in argv):
-        pass  # the top-level help
+    if first == len(argv) and any(a in ("-h", "--help", "--version") for a in argv):
+        pass  # the top-level help, or the version
     elif first == len(argv) or argv[first] not in COMMANDS:
         argv = [*argv[:first], "app", *argv[first:]]  # `tuiperf` and `tuiperf ID` open the explorer
     args = build_parser().parse_args(argv)
@@ -205,6 +224,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch  # None: the table's default
     args.history = getattr(args, "history", None) or args.global_history
     args.no_history = getattr(args, "no_history", False) or args.global_no_history
+    args.screenshots = getattr(args, "screenshots", None) or args.global_screenshots or "screenshots"
     return args
 
 

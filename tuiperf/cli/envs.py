@@ -16,6 +16,7 @@ import msgspec
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from tuiperf.cli import flags
 from tuiperf.cli.wrap import Flow, Hanging, checked_width, print_trimmed
 from tuiperf.common.errors import PythonEnvError
 from tuiperf.common.text import inert, inert_json, one_line
@@ -38,10 +39,10 @@ def add_parser(commands: Any) -> None:
     create.add_argument("name", metavar="NAME", help="letters, digits and - _ . (not 'current')")
     create.add_argument("requirements", nargs="+", metavar="REQ", help="what to install: 'jax==0.7.2' 'flax==0.12.0' …")
     listing = verbs.add_parser("list", help="each environment's Python, library versions and status")
-    listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.add_argument("--width", type=int, metavar="COLUMNS", help="text width (default: the terminal's, 80 piped)")
+    flags.print_json(listing)
+    flags.width(listing)
     remove = verbs.add_parser("remove", help="unregister one (one `env create` built is deleted)")
-    remove.add_argument("name", metavar="NAME")
+    remove.add_argument("name", metavar="NAME", help="the environment's name (`tuiperf env list`)")
 
 
 def cmd_env(args: argparse.Namespace) -> int:

@@ -74,5 +74,5 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     named = [*(args.scenarios or []), *env_scenario_dirs()]
     folder = Path(args.dir) if args.dir else user_path(named[0]) if named else user_scenarios_dir()
-    print(new_scenario(args.name, folder, args.template))
+    print(new_scenario(args.name, folder, args.template, force=args.force))
     return 0

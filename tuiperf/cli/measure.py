@@ -66,8 +66,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.results import recovery, resultfile
 
     request = request_from(args)
-    if args.json is not None:
-        check_writable(args.json, force=args.force)  # fail now, not after the run
+    if args.out is not None:
+        check_writable(args.out, force=args.force)  # fail now, not after the run
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     runner = make_runner(args)
     try:
@@ -79,14 +79,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Kept before anything else can fail (a printing error, a full disk under the history): the
     # --json file first, then the history; a recovery copy when neither kept it.
     written = False
-    if args.json is not None:
+    if args.out is not None:
         try:
-            err.print(Text(f"wrote {one_line(resultfile.save(result, args.json, force=args.force))}"))
+            err.print(Text(f"wrote {one_line(resultfile.save(result, args.out, force=args.force))}"))
             written = True
         except TuiperfError as exc:
-            err.print(Text(f"--json not written: {one_line(exc)}", style="yellow"))
+            err.print(Text(f"--out not written: {one_line(exc)}", style="yellow"))
     stored = store(result, args, err) if history_path(args) is not None else False
-    if not written and not stored and (args.json is not None or history_path(args) is not None):
+    if not written and not stored and (args.out is not None or history_path(args) is not None):
         err.print(Text(recovery.keep(result), style="yellow"))
     try:
         report.print_result(result, profiles=args.profiles, width=args.width)
@@ -103,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     points = result.points or [result]
     failed = [v.name for point in points for v in point.variants if v.status == "failed"]
-    return 1 if failed or result.error or (args.json is not None and not written) else 0
+    return 1 if failed or result.error or (args.out is not None and not written) else 0
 
 
 def run_interruptibly(runner: Runner, request: RunRequest, err: Console) -> tuple[Any, bool]:
@@ -209,6 +209,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             settings=request.settings,
             device=request.device,
             environments=request.environments,
+            sweep=request.sweep,
         )
     finally:
         runner.close()

@@ -37,7 +37,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.fail_above is not None and not (math.isfinite(args.fail_above) and args.fail_above >= 0):
         raise TuiperfError(f"--fail-above must be a percentage of 0 or more, got {args.fail_above}")
     (old, _), (new, _) = load_run(args.old, args), load_run(args.new, args)
-    comparison = compare_runs(old, new, force=args.force)
+    comparison = compare_runs(old, new, force=args.any_scenario)
     if not comparison.rows:
         unmatched = "; ".join(d for d in comparison.differences if "run only" in d)
         raise TuiperfError(

@@ -333,7 +333,8 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         if row.kind is bool:
             parser.add_argument(o.flag, dest=row.name, action="store_const", const=not row.default, help=o.help)
             continue
-        extra = f" (default {row.text_of(row.default) or o.none})" if row.default != 0 or o.none else ""
+        shown = row.text_of(row.default) or o.none  # nothing to show: the help says what happens by default
+        extra = f" (default {shown})" if shown and (row.default != 0 or o.none) and "(default" not in o.help else ""
         parser.add_argument(  # parsed by from_arguments: a bad value is one ParamError line, as everywhere
             o.flag,
             dest=row.name,

@@ -67,7 +67,7 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
     if old.scenario.id != new.scenario.id and not force:
         raise TuiperfError(
             f"the runs measured different scenarios ({old.scenario.id} and {new.scenario.id}); "
-            "pass --force to compare same-named variants anyway"
+            "pass --any-scenario to compare same-named variants anyway"
         )
     pairs, found = matched_points(old, new)
     rows: list[VariantChange] = []
