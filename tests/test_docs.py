@@ -115,3 +115,26 @@ def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
     v_help = next(c.help for c in COMMANDS if c.keys == "v")
     assert f"up to {MAX_OVERLAID} overlaid" in v_help and f"at most {MAX_DRAWN}" in v_help
     assert "Up to three overlaid" in questions and f"at most {MAX_DRAWN}" in questions and MAX_OVERLAID == 3
+
+
+def test_every_tuiperf_command_the_docs_show_parses():
+    """A stale flag in a copied command line is an error a reader meets first: every `tuiperf ...` line
+    of the README's and the docs' shell blocks is accepted by the parser (synopses with [...] aside)."""
+    import shlex
+
+    from tuiperf.cli import parse_args
+
+    texts = {"README.md": readme(), **pages()}
+    checked = 0
+    for name, text in texts.items():
+        for block in re.findall(r"```(?:bash|sh)?\n(.*?)```", text, re.S):
+            for line in block.splitlines():
+                command = line.split("  #")[0].split(" # ")[0].strip()
+                if not command.startswith("tuiperf ") or "[" in command or "..." in command:
+                    continue
+                try:
+                    parse_args(shlex.split(command)[1:])
+                except SystemExit as exc:
+                    pytest.fail(f"{name}: {command!r} does not parse (exit {exc.code})")
+                checked += 1
+    assert checked >= 30
