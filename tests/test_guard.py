@@ -288,3 +288,27 @@ def test_flop_counts_are_written_with_si_prefixes():
         "4 kFLOP",
         "12 FLOP",
     ]
+
+
+def test_transcendental_operations_are_counted_apart_from_the_flops():
+    """A gradient and a forward pass of sin/cos both read "same FLOPs": XLA counts sin, cos, exp apart."""
+    import jax
+
+    from tuiperf.measuring.guard import check
+    from tuiperf.measuring.xla_costs import flops_of, transcendentals_of
+
+    x = jnp.linspace(0.0, 1.0, 8)
+    one = jax.jit(lambda x: jnp.sin(x) + x).trace(x).lower().compile()
+    two = jax.jit(lambda x: jnp.sin(x) + jnp.cos(x)).trace(x).lower().compile()
+    assert flops_of(one) == flops_of(two) == 8.0
+    assert (transcendentals_of(one), transcendentals_of(two)) == (8.0, 16.0)
+    same_values = np.ones(3)
+    found = check(
+        [
+            Subject("sin", same_values, 8.0, None, transcendentals=8.0),
+            Subject("sin+cos", same_values, 8.0, None, transcendentals=16.0),
+        ],
+        1e-6,
+    )
+    assert found.mismatches == []
+    assert found.notes == ["sin+cos and sin: same result, different programs (2× the XLA transcendentals: 16 vs 8)"]

@@ -201,3 +201,25 @@ def test_a_jitted_steps_framework_stage_is_named_for_the_state_it_carries():
     sentence = verdict(result, "slow", "base")
     assert sentence.startswith("slow is 4× as slow as base: slow's state carried (+30.0 µs) explains 100 % of the gap")
     assert "not Python" in sentence and "eqx.partition" not in sentence
+
+
+def test_same_flops_is_said_only_when_the_transcendentals_agree_too():
+    base = document.variant_result(
+        "base",
+        samples_ns=factories.steady(10_000.0),
+        breakdown_ns=factories.breakdown(BASE),
+        flops=8.0,
+        transcendentals=8.0,
+    )
+    slow_paths = {**BASE, "call": 14_000.0, "jit": 12_000.0, "flat_jit": 11_000.0, "flat_leaves": 10_500.0}
+    slow = document.variant_result(
+        "slow",
+        samples_ns=factories.steady(14_000.0),
+        breakdown_ns=factories.breakdown(slow_paths),
+        flops=8.0,
+        transcendentals=16.0,
+    )
+    result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
+    sentence = verdict(result, "slow", "base")
+    assert "same FLOPs" not in sentence.replace("XLA transcendental operations, same FLOPs", "")
+    assert sentence.endswith("the program does other work (2× the XLA transcendental operations, same FLOPs).")

@@ -47,7 +47,7 @@ import numpy as np
 from tuiperf.measuring.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.shallow import Scope
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
-from tuiperf.measuring.xla_costs import flops_of, memory_of
+from tuiperf.measuring.xla_costs import flops_of, memory_of, transcendentals_of
 from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, ProgramMemory, Stage
 
 assert list(STAGE_PATHS) == [key for key, _, _ in BREAKDOWN_STAGES]
@@ -81,6 +81,7 @@ class Paths:
     call_is_jit: bool  # the call is a jax.jit function: its own jit level, framework is zero
     single_output: bool = False  # the program returns one array: no output pytree, outputs is zero
     flops: float | None = None  # XLA's FLOPs of the jit level's program
+    transcendentals: float | None = None  # and its transcendental operations
     memory: ProgramMemory | None = None  # XLA's memory figures of the jit level's program
     framework_holds: str | None = None  # what call − jit holds when it is not a library's Python work
 
@@ -157,6 +158,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple[Any, ...], *, call_i
         call_is_jit=call_is_jit,
         single_output=single_output,
         flops=flops_of(program),
+        transcendentals=transcendentals_of(program),
         memory=memory_of(program, of="jit level"),
     )
 

@@ -40,6 +40,7 @@ class Subject:
     compare: Callable[[Any], Any] | None = None  # projection applied before comparing
     tolerance: float | None = None  # this variant's relative tolerance
     check_costs: bool = True  # False: declared equivalent in values only (FLOPs, parameters unchecked)
+    transcendentals: float | None = None  # XLA counts them apart from the FLOPs
 
 
 @dataclass
@@ -118,9 +119,9 @@ def compare_pair(reference: Subject, other: Subject, rtol: float) -> Findings:
 
 def _cost_words(finding: dict[str, str]) -> str:
     """``0.715× the FLOPs (506 FLOP vs 708 FLOP)`` from a cost mismatch's detail."""
-    if finding["quantity"] == "XLA FLOPs":
+    if finding["quantity"] in ("XLA FLOPs", "XLA transcendentals") and finding["detail"].endswith("×)"):
         counts, _, ratio = finding["detail"].rpartition(" (")
-        return f"{ratio.rstrip(')')} the XLA FLOPs: {counts}"
+        return f"{ratio.rstrip(')')} the {finding['quantity']}: {counts}"
     return f"{finding['quantity']} {finding['detail']}"
 
 
@@ -181,6 +182,11 @@ def _compare_costs(reference: Subject, other: Subject, mismatch: Callable[[str, 
         ratio = other.flops / reference.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
             mismatch("XLA FLOPs", f"{_si(other.flops)} vs {_si(reference.flops)} ({ratio:.3g}×)")
+    if reference.transcendentals is not None and other.transcendentals is not None:
+        theirs, ours = reference.transcendentals, other.transcendentals
+        if abs(ours - theirs) > FLOPS_REL_TOL * max(ours, theirs):
+            ratio_words = f" ({ours / theirs:.3g}×)" if theirs else ""
+            mismatch("XLA transcendentals", f"{_si(ours, '')} vs {_si(theirs, '')}{ratio_words}")
     if (
         reference.param_count is not None
         and other.param_count is not None
@@ -234,11 +240,11 @@ def _dtype(x: Any) -> str:
     return str(getattr(x, "dtype", type(x).__name__))
 
 
-def _si(value: float) -> str:
+def _si(value: float, unit: str = "FLOP") -> str:
     for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= factor:
-            return f"{value / factor:.3g} {suffix}FLOP"
-    return f"{value:.3g} FLOP"
+            return f"{value / factor:.3g} {suffix}{unit}".rstrip()
+    return f"{value:.3g} {unit}".rstrip()
 
 
 def digest(subject: Subject, rtol: float) -> OutputDigest:

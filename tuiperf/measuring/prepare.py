@@ -15,7 +15,7 @@ from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import blocker_for, take_sample, time_once
-from tuiperf.measuring.xla_costs import count_params, flops_of, memory_of
+from tuiperf.measuring.xla_costs import count_params, flops_of, memory_of, transcendentals_of
 from tuiperf.results.model import CompileStagesMs, ProgramMemory
 
 WARMUP_CALLS = 3
@@ -37,6 +37,7 @@ class Prepared:
     stages_ms: CompileStagesMs
     flops: float | None = None  # the call's XLA FLOPs (or its jit level's, when the call has no AOT API)
     call_flops: float | None = None  # the call's own, through its ahead-of-time API
+    transcendentals: float | None = None  # XLA's transcendental operations, from the same program as flops
     memory: ProgramMemory | None = None  # the call's program (or its jit level's) as XLA sizes it
     param_count: int | None = None
     paths: Paths | None = None  # the breakdown's lower-level paths, when there is a jit level
@@ -195,6 +196,7 @@ def prepare(
         )
 
     prepared.call_flops = flops_of(compiled) if compiled is not None else None
+    prepared.transcendentals = transcendentals_of(compiled) if compiled is not None else None
     program = compiled if compiled is not None else fn if is_compiled_executable(fn) else None
     prepared.memory = memory_of(program) if program is not None else None
     if lockstep:
@@ -210,6 +212,8 @@ def prepare(
         if prepared.call_flops is not None
         else (prepared.paths.flops if prepared.paths is not None else None)
     )
+    if prepared.call_flops is None and prepared.paths is not None:
+        prepared.transcendentals = prepared.paths.transcendentals
     return prepared
 
 

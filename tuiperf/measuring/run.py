@@ -396,6 +396,7 @@ class Run:
                 span=self.sample_span(target),
                 stages_ms=item.stages_ms,
                 flops=item.flops,
+                transcendentals=item.transcendentals,
                 memory=item.memory,
                 param_count=item.param_count,
                 retraces=traces,
@@ -504,6 +505,7 @@ class Run:
                 p.param_count,
                 compare=p.bench.compare,
                 tolerance=p.bench.tolerance,
+                transcendentals=p.transcendentals,
                 check_costs=self.scenario.variants[p.name].check_costs,
             )
             for p in prepared

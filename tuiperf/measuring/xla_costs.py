@@ -1,4 +1,4 @@
-"""What XLA and the parameters say a program costs: FLOPs and parameter counts."""
+"""What XLA and the parameters say a program costs: FLOPs, transcendentals and parameter counts."""
 
 from __future__ import annotations
 
@@ -21,6 +21,16 @@ def devices_of(compiled: Any) -> int:
 def flops_of(compiled: Any) -> float | None:
     """XLA's FLOP count from ``cost_analysis()`` of a jax or equinox compiled object, over every device
     the program runs on (XLA counts one device's share of a sharded program)."""
+    return _cost(compiled, "flops")
+
+
+def transcendentals_of(compiled: Any) -> float | None:
+    """XLA's count of transcendental operations (sin, exp, tanh, ...), which it keeps apart from the
+    FLOPs: a forward pass of sin and its gradient both read 1 FLOP per element."""
+    return _cost(compiled, "transcendentals")
+
+
+def _cost(compiled: Any, key: str) -> float | None:
     compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
     try:
         analysis = compiled.cost_analysis()
@@ -28,10 +38,10 @@ def flops_of(compiled: Any) -> float | None:
         return None
     if isinstance(analysis, list | tuple):
         analysis = analysis[0] if analysis else None
-    flops = analysis.get("flops") if isinstance(analysis, dict) else None
-    if flops is None or not math.isfinite(flops) or flops < 0:
+    value = analysis.get(key) if isinstance(analysis, dict) else None
+    if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         return None
-    return float(flops) * devices_of(compiled)
+    return float(value) * devices_of(compiled)
 
 
 def count_params(tree: Any) -> int | None:

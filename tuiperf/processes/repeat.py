@@ -35,6 +35,8 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             stages_ms=entry.stages_ms,
             breakdown_ns=entry.breakdown_ns,
             flops=entry.flops,
+            transcendentals=entry.transcendentals,
+            memory=entry.memory,
             param_count=entry.param_count,
             retraces=sum(v.retraces for v in measured),
             recompiles=sum(v.recompiles for v in measured),

@@ -188,6 +188,7 @@ class VariantResult(Struct):
     stages_ms: CompileStagesMs = msgspec.field(default_factory=CompileStagesMs)
     breakdown_ns: Breakdown | None = None
     flops: float | None = None
+    transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
     memory: ProgramMemory | None = None
     param_count: int | None = None
     retraces: int = 0  # traces during steady-state sampling

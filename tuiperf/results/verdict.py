@@ -96,7 +96,12 @@ def _cause(
     if main.key == "compute":
         if slow.flops and fast.flops and abs(slow.flops / fast.flops - 1) > 0.05:
             return sentence + f": the program does other work ({slow.flops / fast.flops:.3g}× the XLA FLOPs)"
-        return sentence + ": the compiled programs themselves differ in speed (same FLOPs); no framework remedy"
+        a, b = slow.transcendentals, fast.transcendentals
+        if a is not None and b is not None and abs(a - b) > 0.05 * max(a, b):
+            times = f"{a / b:.3g}× the" if b else f"{a:.3g} vs {b:.3g}"
+            return sentence + f": the program does other work ({times} XLA transcendental operations, same FLOPs)"
+        same = "same FLOPs and transcendentals" if a is not None and b is not None else "same FLOPs"
+        return sentence + f": the compiled programs themselves differ in speed ({same}); no framework remedy"
     return sentence + f": {REMEDIES[main.key]}"
 
 
