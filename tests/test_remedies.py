@@ -114,3 +114,11 @@ def test_a_donating_steps_memory_figures_reach_its_verdict(runner):
     assert donated.memory is not None and donated.memory.aliased == 256 and kept.memory.aliased == 0
     sentence = verdict(doc, "donate-state", "no-donation")
     assert sentence is not None and ("same time within noise" in sentence or "donated" in sentence), sentence
+
+
+def test_the_docs_table_lists_every_entry_with_its_scenario():
+    page = (ROOT / "docs" / "remedies.md").read_text()
+    for entry in EVERY:
+        path = entry.scenario.split(":")[0].split(" ")[0]
+        assert f"`{path}`" in page, entry.key
+    assert "remedies.md" in (ROOT / "mkdocs.yml").read_text()
