@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import factories
@@ -79,3 +81,56 @@ def test_a_path_named_by_the_result_is_never_read_even_with_a_hash(tmp_path):
     run.scenario.path, run.scenario.source_sha256 = str(secret), file_sha256(secret)
     with pytest.raises(TuiperfError, match="no scenario file here has the SHA-256"):
         script(run, scenario_files())  # the file is not in a scenario folder: its content never reaches a script
+
+
+def run_script(text: str, tmp_path) -> subprocess.CompletedProcess:
+    """The script, run by this Python with tuiperf made unimportable (it must not need it)."""
+    path = tmp_path / "repro.py"
+    path.write_text(text)
+    packages = [f"tuiperf.{p}" for p in ("common", "api", "results", "catalog", "contract", "measuring")]
+    block = f"import sys; sys.modules.update(dict.fromkeys({['tuiperf', *packages]!r})); sys.argv = ['repro', '0.02']; "
+    block += f"exec(compile(open({str(path)!r}).read(), 'repro', 'exec'), {{'__name__': '__main__'}})"
+    return subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300)
+
+
+def two_environment_result():
+    """A run of tiny in the environments current and B: each variant once per environment, qualified."""
+    from tuiperf.results.environments import qualified
+
+    samples = {
+        qualified(v, e): factories.steady(m)
+        for e in ("current", "B")
+        for v, m in (("jax.jit", 1e3), ("eqx.filter_jit", 3e3))
+    }
+    run = factories.result(samples, scenario="tiny", params={"size": 4})
+    for v in run.variants:
+        v.environment = v.name.rpartition(" @ ")[2]
+    run.scenario.source_sha256 = file_sha256(TINY)
+    return run
+
+
+def test_the_script_of_a_two_environment_run_times_each_variant_once_beside_both_stored_medians(fixture_dir, tmp_path):
+    done = run_script(script(two_environment_result(), scenario_files([fixture_dir])), tmp_path)
+    assert done.returncode == 0, done.stderr  # KeyError: 'jax.jit @ current' before
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:]}
+    assert set(rows) == {"jax.jit", "eqx.filter_jit"}
+    assert rows["jax.jit"].endswith("1 µs @ current · 1 µs @ B")
+    assert rows["eqx.filter_jit"].endswith("3 µs @ current · 3 µs @ B")
+
+
+@pytest.mark.parametrize(
+    ("params", "variant", "said"),
+    [
+        ({"size": 4}, "nope", "the stored variant nope is not one the scenario defines: not run"),
+        ({"size": "four"}, "jax.jit", "the stored parameter size='four' is not an integer: not run"),
+        ({"size": [4]}, "jax.jit", "the stored parameter size=[4] is not an integer: not run"),
+        ({"size": 10**9}, "jax.jit", "the stored parameter size=1000000000 is outside 1..4096: not run"),
+        ({"op": "tan"}, "jax.jit", "the stored parameter op='tan' is not one of the choices: not run"),
+        ({"evil": 1}, "jax.jit", "the stored parameter evil=1 is not a parameter of the scenario: not run"),
+    ],
+)
+def test_the_script_refuses_in_one_line_what_the_scenario_does_not_take(params, variant, said, fixture_dir, tmp_path):
+    run = factories.result({variant: factories.steady(1000.0)}, scenario="tiny", params=params)
+    run.scenario.source_sha256 = file_sha256(TINY)
+    done = run_script(script(run, scenario_files([fixture_dir])), tmp_path)
+    assert (done.returncode, done.stderr.strip()) == (1, said)

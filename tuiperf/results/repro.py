@@ -49,13 +49,34 @@ class Skip(Exception):
 
 class _Param:
     def __init__(self, default, *extra, **options):
-        self.default = default
+        self.default, self.options = default, options
+
+    def problem(self, value):  # why a stored value is not one this parameter takes (None: it is one)
+        low, high = self.options.get("min"), self.options.get("max")
+        if low is not None and value < low or high is not None and value > high:
+            return f"is outside {low}..{high}"
+        return None
 
 
-class Int(_Param): pass
-class Float(_Param): pass
-class Choice(_Param): pass
-class Bool(_Param): pass
+class Int(_Param):
+    def problem(self, value):
+        return "is not an integer" if type(value) is not int else super().problem(value)
+
+
+class Float(_Param):
+    def problem(self, value):
+        return "is not a number" if type(value) not in (int, float) else super().problem(value)
+
+
+class Choice(_Param):
+    def problem(self, value):
+        choices = [str(c) for c in self.options.get("choices", ())]
+        return None if isinstance(value, str) and value in choices else "is not one of the choices"
+
+
+class Bool(_Param):
+    def problem(self, value):
+        return None if type(value) is bool else "is not true or false"
 
 
 class Bench:
@@ -150,6 +171,19 @@ def shown(text):  # text from the result as printable characters: no escape sequ
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
+def refusal(scenario):  # why the stored points cannot run (None: they can); a result can be crafted
+    for point in POINTS:
+        for name, value in point["params"].items():
+            spec = scenario.params.get(name)
+            why = "is not a parameter of the scenario" if spec is None else spec.problem(value)
+            if why:
+                return f"the stored parameter {shown(name)}={shown(repr(value))} {why}"
+        for name in point["variants"]:
+            if name not in scenario.variants:
+                return f"the stored variant {shown(name)} is not one the scenario defines"
+    return None
+
+
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
     if hashlib.sha256(SOURCE.encode("utf-8")).hexdigest() != SOURCE_SHA256:
@@ -159,6 +193,9 @@ def main():
     namespace = {"__name__": "scenario_source"}
     exec(compile(SOURCE, SOURCE_NAME, "exec"), namespace)
     scenario = namespace["scenario"]
+    why = refusal(scenario)
+    if why:
+        sys.exit(f"{why}: not run")
     on = f"{jax.devices()[0]} ({shown(DISPATCH)} dispatch), jax {jax.__version__}"
     print(f"{shown(SCENARIO)} on {on}; {seconds:g} s per variant")
     for point in POINTS:  # a sweep's every point, in order; a single run's one
@@ -175,8 +212,8 @@ def main():
                 print(f"{shown(name):30s} skipped: {shown(why)}")
                 continue
             ns, n = median_ns(caller(built), seconds)
-            stored = point["stored"].get(name)
-            print(f"{shown(name):30s} {show(ns):>10s} {n:8d}   {show(stored) if stored else '-'}")
+            stored = [show(m) + (f" @ {shown(env)}" if env else "") for env, m in point["stored"].get(name, [])]
+            print(f"{shown(name):30s} {show(ns):>10s} {n:8d}   {' · '.join(stored) or '-'}")
 
 if __name__ == "__main__":
     main()
@@ -251,14 +288,18 @@ def source_literal(source: str) -> str:
 
 def generate(result: RunResult, source: str) -> str:
     """The script for ``result`` with ``source`` (already verified against the recorded hash)."""
-    points = [
-        {
-            "params": dict(point.params),
-            "variants": [v.name for v in point.variants if v.ok],
-            "stored": {v.name: v.stats.median_ns for v in point.variants if v.stats is not None},
-        }
-        for point in (result.points if result.sweep is not None and result.points else [result])
-    ]
+    from tuiperf.results.environments import base_name
+
+    points = []
+    for point in result.points if result.sweep is not None and result.points else [result]:
+        # Over several environments each variant is measured once per environment ("jit @ B"): the
+        # script times the scenario's own variant once here, beside each environment's stored median.
+        stored: dict[str, list[Any]] = {}
+        for v in point.variants:
+            if v.stats is not None:
+                stored.setdefault(base_name(v), []).append([v.environment, v.stats.median_ns])
+        variants = [base_name(v) for v in point.variants if v.ok]
+        points.append({"params": dict(point.params), "variants": list(dict.fromkeys(variants)), "stored": stored})
     swept = [result.sweep.parameter] if result.sweep is not None else []
     packages = {k: v for k, v in (result.env.packages if result.env else {}).items() if v}
     header = (
@@ -277,8 +318,8 @@ def generate(result: RunResult, source: str) -> str:
         f"DISPATCH = {literal(result.options.dispatch)}\n"
         f"PACKAGES = {literal(packages)}\n"
         f"SWEPT = {literal(swept)}  # the swept parameter of a sweep\n"
-        "# Each point's parameters, the variants it measured and their stored medians (ns): a sweep's\n"
-        "# every point, in order; a single run's one.\n"
+        "# Each point's parameters, the variants it measured and their stored medians (ns, each with the\n"
+        "# environment it was measured in when the run had several): a sweep's every point; a run's one.\n"
         f"POINTS = {_points_literal(points)}\n"
         f"SOURCE_NAME = {literal(result.scenario.id + '.py')}\n"
         f"SOURCE_SHA256 = {literal(hashlib.sha256(source.encode('utf-8')).hexdigest())}\n"
