@@ -166,7 +166,8 @@ async def time_commands(app, pilot, shown: dict[str, float], rounds: int = 3) ->
     main = app.main
     times: dict[str, list[float]] = {}
     for _ in range(rounds):
-        for key, (tab, _) in [*enumerate(RESULT_TABS, start=1)][1:] + [(1, RESULT_TABS[0])]:  # the shown one last
+        keys = [*enumerate(RESULT_TABS, start=1)]
+        for key, (tab, _) in [*keys[1:], keys[0]]:  # the tab shown (the histogram) last
             times.setdefault(tab, []).append(await key_to_frame(pilot, shown, str(key), tab))
             await pilot.pause(0.1)
         stats = main.results_panel.stats  # the shown document: a sweep's last point
