@@ -22,6 +22,7 @@ COMMANDS = (
     *("app", "list", "devices", "run", "show", "compare", "screenshot", "new", "history", "export", "trace"),
     "env",  # Python environments (issue 28)
     "check",
+    "serve",  # the explorer in a browser tab (issue 39)
 )
 EXIT_STATUSES = """exit status:
   0    done
@@ -83,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     _measuring(app, "app")
     app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
     app.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (copy and paste)")
+
+    serve = commands.add_parser(
+        "serve", help="the explorer in a browser tab at http://127.0.0.1:PORT (textual-serve); options as for app"
+    )
+    _shared(serve, top=False)
+    _measuring(serve, "app")
+    serve.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
+    serve.add_argument("--no-mouse", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default 8000)")
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     flags.scenario_dirs(listing)
@@ -220,6 +230,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     elif first == len(argv) or argv[first] not in COMMANDS:
         argv = [*argv[:first], "app", *argv[first:]]  # `tuiperf` and `tuiperf ID` open the explorer
     args = build_parser().parse_args(argv)
+    args.argv = argv  # as parsed (`serve` gives the explorer the same words)
     args.scenarios = [*args.global_scenarios, *getattr(args, "scenarios", [])]
     args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch  # None: the table's default
     args.history = getattr(args, "history", None) or args.global_history
@@ -239,7 +250,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import check, envs, listing, measure, results
+    from tuiperf.cli import check, envs, listing, measure, results, serve
 
     handlers = {
         "app": measure.cmd_app,
@@ -255,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "trace": measure.cmd_trace,
         "env": envs.cmd_env,
         "check": check.cmd_check,
+        "serve": serve.cmd_serve,
     }
     try:
         return handlers[args.command](args)
