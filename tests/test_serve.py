@@ -34,12 +34,12 @@ CHROMIUM_ARGS = [
 
 
 def test_the_explorer_gets_the_options_given_to_serve_without_the_port():
-    argv = parse_args(["--scenarios", "d", "serve", "--port", "8123", "tiny-sin", "--budget", "1"]).argv
-    assert app_command(argv) == [
+    args = parse_args(["--scenarios", "serve", "serve", "--port", "8123", "tiny-sin", "--budget", "1"])
+    assert app_command(args.argv, args.command_at) == [
         sys.executable,
-        *("-m", "tuiperf", "--scenarios", "d", "app", "tiny-sin", "--budget", "1"),
+        *("-m", "tuiperf", "--scenarios", "serve", "app", "tiny-sin", "--budget", "1"),
     ]
-    assert app_command(["serve", "--port=9000", "--samples", "5"])[3:] == ["app", "--samples", "5"]
+    assert app_command(["serve", "--port=9000", "--samples", "5"], 0)[3:] == ["app", "--samples", "5"]
 
 
 def test_a_bad_port_is_one_line_and_exit_2(capsys):

@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="the explorer in a browser tab at http://127.0.0.1:PORT (textual-serve); options as for app"
     )
-    _shared(serve, top=False)
+    flags.scenario_dirs(serve)
+    flags.history(serve, stores=True)
+    flags.screenshots(serve)
     _measuring(serve, "app")
     serve.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
     serve.add_argument("--no-mouse", action="store_true", help=argparse.SUPPRESS)
@@ -230,7 +232,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     elif first == len(argv) or argv[first] not in COMMANDS:
         argv = [*argv[:first], "app", *argv[first:]]  # `tuiperf` and `tuiperf ID` open the explorer
     args = build_parser().parse_args(argv)
-    args.argv = argv  # as parsed (`serve` gives the explorer the same words)
+    args.argv, args.command_at = argv, first  # as parsed (`serve` gives the explorer the same words)
     args.scenarios = [*args.global_scenarios, *getattr(args, "scenarios", [])]
     args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch  # None: the table's default
     args.history = getattr(args, "history", None) or args.global_history

@@ -16,10 +16,9 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 
-def app_command(argv: Sequence[str]) -> list[str]:
+def app_command(argv: Sequence[str], index: int) -> list[str]:
     """The explorer's command line for ``tuiperf [GLOBAL...] serve [--port N] [APP OPTIONS...]``: the same
-    options, given to ``tuiperf app``, without the port."""
-    index = list(argv).index("serve")
+    options, given to ``tuiperf app``, without the port (``index``: where ``serve`` is in ``argv``)."""
     before, after = list(argv[:index]), list(argv[index + 1 :])
     rest: list[str] = []
     skip = False
@@ -40,7 +39,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise TuiperfError(f"--port {args.port}: a port is 1 to 65535")
-    command = shlex.join(app_command(args.argv))
+    command = shlex.join(app_command(args.argv, args.command_at))
     url = f"http://{HOST}:{args.port}"
     print(
         f"tuiperf: serving the explorer at {url} (Ctrl+C stops it); from another machine: "
