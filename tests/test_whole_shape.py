@@ -186,10 +186,14 @@ def test_the_crossover_of_an_extra_fixed_cost_is_found_from_the_points():
 
 
 def test_no_crossover_for_a_sweep_that_is_not_over_a_size_or_without_extra_cost():
+    from tuiperf.results.crossover import sentences
+
     assert factories.sweep({"a": [1.0, 2.0, 3.0], "b": [2.0, 3.0, 4.0]}, values=("x", "y", "z")).sweep.crossovers == []
     assert factories.sweep({"a": [1.0, 2.0]}, values=(1, 2)).sweep.crossovers == []
     flat = factories.sweep({"a": [5000.0, 5000.0, 5000.0], "b": [9000.0, 9000.0, 9000.0]}, values=(1, 2, 4))
     assert {c.where for c in flat.sweep.crossovers} == {"never"}
+    [line] = sentences(flat)  # the same for 10 % and 1 %: said once
+    assert "never falls under 10 % of the call: the call does not grow with n_args" in line
 
 
 def test_the_histogram_keeps_the_fastest_variants_left_tail_and_counts_both_tails():

@@ -237,4 +237,11 @@ def sentences(result: RunResult, compute: bool = True) -> list[str]:
     if sweep is None or swept is None:
         return []
     found = sweep.crossovers or (crossovers(result) if compute else [])
-    return [sentence(c, sweep.parameter, result.device.id, swept) for c in found]
+    # "never" and "unresolved" read the same for every share: said once per variant
+    once = [
+        c
+        for i, c in enumerate(found)
+        if c.where not in ("never", "unresolved")
+        or c.variant not in {d.variant for d in found[:i] if d.where == c.where}
+    ]
+    return [sentence(c, sweep.parameter, result.device.id, swept) for c in once]
