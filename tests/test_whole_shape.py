@@ -238,3 +238,28 @@ def test_a_gap_within_noise_gets_no_stage_shares():
     split = reconcile(a, b)
     assert abs(split.gap_ns) < 1 and all(s.share is None for s in split.stages)
     assert "%" not in gap_words(split) and "more than the whole gap" not in gap_words(split)
+
+
+def test_the_history_trend_groups_runs_by_parameters_and_environments(tmp_path):
+    from tuiperf.results import environments
+    from tuiperf.results.history import trend
+
+    runs = [
+        factories.result({"jit": factories.steady(1000.0)}, scenario="tiny", params={"size": 8}),
+        factories.result({"jit": factories.steady(9000.0)}, scenario="tiny", params={"size": 4096}),
+        factories.result({"jit": factories.steady(1100.0)}, scenario="tiny", params={"size": 8}),
+        factories.result(
+            {environments.qualified("jit", e): factories.steady(1000.0) for e in ("current", "other")},
+            scenario="tiny",
+            params={"size": 8},
+        ),
+    ]
+    path, ids = stored(tmp_path, *runs)
+    with History(path, readonly=True) as history:
+        listed = history.list()
+    by_id = {run.id: run for run in listed}
+    small = trend(listed, like=by_id[ids[2]])
+    assert small.values == [f"#{ids[0]} jax 0.10.2", f"#{ids[2]} jax 0.10.2"]  # not the size=4096 run
+    assert small.medians_ns["jit"] == [pytest.approx(1000.0), pytest.approx(1100.0)]
+    two = trend(listed, like=by_id[ids[3]])
+    assert two.values == [f"#{ids[3]} 2 environments"] and set(two.medians_ns) == {"jit @ current", "jit @ other"}

@@ -451,16 +451,39 @@ def record(result: RunResult, path: Path | None) -> int | None:
         return history.add(result)
 
 
-def trend(runs: list[StoredRun]) -> Sweep:
+def _environments(run: StoredRun) -> list[str]:
+    """The Python environments of a run over several (its variants are named ``variant @ env``)."""
+    return list(dict.fromkeys(name.rpartition(" @ ")[2] for name in run.medians if " @ " in name))
+
+
+def _setting(run: StoredRun) -> tuple[str, ...]:
+    """What must match for two runs' medians to share a line: parameters, sweep, device, dispatch and
+    environments (a median moves with any of them)."""
+    return (run.params, run.sweep, run.device, run.dispatch, *_environments(run))
+
+
+def comparable(runs: list[StoredRun], like: StoredRun) -> list[StoredRun]:
+    """The runs of ``like``'s scenario measured the way it was (see :func:`_setting`)."""
+    return [run for run in runs if run.scenario == like.scenario and _setting(run) == _setting(like)]
+
+
+def trend(runs: list[StoredRun], like: StoredRun | None = None) -> Sweep:
     """The same variants across stored runs of one scenario, oldest first, as a sweep to plot
-    (each point labelled with its run id and jax version: where a JAX upgrade moved a median)."""
-    ordered = sorted(runs, key=lambda run: (run.started_at, run.id))
+    (each point labelled with its run id and jax version: where a JAX upgrade moved a median; a run
+    over several environments by their number, its lines being one per environment). With ``like``,
+    only the runs measured as it was: the same parameters, device, dispatch and environments."""
+    ordered = sorted(comparable(runs, like) if like is not None else runs, key=lambda run: (run.started_at, run.id))
     names: list[str] = []
     for run in ordered:
         names += [name for name in run.medians if name not in names]
+
+    def label(run: StoredRun) -> str:
+        several = _environments(run)
+        return f"#{run.id} {len(several)} environments" if several else f"#{run.id} jax {run.jax_version or '?'}"
+
     return Sweep(
         parameter="stored run",
-        values=[f"#{run.id} jax {run.jax_version or '?'}" for run in ordered],
+        values=[label(run) for run in ordered],
         medians_ns={name: [run.medians.get(name) for run in ordered] for name in names},
         slopes={name: None for name in names},
     )

@@ -97,13 +97,13 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.query_one("#history-filter", Input).focus()
 
     def action_trend(self) -> None:
-        """Every listed run of the selected run's scenario: each variant's median, run after run."""
+        """Every listed run of the selected run's scenario and setting: each variant's median, run after run."""
         table = self.query_one(DataTable)
         if not self.runs:
             return
-        scenario = self.runs[table.cursor_row].scenario
-        same = [run for run in self.runs if run.scenario == scenario]
-        self.app.push_screen(TrendScreen(scenario, trend(same)))
+        like = self.runs[table.cursor_row]  # the runs measured as it was: its parameters, device, environments
+        title = " ".join(part for part in (like.scenario, like.label) if part)
+        self.app.push_screen(TrendScreen(title, trend(self.runs, like)))
 
     def action_choose(self, purpose: str) -> None:
         table = self.query_one(DataTable)

@@ -119,6 +119,7 @@ class ResultsPanel(Vertical):
         """No stale figures while a run measures: its progress, and a histogram waiting for samples."""
         with state.lock:
             self.order = list(state.variants)
+        self.query_one(StatsTable).begin(self.order)
         self.show(ResultView(None, order=self.order), state="running")
         self.show_streamed_samples({}, "(waiting for samples)")
         self.query_one(RunProgress).show_progress(state, self.order)

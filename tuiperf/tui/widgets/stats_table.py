@@ -101,8 +101,21 @@ class StatsTable(VerticalScroll):
             self._measured = ok
         return self.baseline
 
+    def begin(self, variants: list[str]) -> None:
+        """A run starting: no figures and no header (an empty table's header only repeated the columns
+        to come), and the last run's baseline kept only when the same variants come."""
+        if variants != self._options:
+            select = self.query_one("#baseline", Select)
+            with select.prevent(Select.Changed):
+                select.set_options([])
+            self._options, self._measured, self.baseline = [], [], None
+        self.show(None)
+
     def show(self, result: RunResult | None) -> None:
         self.result = result
+        grid = self.query_one(TextGrid)
+        if grid.display != (result is not None):  # only a change lays the tab out again
+            grid.display = result is not None
         ok = [v.name for v in result.measured] if result else []
         self.choose_baseline(result)
         select = self.query_one("#baseline", Select)
