@@ -51,7 +51,7 @@ def test_the_comparison_reads_newer_over_older_whichever_is_shown():
     pushed = []
 
     class Screen:
-        class app:  # noqa: N801 - stands in for the screen's app
+        class app:  # stands in for the screen's app
             push_screen = staticmethod(lambda screen, *rest: pushed.append(screen))
 
     history = RunHistory(Screen(), None, lambda *args: pushed.append(args), lambda: None, lambda: older, print)
