@@ -29,6 +29,7 @@ async def test_a_run_of_other_variants_starts_with_no_baseline_and_no_empty_head
         table.set_baseline("old-b")
         await pilot.pause()
         table.begin(["new-x", "new-y"])  # another scenario's run starts
+        table.show(None)  # the tab shows the running state
         await pilot.pause()
         assert table.baseline is None and app.query_one("#baseline", Select).is_blank()
         assert not app.query_one(TextGrid).display

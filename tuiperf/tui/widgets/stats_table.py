@@ -102,14 +102,13 @@ class StatsTable(VerticalScroll):
         return self.baseline
 
     def begin(self, variants: list[str]) -> None:
-        """A run starting: no figures and no header (an empty table's header only repeated the columns
-        to come), and the last run's baseline kept only when the same variants come."""
-        if variants != self._options:
+        """A run starting: the last run's baseline is kept only when the same variants come (the
+        table itself is emptied, header too, when the tab shows the run: :meth:`show`)."""
+        if self._options and variants != self._options:  # (a first run has nothing to clear: no layout)
             select = self.query_one("#baseline", Select)
             with select.prevent(Select.Changed):
                 select.set_options([])
             self._options, self._measured, self.baseline = [], [], None
-        self.show(None)
 
     def show(self, result: RunResult | None) -> None:
         self.result = result
