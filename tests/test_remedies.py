@@ -89,6 +89,7 @@ def test_every_entry_names_a_scenario_that_exists_with_both_variants():
         ("custom-jvp-eager", "eager-custom_jvp", "jit-around-custom_jvp", "custom_derivative", "custom_derivatives.py"),
         ("eager-constant", "built-per-call", "built-once", "eager_ops", "apply_primitive"),
         ("per-call-object", "config-per-call", "config-built-once", "per_call_objects", "__post_init__"),
+        ("eqx-traversal", "eqx.filter_jit", "partitioned-once", "equinox_traversal", "equinox/"),
     ],
 )
 def test_a_real_profile_decides_the_remedy_and_the_remedy_variant_removes_that_machinery(

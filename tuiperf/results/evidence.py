@@ -22,10 +22,10 @@ MEMORY_FIGURES = (
 
 def memory_words(slow: VariantResult, fast: VariantResult) -> str | None:
     """How the two programs' memory figures differ, slow first, as XLA's memory analysis gives them;
-    None when neither has figures or they agree."""
+    None when one has no figures, they are of different kinds of program, or they agree."""
     a, b = slow.memory, fast.memory
-    if a is None or b is None:
-        return None
+    if a is None or b is None or a.of != b.of:
+        return None  # a call's own program against another's jit level compares two different programs
     differing = [
         f"{label} {format_bytes(getattr(a, key))} vs {format_bytes(getattr(b, key))}"
         for key, label in MEMORY_FIGURES

@@ -56,7 +56,7 @@ TABLE: tuple[Remedy, ...] = (
         "equinox_traversal",
         "Equinox module traversal (eqx.filter_jit partitions the module into arrays and static parts on every call)",
         "call jax.jit over arrays partitioned once outside the call (eqx.partition, or tuiperf.preflatten)",
-        "scenarios/filter_jit_overhead.py: eqx.filter_jit → eqx.filter_jit-preflattened",
+        "tests/fixtures/scenarios/eqx_traversal.py: eqx.filter_jit → partitioned-once",
         ("equinox/",),
     ),
     Remedy(
