@@ -109,3 +109,12 @@ def test_the_help_says_the_exit_statuses(capsys):
             main(argv)
         out = capsys.readouterr().out
         assert "exit status:" in out and "1    a variant failed" in out and "2    bad input" in out
+
+
+def test_shell_completion_is_built_from_the_parser(capsys):
+    pytest.importorskip("shtab")  # the completion extra (the test extra installs it)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--print-completion", "bash"])
+    script = capsys.readouterr().out
+    assert stopped.value.code == 0 and "complete" in script
+    assert "check" in script and "--any-scenario" in script and "--sweep-order" in script

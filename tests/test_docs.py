@@ -129,12 +129,13 @@ def test_every_tuiperf_command_the_docs_show_parses():
     for name, text in texts.items():
         for block in re.findall(r"```(?:bash|sh)?\n(.*?)```", text, re.S):
             for line in block.splitlines():
-                command = line.split("  #")[0].split(" # ")[0].strip()
+                command = line.split("  #")[0].split(" # ")[0].split(" > ")[0].strip()
                 if not command.startswith("tuiperf ") or "[" in command or "..." in command:
                     continue
                 try:
                     parse_args(shlex.split(command)[1:])
-                except SystemExit as exc:
-                    pytest.fail(f"{name}: {command!r} does not parse (exit {exc.code})")
+                except SystemExit as exc:  # 0: an option that prints and exits (--print-completion)
+                    if exc.code != 0:
+                        pytest.fail(f"{name}: {command!r} does not parse (exit {exc.code})")
                 checked += 1
     assert checked >= 30

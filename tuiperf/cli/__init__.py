@@ -62,6 +62,16 @@ def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
     options.add_arguments(parser, command)
 
 
+def _completion(parser: argparse.ArgumentParser) -> None:
+    """``--print-completion bash|zsh|tcsh``: a shell completion script, where shtab is installed (the
+    ``completion`` extra); shtab builds it from this parser, so it offers exactly these options."""
+    try:
+        import shtab
+    except ImportError:
+        return
+    shtab.add_argument_to(parser, "--print-completion", help="print a shell completion script (bash, zsh, tcsh)")
+
+
 def _scenario_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scenario", metavar="ID", help="the scenario's id (`tuiperf list` shows them)")
 
@@ -74,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tuiperf {__version__}")
+    _completion(parser)
     _global(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -243,7 +254,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def _first_positional(argv: list[str]) -> int:
     """Index of the first word that is neither a top-level option nor its value."""
-    takes_value = {"--scenarios", "--dispatch", "--screenshots", "--history"}
+    takes_value = {"--scenarios", "--dispatch", "--screenshots", "--history", "--print-completion"}
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] in takes_value else 1
