@@ -1,5 +1,5 @@
 """Measure every built-in scenario at its defaults (plus the runs that test a report's claim) and
-print the Markdown table the README shows: median per variant, ratios, and guard findings.
+print the Markdown table docs/builtin-scenarios.md shows: median per variant, ratios, and guard findings.
 
     python benchmarks/scenario_table.py [--dispatch sync] [--budget 3] > table.md
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Regenerate the README's screenshots: ``python scripts/screenshots.py [--only NAME] [--out DIR]``.
+"""Regenerate the screenshots the README and docs/ show: ``python scripts/screenshots.py [--only NAME] [--out DIR]``.
 
 Each picture is a real run of a built-in scenario in the explorer, headless, through the same
 measuring process the app uses (``ProcessRunner``). SVGs go to ``screenshots/``; a PNG is written beside

@@ -1,5 +1,5 @@
 """What a GPU box needs that a CPU can decide: the environment each process starts with, the dispatch
-mode that really applies, and memory figures per variant (see "On a GPU box" in the README)."""
+mode that really applies, and memory figures per variant (see docs/guide/gpu.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Headless screenshots: run a scenario in the app without a terminal and save the screen as SVG.
 
 ``tuiperf screenshot ID --out FILE.svg`` calls :func:`take_screenshot`; ``scripts/screenshots.py``
-uses it to regenerate the README's pictures.
+uses it to regenerate the README's and the docs' pictures.
 """
 
 from __future__ import annotations
