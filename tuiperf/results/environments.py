@@ -29,8 +29,8 @@ from tuiperf.results.model import (
 from tuiperf.results.outputs import OutputDigest, differences
 
 SEPARATOR = " @ "
-# Two measuring processes of one environment differ by this much (an A/A run, docs/guide/environments.md "Did the upgrade
-# make it slower?"): a CI that excludes 1 says the processes differ, not that the versions do.
+# Two measuring processes of one environment differ by this much (an A/A run, docs/guide/environments.md,
+# "Did the upgrade make it slower?"): a CI that excludes 1 says the processes differ, not that the versions do.
 PROCESS_FLOOR = 0.03
 FLOOR_WORDS = f"within the ±{PROCESS_FLOOR:.0%} by which two processes of one environment differ"
 COMPARED_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy")
