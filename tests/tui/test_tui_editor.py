@@ -200,3 +200,34 @@ async def test_a_file_deleted_while_open_is_saved_back_and_not_called_built_in(s
         await save(pilot, editor, MINE.replace("Int(8,", "Int(12,"), "✓ saved")
         assert "Int(12," in (folders[2] / "mine.py").read_text()
         assert not (folders[1] / "mine.py").exists()  # no copy offered as if it were a built-in
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x9b2J\u202e"
+
+
+@sync
+async def test_a_scenario_files_control_characters_are_shown_as_stand_ins_and_saved_back_as_they_were(
+    saved, folders, tmp_path
+):
+    from drawn import held, on_screen
+
+    path = folders[2] / "mine.py"
+    hostile = MINE.replace("from tuiperf import", f"# a comment {ESCAPES} here\nfrom tuiperf import")
+    path.write_text(hostile)
+    _, app = make(saved, folders, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, "mine")
+        await pilot.press("e")
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        await pilot.pause()
+        assert on_screen(app) == {} and held(editor) == {}  # nothing raw reaches the terminal
+        assert "# a comment ⟨ESC⟩]0;owned⟨BEL⟩⟨ESC⟩[2J⟨U+009B⟩2J⟨U+202E⟩ here" in editor.source.text
+        assert "control characters" in str(editor.query_one("#editor-status").render())
+        await pilot.press("ctrl+s")  # unedited: the same bytes
+        await wait_until(pilot, lambda: not editor.waiting_for_reload, what="the reload")
+        assert path.read_bytes() == hostile.encode()
+        await save(pilot, editor, editor.source.text.replace("Int(8,", "Int(16,"), "✓ saved")  # edited elsewhere
+        assert path.read_text() == hostile.replace("Int(8,", "Int(16,")  # its control characters kept
+        await save(pilot, editor, editor.source.text.replace("⟨ESC⟩]0;owned⟨BEL⟩", ""), "✓ saved")
+        assert path.read_text() == hostile.replace("Int(8,", "Int(16,").replace("\x1b]0;owned\x07", "")

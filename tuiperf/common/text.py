@@ -146,3 +146,56 @@ def inert_json(data: bytes) -> bytes:
     """UTF-8 JSON with every invisible character escaped (``\\u009b``): the same data, and a document
     that prints inert in a terminal."""
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group().decode('utf-8')):04x}".encode("ascii"), data)
+
+
+# The editor shows each invisible character as a named stand-in it can give back on saving.
+_C0_NAMES = [
+    "NUL",
+    "SOH",
+    "STX",
+    "ETX",
+    "EOT",
+    "ENQ",
+    "ACK",
+    "BEL",
+    "BS",
+    "HT",
+    "LF",
+    "VT",
+    "FF",
+    "CR",
+    "SO",
+    "SI",
+    "DLE",
+    "DC1",
+    "DC2",
+    "DC3",
+    "DC4",
+    "NAK",
+    "SYN",
+    "ETB",
+    "CAN",
+    "EM",
+    "SUB",
+    "ESC",
+    "FS",
+    "GS",
+    "RS",
+    "US",
+]
+_EDITABLE = {c: (_C0_NAMES[c] if c < 0x20 else "DEL" if c == 0x7F else f"U+{c:04X}") for c in _INVISIBLE}
+_STAND_IN = {code: f"⟨{name}⟩" for code, name in _EDITABLE.items() if not 0xD800 <= code < 0xE000}
+_GIVEN_BACK = {stand_in: chr(code) for code, stand_in in _STAND_IN.items()}
+_STAND_INS = re.compile("|".join(re.escape(s) for s in _GIVEN_BACK))
+
+
+def with_stand_ins(text: str) -> str:
+    """``text`` with each control character (C0 but tab and newline, DEL, C1, bidi and line-separator
+    marks) written as a visible stand-in, ``⟨ESC⟩``, ``⟨U+009B⟩``: the editor shows a file so, and
+    :func:`without_stand_ins` gives the characters back on saving."""
+    return text.translate(_STAND_IN)
+
+
+def without_stand_ins(text: str) -> str:
+    """The inverse of :func:`with_stand_ins` (a stand-in typed becomes its character too)."""
+    return _STAND_INS.sub(lambda m: _GIVEN_BACK[m.group()], text)

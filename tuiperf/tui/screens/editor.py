@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static, TextArea
 from tuiperf.catalog.folders import is_builtin, user_scenarios_dir
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
-from tuiperf.common.text import inert, one_line
+from tuiperf.common.text import inert, one_line, with_stand_ins, without_stand_ins
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -53,12 +53,21 @@ class EditorScreen(Screen[None]):
                 where=str(path),
             )
         self.saved_text = path.read_text(encoding="utf-8")
+        # Control characters (an escape sequence in a comment would retitle the terminal, clear it, set
+        # its clipboard) are shown as stand-ins, ⟨ESC⟩, and given back on saving: the file's bytes are
+        # saved as they were unless the user edits them. A file that already holds such stand-in text
+        # could not be given back exactly: it is shown read-only.
+        self.shown_text = with_stand_ins(self.saved_text)
+        self.controls = self.shown_text != self.saved_text
+        self.read_only = without_stand_ins(self.shown_text) != self.saved_text
         self.waiting_for_reload = False
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="editor-title")
-        yield TextArea.code_editor(self.saved_text, language="python", id="editor-source", soft_wrap=False)
-        yield Static(Text("ctrl+s saves and reloads · escape goes back", style="dim"), id="editor-status")
+        yield TextArea.code_editor(
+            self.shown_text, language="python", id="editor-source", soft_wrap=False, read_only=self.read_only
+        )
+        yield Static(self._first_status(), id="editor-status")
         yield Footer()
 
     @property
@@ -67,7 +76,22 @@ class EditorScreen(Screen[None]):
 
     @property
     def modified(self) -> bool:
-        return self.source.text != self.saved_text
+        return self.source.text != self.shown_text
+
+    def _first_status(self) -> Text:
+        if self.read_only:
+            return Text(
+                "read only: this file holds control characters and text written like their stand-ins (⟨ESC⟩), "
+                "which could not be told apart on saving: edit it in another editor",
+                style="yellow",
+            )
+        if self.controls:
+            return Text(
+                "this file holds control characters, shown as ⟨ESC⟩, ⟨U+009B⟩…: saving writes them back as they "
+                "were (delete a stand-in to remove its character) · ctrl+s saves · escape goes back",
+                style="yellow",
+            )
+        return Text("ctrl+s saves and reloads · escape goes back", style="dim")
 
     def _title(self) -> Text:
         kind = "built-in (read only: saving makes your own copy)" if is_builtin(self.path) else "yours"
@@ -102,13 +126,16 @@ class EditorScreen(Screen[None]):
         self._write(self.path)
 
     def _write(self, target: Path, note: str = "") -> None:
-        text = self.source.text
+        if self.read_only:
+            return
+        shown = self.source.text
+        text = without_stand_ins(shown)
         try:
             write_atomic(target, text.encode("utf-8"), force=True)  # a temporary file, then os.replace
         except TuiperfError as exc:
             self._report_error("Could not save", str(exc))
             return
-        self.path, self.saved_text = target, text
+        self.path, self.saved_text, self.shown_text = target, text, shown
         self.query_one("#editor-title", Static).update(self._title())
         self.set_status(Text(f"{note + '; ' if note else 'saved; '}reloading the scenario…", style="dim"))
         self.waiting_for_reload = True
