@@ -223,3 +223,26 @@ def test_same_flops_is_said_only_when_the_transcendentals_agree_too():
     sentence = verdict(result, "slow", "base")
     assert "same FLOPs" not in sentence.replace("XLA transcendental operations, same FLOPs", "")
     assert sentence.endswith("the program does other work (2× the XLA transcendental operations, same FLOPs).")
+
+
+def test_without_a_reliable_split_the_profile_alone_may_name_the_machinery_and_says_so():
+    rows = [
+        ProfileRow(function="per_call (my/file.py:20)", ncalls=1, cumtime_us=3463, tottime_us=352),
+        ProfileRow(function="apply_primitive (jax/_src/dispatch.py:81)", ncalls=2, cumtime_us=2777, tottime_us=40),
+    ]
+    base = document.variant_result(
+        "base", samples_ns=factories.steady(10_000.0), breakdown_ns=factories.breakdown(BASE, reliable=False)
+    )
+    slow = document.variant_result(
+        "slow",
+        samples_ns=factories.steady(300_000.0),
+        breakdown_ns=factories.breakdown({**BASE, "call": 300_000.0}, reliable=False),
+        profile=rows,
+    )
+    result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
+    sentence = verdict(result, "slow", "base")
+    assert sentence.startswith("slow is 30× as slow as base: the evidence does not support a cause (a breakdown")
+    assert "slow's profile (alone: no stage split backs it) puts its time in apply_primitive" in sentence
+    assert sentence.endswith("or compute them inside the jitted function.")
+    same = document.run_result(factories.header(), [base.__replace__(profile=rows), slow], duration_s=1.0)
+    assert "profile (alone" not in verdict(same, "slow", "base")  # both hold it: not why one is slower

@@ -12,6 +12,7 @@ from tuiperf.results.model import VariantResult
 MEAN_OVER = 100  # calls in the mean a reporter's loop typically takes, the first included
 MEAN_SHOWN = 1.2  # a mean ratio this far from 1 (either way) is worth a note when the medians agree
 COMPILED_AGAIN = "the first call compiled again"
+MEMORY_SHOWN = 64 * 1024  # bytes: smaller differences take well under a µs to touch, so name no cause
 MEMORY_FIGURES = (
     ("aliased", "donated (outputs written into the arguments' buffers)"),
     ("temporaries", "temporaries"),
@@ -22,14 +23,15 @@ MEMORY_FIGURES = (
 
 def memory_words(slow: VariantResult, fast: VariantResult) -> str | None:
     """How the two programs' memory figures differ, slow first, as XLA's memory analysis gives them;
-    None when one has no figures, they are of different kinds of program, or they agree."""
+    None when one has no figures, they are of different kinds of program, or they agree within
+    :data:`MEMORY_SHOWN`."""
     a, b = slow.memory, fast.memory
     if a is None or b is None or a.of != b.of:
         return None  # a call's own program against another's jit level compares two different programs
     differing = [
         f"{label} {format_bytes(getattr(a, key))} vs {format_bytes(getattr(b, key))}"
         for key, label in MEMORY_FIGURES
-        if getattr(a, key) != getattr(b, key)
+        if abs(getattr(a, key) - getattr(b, key)) >= MEMORY_SHOWN
     ]
     if not differing:
         return None

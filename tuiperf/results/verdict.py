@@ -147,9 +147,11 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
     notes = [n for n in eq.notes if name in n and base_name in n]
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
+    profiled = _profile_only(slow, fast, result.scenario.path or None)
     if not isinstance(split, Reconciliation):
-        if memory:
-            return f"{opening}: no breakdown of both; the evidence that differs is {memory}{tail}."
+        if memory or profiled:
+            found = "; ".join(x for x in (memory, profiled) if x)
+            return f"{opening}: no breakdown of both; the evidence that differs is {found}{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
     cause = _cause(split, slow, fast, result.scenario.path or None)
     if cause is None:
@@ -162,9 +164,25 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
                 f"{widest.label}'s interval ({signed(lo)} to {signed(hi)}) is wider than the gap "
                 f"({signed(split.gap_ns)}), so no stage can explain it"
             )
-        also = f"; {memory}" if memory else ""
+        also = "".join(f"; {x}" for x in (memory, profiled if not split.reliable else None) if x)
         return f"{opening}: the evidence does not support a cause ({why}){also}{tail}."
     return f"{opening}: {cause}{tail}."
+
+
+def _profile_only(slow: VariantResult, fast: VariantResult, scenario_path: str | None) -> str | None:
+    """Where no breakdown can say which stage holds the gap, the slower variant's profile can still
+    name the machinery that holds its time, when the faster one's profile does not hold it."""
+    found = remedies.machinery(slow, scenario_path)
+    if found is None:
+        return None
+    other = remedies.machinery(fast, scenario_path)
+    if other is not None and other[0].key == found[0].key:
+        return None
+    entry, row = found
+    return (
+        f"{slow.name}'s profile (alone: no stage split backs it) puts its time in {row.function}, "
+        f"{entry.holds}, which {fast.name}'s does not: {entry.remedy}"
+    )
 
 
 def verdicts(result: RunResult, baseline: str | None = None) -> list[tuple[str, str]]:
