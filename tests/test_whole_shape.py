@@ -182,7 +182,9 @@ def test_the_crossover_of_an_extra_fixed_cost_is_found_from_the_points():
     assert ten_text.startswith("eqx.filter_jit's +23.0 µs over jax.jit is under 10 % of the call above batch ≈ 200,000")
     assert ten_text.endswith("on cpu:0")
     assert "never falls under 1 % of the call within the swept range: at batch=1,000,000 it is still 2 %" in one_text
-    assert "bat" in export(run, "markdown").split("### Does the extra fixed cost matter at your size?")[1]
+    section = export(run, "markdown").split("### Does the extra fixed cost matter at your size?")[1]
+    assert "- eqx.filter\\_jit's +23.0 µs over jax.jit is under 10 % of the call above batch ≈ 200,000" in section
+    assert view_of(run).crossovers == [ten_text, one_text]  # the app's Sweep tab
 
 
 def test_no_crossover_for_a_sweep_that_is_not_over_a_size_or_without_extra_cost():

@@ -176,7 +176,8 @@ class SweepPlot(Vertical):
             memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
             rows.append([label, Text(slope_text), Text(span), Text(memory)])
         lines = columns(rows, "llll")
-        if crossovers:  # "does it matter at my size?", the ┆ on the plot marks each 10 % crossover
-            lines += [Text("Does the extra fixed cost matter at your size? (┆ on the plot: under 10 %)", style="bold")]
+        if crossovers:  # "does it matter at my size?": a vertical line on the plot marks each 10 % crossover
+            title = "Does the extra fixed cost matter at your size? (a vertical line in the variant's colour: 10 %)"
+            lines += [Text(title, style="bold")]
             lines += [Text(f"· {line}") for line in crossovers]
         caption.show(Text("\n").join(lines))
