@@ -14,6 +14,13 @@ that bracket it. Then tuiperf sweeps the same sizes and its figure is read from 
 Run both on one quiet CPU setting: the script sets XLA to one thread (XLA_FLAGS) for itself and for
 the tuiperf run, so that the per-row cost is a line and not the Eigen pool's contention on a busy
 machine. It prints both crossovers and their ratio; the acceptance is agreement within ±25 %.
+
+Measured 2026-11-27 on the shared 2-core development VM at load 13.7-17.1 (jax 0.10.2, equinox
+0.13.8), jax.jit over jax.jit-preflattened: the extra fixed cost agreed (plain 18.1 / 18.9 / 18.5 /
+18.6 µs, tuiperf 14.3 / 22.7 / 21.5 / 20.0 µs), the crossover batch did not reliably: 167 vs 172
+(ratio 1.03), not reached by the plain loops vs 213, 189 vs 270 (1.43), 150 vs 292 (1.95). At that
+load the plain loops' own medians at one batch moved up to 2x between runs (batch 64: 66 and 123 µs),
+so the check needs a quiet machine before it says anything about tuiperf's fit.
 """
 
 from __future__ import annotations
