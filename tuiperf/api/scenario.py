@@ -109,7 +109,10 @@ class Variant:
 
 @dataclass
 class Scenario:
-    """A question, its knobs and the variants that answer it. See the module docstring."""
+    """A question, its knobs and the variants that answer it: ``scenario = Scenario(title, question, params=...)``
+    at a scenario file's top level, then ``@scenario.setup`` (optional), ``@scenario.variant(NAME)`` per way of
+    answering, ``@scenario.check`` (optional). ``params`` maps each name to ``Int``, ``Float``, ``Choice`` or
+    ``Bool``; ``tolerance`` is the guard's relative tolerance, a number or a function of the parameters."""
 
     title: str
     question: str
