@@ -6,20 +6,20 @@ from __future__ import annotations
 import threading
 import time
 
-from tuiperf.contract.protocol import ANALYSE, SAMPLE, START
+from tuiperf.contract.protocol import ANALYSE, SAMPLE, START, Gate
 from tuiperf.processes.lockstep import Schedule
 
 MAX_ROUNDS = 50  # a schedule that never stops sampling fails the test instead of hanging it
 
 
 def _fake_process(schedule: Schedule, index: int, done_after: int, log: list) -> None:
-    schedule.wait(index, (0, START, 0))
+    schedule.wait(index, Gate(0, START, 0))
     log.append((index, "start"))
     r = 0
-    while schedule.wait(index, (0, SAMPLE, r), done=r >= done_after) and r < MAX_ROUNDS:
+    while schedule.wait(index, Gate(0, SAMPLE, r), done=r >= done_after) and r < MAX_ROUNDS:
         log.append((index, r))
         r += 1
-    schedule.wait(index, (0, ANALYSE, 0))
+    schedule.wait(index, Gate(0, ANALYSE, 0))
     log.append((index, "analysis"))
     schedule.finished(index)
 
@@ -53,7 +53,7 @@ def test_a_cancel_releases_every_waiting_process():
     cancel = threading.Event()
     schedule = Schedule(2, cancel)
     released = []  # process 1 never reports: process 0 would wait for it forever
-    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, (0, START, 0))), daemon=True)
+    waiter = threading.Thread(target=lambda: released.append(schedule.wait(0, Gate(0, START, 0))), daemon=True)
     waiter.start()
     cancel.set()
     waiter.join(5)
@@ -76,11 +76,11 @@ def run_fakes_single(schedule: Schedule) -> list:
 def test_a_turn_given_but_not_yet_taken_is_not_given_again():
     schedule = Schedule(3)
     for index in (0, 1):
-        threading.Thread(target=schedule.wait, args=(index, (0, START, 0)), daemon=True).start()
+        threading.Thread(target=schedule.wait, args=(index, Gate(0, START, 0)), daemon=True).start()
     deadline = time.monotonic() + 10
     while len(schedule.turns) == 0 and time.monotonic() < deadline:
         with schedule._lock:  # both waiting: process 2 ends before its first turn, which frees the first turn
             if len(schedule._waiting) == 2:
                 schedule.finished(2)
                 schedule.finished(2)  # a second call (another process ending) before process 0 wakes
-    assert schedule.turns == [(0, (0, START, 0))]
+    assert schedule.turns == [(0, Gate(0, START, 0))]

@@ -366,10 +366,11 @@ def test_a_run_alone_stops_when_its_own_rule_says_done():
     """A run with no other environment passes ALONE as its gate: converging or spending the budget
     must end sampling there (ALONE once said 'go on' to every round, and every auto run sampled to
     the cap: a 1-second budget took 16 s)."""
-    from tuiperf.measuring.turns import ALONE
+    from tuiperf.contract.protocol import SAMPLE, Gate
+    from tuiperf.measuring.lockstep import ALONE
 
     def alone(round_index: int, done: bool) -> bool:
-        return ALONE.wait((0, 1, round_index), done)
+        return ALONE.wait(Gate(0, SAMPLE, round_index), done)
 
     clock = FakeClock()
     stable = targets_of(clock, {"a": 1_000_000})

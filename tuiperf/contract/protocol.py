@@ -5,8 +5,9 @@ the variant it is sampling, so that a crash can be attributed to it.
 
 from __future__ import annotations
 
+import enum
 import mmap
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -106,16 +107,35 @@ class Streamed(msgspec.Struct, tag=True, frozen=True):
     event: Event
 
 
+class GateKind(enum.IntEnum):
+    """What a run is about to do at a gate, in the order a run goes through them."""
+
+    START = 0  # set up and compile
+    SAMPLE = 1  # one sampling round
+    ANALYSE = 2  # breakdown, profile, guard
+
+
+START, SAMPLE, ANALYSE = GateKind.START, GateKind.SAMPLE, GateKind.ANALYSE
+
+
+class Gate(NamedTuple):
+    """Where a run in lockstep stops until the parent lets it through (ordered: the earliest first).
+
+    ``point``: the pass (a sequential sweep's point; 0 for a single pass or an interleaved sweep, which
+    is one pass over every point). ``round``: the sampling round; at START and ANALYSE of an interleaved
+    sweep, the point it prepares or analyses."""
+
+    point: int
+    kind: GateKind
+    round: int
+
+
 class Waiting(msgspec.Struct, tag=True, frozen=True):
-    """A lockstep child has ended its turn and waits before stage ``key`` = (sweep point, stage,
-    round); stages: 0 start (set up and compile), 1 a sampling round, 2 the analysis. ``done``: its
-    own rule (converged, budget) would stop sampling here."""
+    """A child in lockstep has ended its turn and waits at ``gate``. ``done``: its own rule
+    (converged, budget) would stop sampling here."""
 
-    key: tuple[int, int, int]
+    gate: Gate
     done: bool = False
-
-
-START, SAMPLE, ANALYSE = 0, 1, 2  # the stages of a Waiting key, in the order a run goes through them
 
 
 class Answered(msgspec.Struct, tag=True, frozen=True):

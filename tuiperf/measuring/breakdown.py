@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import itertools
 import statistics
-import threading
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from tuiperf.measuring.sampler import Outcome, Target, block_size, needs_warm_up, sample_interleaved
+from tuiperf.measuring.sampler import Cancel, Outcome, Target, block_size, needs_warm_up, sample_interleaved
 from tuiperf.measuring.shallow import Scope
 from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
 from tuiperf.measuring.xla_costs import flops_of, memory_of, transcendentals_of
@@ -201,7 +200,7 @@ def measure_breakdowns(
     *,
     resolution_ns: float,
     budget_s: float,
-    cancel: threading.Event,
+    cancel: Cancel,
     interleave: str = "block",
     dispatch: str = "sync",
     on_turn: Callable[[Target], None] = lambda target: None,

@@ -6,7 +6,7 @@ every process must make the same calls in the same order, or the ones ahead wait
 a process decides from its own clock may change what it calls:
 
 - preparing makes the same number of calls whatever they cost, and builds no breakdown paths (the
-  breakdown times each path for as long as it needs: :data:`~tuiperf.measuring.prepare.LOCKSTEP_NO_BREAKDOWN`);
+  breakdown times each path for as long as it needs: :data:`~tuiperf.measuring.prepare.FIXED_CALLS_NO_BREAKDOWN`);
 - after preparing, the processes agree (one collective) on the variants they prepared, each call's
   cost (the slowest process's estimate) and the timer's resolution; from these every process derives
   the same sampling plan: a fixed number of samples per variant (``--samples``, or as many as fit
@@ -22,15 +22,11 @@ unless some processes run on other hosts); its samples are that process's own.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import threading
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 import numpy as np
 
 from tuiperf.api.devices import in_cluster
@@ -38,15 +34,18 @@ from tuiperf.common.errors import ClusterError
 from tuiperf.common.text import one_line
 from tuiperf.contract import options
 from tuiperf.contract.cluster import ClusterMember
+from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
+from tuiperf.measuring.context import Hooks
 from tuiperf.measuring.env import all_devices
 from tuiperf.measuring.execute import execute
-from tuiperf.measuring.prepare import Prepared
-from tuiperf.measuring.run import Emit, Run
+from tuiperf.measuring.policy import Across, SamplingPlan
 from tuiperf.measuring.sampler import MAX_SAMPLES, Target
 from tuiperf.measuring.timing import choose_loops
-from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Cluster, ProfileRow, RunResult
+from tuiperf.results.model import Cluster, RunResult
+
+if TYPE_CHECKING:
+    from tuiperf.measuring.prepare import Prepared
 
 JOIN_TIMEOUT_S = 120  # every process must have started and reached the coordinator by then
 MIN_SAMPLES = 3  # a budget too short for one call per variant still gives a few
@@ -94,30 +93,24 @@ def join_error(text: str, member: ClusterMember) -> ClusterError:
     )
 
 
-def measure_in_cluster(
-    request: RunRequest,
-    member: ClusterMember,
-    emit: Emit,
-    cancel: threading.Event,
-    on_turn: Callable[[str], None] | None = None,
-) -> RunResult:
+def measure_in_cluster(request: RunRequest, member: ClusterMember, hooks: Hooks) -> RunResult:
     """Join the cluster, then measure ``request`` in lockstep with the other processes."""
     from tuiperf.measuring.inprocess import set_dispatch
 
     options.check(request.settings)
     join(member)
     set_dispatch(request.settings.dispatch)  # after joining: both must come before JAX's first computation
-    result = execute(request, emit, cancel, on_turn, run_class=ClusterRun)
+    result = execute(request, hooks, InCluster(request.settings))
     if result.cluster is None:  # a sweep: its points say it, and so does the whole
-        result.cluster = cluster_record(request, None)
+        result.cluster = cluster_record(request.settings, None)
     return result
 
 
-def cluster_record(request: RunRequest, samples: int | None) -> Cluster:
+def cluster_record(settings: RunSettings, samples: int | None) -> Cluster:
     member = _joined[0]
     return Cluster(
         processes=member.processes,
-        devices_per_process=request.settings.devices,
+        devices_per_process=settings.devices,
         coordinator=member.coordinator,
         samples_per_variant=samples,
         samples_of=member.process_id,
@@ -161,16 +154,6 @@ def samples_for_budget(estimates_ns: list[float], resolution_ns: float, budget_s
     return int(min(MAX_SAMPLES, max(MIN_SAMPLES, budget_s * 1e9 // max(round_ns, 1.0))))
 
 
-@dataclass
-class Across:
-    """One variant's figures across the processes: each one's median, how much of each call the
-    slowest process holds the others back, and how often each was the slowest."""
-
-    medians_ns: list[float]
-    slowest_share: float | None
-    slowest_calls: list[int]
-
-
 def across_processes(samples: np.ndarray, counts: np.ndarray) -> Across:
     """From every process's samples of one variant (``samples[p, k]``: process p's k-th call, the same
     call in every process; ``counts[p]`` of them taken)."""
@@ -185,74 +168,60 @@ def across_processes(samples: np.ndarray, counts: np.ndarray) -> Across:
     return Across(medians, share, [int(c) for c in who])
 
 
-class ClusterRun(Run):
-    """A :class:`~tuiperf.measuring.run.Run` whose every call is decided ahead, the same in every process."""
+class InCluster:
+    """The :class:`~tuiperf.measuring.policy.PassPolicy` of one process of a cluster: every call decided
+    ahead, the same in every process."""
 
-    lockstep = True
+    interleaves_sweeps = False  # an interleaved sweep's calls follow the clock: its points go one by one
+    fixed_calls = True
+    profile_refusal: str | None = NOT_PROFILED
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, settings: RunSettings) -> None:
+        self.settings = settings
+
+    def device(self, resolved: Any) -> Any:
+        """This process's own first device of the platform chosen (JAX's device list is global: another
+        process's devices come first in all but process 0)."""
         import jax
 
-        # The device this process measures on: its own first device of the platform chosen (JAX's
-        # device list is global: another process's devices come first in all but process 0).
-        local = [d for d in jax.local_devices() if d.platform == self.device.platform]
-        self.device = local[0] if local else self.device
-        self.samples_per_variant: int | None = None
-        self.across: dict[str, Across] = {}
+        local = [d for d in jax.local_devices() if d.platform == resolved.platform]
+        return local[0] if local else resolved
 
-    def run_device_list(self) -> list[Any]:
+    def devices(self, device: Any, settings: RunSettings) -> list[Any]:
         """Every process's devices of the platform, in JAX's global order: the same mesh in every process."""
-        return [d for d in all_devices() if d.platform == self.device.platform]
+        return [d for d in all_devices() if d.platform == device.platform]
 
-    def header(self, *, with_env: bool = True, resolution: float | None = None) -> RunHeader:
-        header = super().header(with_env=with_env, resolution=resolution)
-        header.device.count = len(self.run_device_list())
-        return header
-
-    def sample(self, prepared: list[Prepared], resolution: float) -> list[Target]:
-        agreed = agree([p.name for p in prepared], [p.estimate_ns for p in prepared], resolution)
+    def plan_sampling(self, prepared: list[Prepared], resolution_ns: float, settings: RunSettings) -> SamplingPlan:
+        """The processes agree on each call's cost and the timer; from these, the same sample count."""
+        agreed = agree([p.name for p in prepared], [p.estimate_ns for p in prepared], resolution_ns)
         for item, estimate in zip(prepared, agreed.estimates_ns, strict=True):
             item.estimate_ns = estimate  # calls per sample and per turn follow from it: the same everywhere
-        settings = self.request.settings
         fixed = settings.samples or samples_for_budget(agreed.estimates_ns, agreed.resolution_ns, settings.budget_s)
-        self.samples_per_variant = fixed
-        self.request = dataclasses.replace(self.request, settings=msgspec.structs.replace(settings, samples=fixed))
-        targets = super().sample(prepared, agreed.resolution_ns)
-        self.exchange(targets)
-        return targets
+        return SamplingPlan(agreed.resolution_ns, fixed)
 
-    def exchange(self, targets: list[Target]) -> None:
+    def after_sampling(self, targets: list[Target]) -> dict[str, Across]:
         """Every process's samples, to every process (aligned call by call), and the figures across them."""
         if not targets:
-            return
+            return {}
         counts = gather(np.array([len(t.samples) for t in targets], dtype=np.int64))  # [process, target]
         longest = int(counts.max())
         mine = np.full((len(targets), max(longest, 1)), np.nan)
         for row, target in enumerate(targets):
             mine[row, : len(target.samples)] = target.samples
         everyone = gather(mine)  # [process, target, call]
-        for index, target in enumerate(targets):
-            self.across[target.name] = across_processes(everyone[:, index, :], counts[:, index])
+        return {t.name: across_processes(everyone[:, i, :], counts[:, i]) for i, t in enumerate(targets)}
 
-    def profile(self, item: Prepared, target: Target) -> tuple[list[ProfileRow], str | None]:
-        return [], NOT_PROFILED
-
-    def guard(self, prepared: list[Prepared]) -> None:
+    def before_guard(self, checked: list[Prepared]) -> None:
         from tuiperf.api.devices import host_copy
 
-        for item in prepared:  # the same variants, in the same order, in every process
-            if self.scenario.variants[item.name].same_as_default and self.results[item.name].ok:
-                item.output = host_copy(item.output)
-        super().guard(prepared)
+        for item in checked:  # the same variants, in the same order, in every process
+            item.output = host_copy(item.output)
 
-    def document(self, header: RunHeader) -> RunResult:
-        result = super().document(header)
+    def record(self, result: RunResult, across: dict[str, Across], plan: SamplingPlan | None) -> None:
         for variant in result.variants:
-            figures = self.across.get(variant.name)
+            figures = across.get(variant.name)
             if figures is not None:
                 variant.process_medians_ns = figures.medians_ns
                 variant.slowest_share = figures.slowest_share
                 variant.slowest_calls = figures.slowest_calls
-        result.cluster = cluster_record(self.request, self.samples_per_variant)
-        return result
+        result.cluster = cluster_record(self.settings, plan.samples if plan is not None else None)

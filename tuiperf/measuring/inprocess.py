@@ -6,6 +6,7 @@ the caller down, and JAX's CPU dispatch mode can only be chosen before the first
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,8 +18,7 @@ from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
 
 if TYPE_CHECKING:
-    from tuiperf.measuring.turns import Turns
-    from tuiperf.results.outputs import OutputDigest
+    from tuiperf.measuring.context import Hooks
 
 _PROCESS_DISPATCH: str | None = None  # fixed by the first run (or set_dispatch) in this process
 
@@ -33,6 +33,25 @@ def set_dispatch(mode: str) -> str:
         jax.config.update("jax_cpu_enable_async_dispatch", mode == "async")
         _PROCESS_DISPATCH = mode
     return _PROCESS_DISPATCH
+
+
+def measure_here(request: RunRequest, hooks: Hooks) -> RunResult:
+    """Measure ``request`` in this process (this one alone: a cluster's process measures through
+    :func:`tuiperf.measuring.cluster.measure_in_cluster`)."""
+    from tuiperf.contract import options
+    from tuiperf.measuring.execute import execute
+
+    options.check(request.settings)  # before the dispatch mode is fixed with it
+    if request.settings.cluster > 1:
+        raise ParamError("a cluster run (--cluster N) needs its own measuring processes: leave out --in-process")
+    actual = set_dispatch(request.settings.dispatch)
+    result = execute(request, hooks)
+    if actual != request.settings.dispatch:
+        result.warnings.append(
+            f"asked for {request.settings.dispatch} dispatch, but this process was already "
+            f"running in {actual} mode (a ProcessRunner measures each dispatch mode in its own process)"
+        )
+    return result
 
 
 class InProcessRunner:
@@ -57,30 +76,12 @@ class InProcessRunner:
         request: RunRequest,
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
-        on_turn: Callable[[str], None] | None = None,
-        turns: Turns | None = None,
-        digests: dict[str, OutputDigest] | None = None,
     ) -> RunResult:
-        from tuiperf.measuring.execute import execute
-        from tuiperf.measuring.turns import ALONE
+        from tuiperf.measuring.context import Hooks
 
-        if not request.scenario_dirs:
-            request.scenario_dirs = self.scenario_dirs
-        from tuiperf.contract import options
-
-        options.check(request.settings)  # before the dispatch mode is fixed with it
-        if request.settings.cluster > 1:
-            raise ParamError("a cluster run (--cluster N) needs its own measuring processes: leave out --in-process")
-        actual = set_dispatch(request.settings.dispatch)
-        result = execute(
-            request, on_event or (lambda event: None), cancel or threading.Event(), on_turn, turns or ALONE, digests
-        )
-        if actual != request.settings.dispatch:
-            result.warnings.append(
-                f"asked for {request.settings.dispatch} dispatch, but this process was already "
-                f"running in {actual} mode (a ProcessRunner measures each dispatch mode in its own process)"
-            )
-        return result
+        if not request.scenario_dirs:  # the caller's request is left as it was
+            request = dataclasses.replace(request, scenario_dirs=list(self.scenario_dirs))
+        return measure_here(request, Hooks(on_event or (lambda event: None), cancel or threading.Event()))
 
     def close(self) -> None:
         pass

@@ -21,7 +21,7 @@ from tuiperf.results.model import CompileStagesMs, ProgramMemory
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5
 SLOW_SHARE = 0.1  # a call longer than this share of the sampling budget gets a minimal warm-up
-LOCKSTEP_NO_BREAKDOWN = (
+FIXED_CALLS_NO_BREAKDOWN = (
     "no overhead breakdown in a cluster run: the breakdown times each path for as long as it needs, which "
     "differs between processes, and every process must make the same calls; measure it with --devices alone"
 )
@@ -149,14 +149,14 @@ class PlainCall:
 
 
 def prepare(
-    name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0, lockstep: bool = False
+    name: str, bench: Bench, cancel: Any = None, device: Any = None, budget_s: float = 3.0, *, fixed_calls: bool = False
 ) -> Prepared:
     """Compile, call once, warm up and estimate one variant; build its breakdown paths.
 
     Exceptions propagate to the caller. ``cancel`` (anything with ``is_set``) skips the breakdown's
     extra compiles once set. A call that takes more than a tenth of ``budget_s`` is warmed up once.
     A stateful step's first calls (:data:`~tuiperf.api.step.GUARD_STEPS`) are what the guard compares.
-    ``lockstep`` (a process of a cluster): the same number of calls whatever they cost, and no
+    ``fixed_calls`` (a process of a cluster): the same number of calls whatever they cost, and no
     breakdown paths, whose timing decides how often each is called.
     """
     watch = sentinel()
@@ -186,7 +186,7 @@ def prepare(
         prepared.notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
 
     warm = take_sample(fn, args, 1, prepared.block)
-    if warm > SLOW_SHARE * budget_s * 1e9 and not lockstep:
+    if warm > SLOW_SHARE * budget_s * 1e9 and not fixed_calls:
         prepared.estimate_ns = warm  # a slow call: no more calls than needed before sampling
     else:
         for _ in range(WARMUP_CALLS - 1):
@@ -199,9 +199,9 @@ def prepare(
     prepared.transcendentals = transcendentals_of(compiled) if compiled is not None else None
     program = compiled if compiled is not None else fn if is_compiled_executable(fn) else None
     prepared.memory = memory_of(program) if program is not None else None
-    if lockstep:
-        prepared.notes.append(LOCKSTEP_NO_BREAKDOWN)
-    if (cancel is not None and cancel.is_set()) or lockstep:
+    if fixed_calls:
+        prepared.notes.append(FIXED_CALLS_NO_BREAKDOWN)
+    if (cancel is not None and cancel.is_set()) or fixed_calls:
         prepared.flops = prepared.call_flops
         return prepared
     build_breakdown_paths(prepared)

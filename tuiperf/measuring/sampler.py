@@ -23,11 +23,10 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tuiperf.contract.options import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.measuring.shallow import Scope, in_fresh_thread
@@ -42,6 +41,12 @@ TICK_EVERY_S = 0.1  # how often progress is reported
 BLOCK_NS = 5e6  # in block mode each variant's turn lasts about this long
 MAX_BLOCK = 500
 WARM_UP_BELOW_NS = 1e6  # calls longer than this do not need a warm-up call per turn
+
+
+class Cancel(Protocol):
+    """A cancel flag: a ``threading.Event``, or the flag a measuring process shares with its parent."""
+
+    def is_set(self) -> bool: ...
 
 
 def block_size(estimate_ns: float) -> int:
@@ -113,7 +118,7 @@ def sample_interleaved(
     *,
     samples: int | None,
     budget_s: float,
-    cancel: threading.Event,
+    cancel: Cancel,
     interleave: str = "block",
     on_tick: Callable[[float, float], None] = lambda elapsed, fraction: None,
     on_turn: Callable[[Target], None] = lambda target: None,
@@ -147,7 +152,7 @@ def sample_interleaved(
 class _Stop:
     """The caller's cancel flag, or an interrupt of the thread waiting for the sampler."""
 
-    def __init__(self, cancel: threading.Event) -> None:
+    def __init__(self, cancel: Cancel) -> None:
         self.cancel, self.interrupted = cancel, False
 
     def interrupt(self) -> None:

@@ -35,6 +35,7 @@ from tuiperf.contract.protocol import (
     Answer,
     Answered,
     DescribeFile,
+    Gate,
     ListDevices,
     Measure,
     Memory,
@@ -107,14 +108,14 @@ def forget_compiled() -> None:
 
 
 class TakingTurns:
-    """The child's side of a lockstep run (:mod:`tuiperf.measuring.turns`): say where it waits, then
+    """The child's side of a run in lockstep (:mod:`tuiperf.measuring.lockstep`): say where it waits, then
     wait for the parent's ``Proceed`` on the request socket."""
 
     def __init__(self, conn: Connection, shared: Shared) -> None:
         self.conn, self.shared = conn, shared
 
-    def wait(self, key: tuple[int, int, int], done: bool = False) -> bool:
-        safe_send(self.conn, Waiting(key, done))
+    def wait(self, gate: Gate, done: bool = False) -> bool:
+        safe_send(self.conn, Waiting(gate, done))
         while True:
             try:
                 message = self.conn.recv()
@@ -133,10 +134,7 @@ class Server:
     """Answers one request at a time; ``HANDLERS`` maps each request class to its method."""
 
     def __init__(self, conn: Connection, shared: Shared) -> None:
-        from tuiperf.measuring.inprocess import InProcessRunner
-
         self.conn, self.shared = conn, shared
-        self.runner = InProcessRunner()
 
     def describe_file(self, request: DescribeFile) -> object:
         from tuiperf.measuring.loading import describe_file
@@ -144,7 +142,9 @@ class Server:
         return describe_file(Path(request.path))
 
     def list_devices(self, request: ListDevices) -> object:
-        return self.runner.devices()
+        from tuiperf.measuring.env import list_devices
+
+        return list_devices()
 
     def memory(self, request: Memory) -> object:  # served after the last run's clean-up: requests are in order
         return resident_mb()
@@ -165,16 +165,19 @@ class Server:
         def on_turn(variant: str) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
 
+        from tuiperf.measuring.context import Hooks
+        from tuiperf.measuring.inprocess import measure_here
+
         digests: dict[str, OutputDigest] = {}
         try:
             if request.cluster is not None:  # one process of a cluster run (--cluster N)
                 from tuiperf.measuring.cluster import measure_in_cluster
 
-                return measure_in_cluster(request.request, request.cluster, emit, shared, on_turn)  # type: ignore[arg-type]
+                return measure_in_cluster(request.request, request.cluster, Hooks(emit, shared, on_turn))
             if not request.lockstep:
-                return self.runner.run(request.request, emit, shared, on_turn)  # type: ignore[arg-type]
-            turns = TakingTurns(self.conn, shared)  # one of several Python environments, taking turns
-            result = self.runner.run(request.request, emit, shared, on_turn, turns, digests)  # type: ignore[arg-type]
+                return measure_here(request.request, Hooks(emit, shared, on_turn))
+            lockstep = TakingTurns(self.conn, shared)  # one of several Python environments
+            result = measure_here(request.request, Hooks(emit, shared, on_turn, lockstep, digests))
         finally:
             shared.set_turn(-1)
         return result, digests

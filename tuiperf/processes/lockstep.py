@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from tuiperf.contract.protocol import SAMPLE
+from tuiperf.contract.protocol import SAMPLE, Gate
 
 CANCEL_POLL_S = 0.05
 
@@ -25,16 +25,16 @@ class Schedule:
         self.count = count
         self.cancel = cancel or threading.Event()
         self._lock = threading.Condition()
-        self._waiting: dict[int, tuple[int, int, int]] = {}
+        self._waiting: dict[int, Gate] = {}
         self._done: dict[int, bool] = {}
         self._finished: set[int] = set()
         self._granted: int | None = None  # the process whose turn it is
         self._running: int | None = None  # ... and that has not yet reported back
-        self._decisions: dict[tuple[int, int, int], bool] = {}  # one go/stop per stage, for every process
-        self.turns: list[tuple[int, tuple[int, int, int]]] = []  # (process, key) in the order given
+        self._decisions: dict[Gate, bool] = {}  # one go/stop per stage, for every process
+        self.turns: list[tuple[int, Gate]] = []  # (process, key) in the order given
 
-    def wait(self, index: int, key: tuple[int, int, int], done: bool = False) -> bool:
-        """Process ``index`` waits before ``key``; returns when it may go on (True) or must stop sampling."""
+    def wait(self, index: int, key: Gate, done: bool = False) -> bool:
+        """Process ``index`` waits at gate ``key``; returns when it may go on (True) or must stop sampling."""
         with self._lock:
             self._waiting[index] = key
             self._done[index] = done
@@ -62,11 +62,11 @@ class Schedule:
                 self._granted = None
             self._schedule()
 
-    def _decide(self, key: tuple[int, int, int]) -> bool:
+    def _decide(self, key: Gate) -> bool:
         """A sampling round goes ahead unless every process waiting for it is done; decided once, when
         the first of them takes its turn, so that all take the round or none does."""
         if key not in self._decisions:
-            if key[1] != SAMPLE:
+            if key.kind != SAMPLE:
                 self._decisions[key] = True
             else:
                 self._decisions[key] = not all(self._done[i] for i, k in self._waiting.items() if k == key)
@@ -79,7 +79,7 @@ class Schedule:
         alive = [i for i in range(self.count) if i not in self._finished]
         if not alive or any(i not in self._waiting for i in alive):
             return  # one is still starting up (or running without having said so): wait for it
-        chosen = min(alive, key=lambda i: (self._waiting[i], (i - self._waiting[i][2]) % self.count))
+        chosen = min(alive, key=lambda i: (self._waiting[i], (i - self._waiting[i].round) % self.count))
         self._decide(self._waiting[chosen])
         self._granted = chosen
         self.turns.append((chosen, self._waiting[chosen]))

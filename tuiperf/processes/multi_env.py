@@ -124,7 +124,7 @@ def run_in_environments(
             )
 
             def on_wait(waiting: Waiting) -> bool:
-                return schedule.wait(index, waiting.key, waiting.done)
+                return schedule.wait(index, waiting.gate, waiting.done)
 
             answer = child.request(
                 Measure(request, lockstep=True), seen.track, cancel, request.settings.timeout_s, on_wait

@@ -1,0 +1,68 @@
+"""The guard step of a pass: check that the measured variants meant to compute the same thing do
+(:mod:`tuiperf.measuring.guard` compares), say where they differ, and keep each variant's output for
+the comparison across environments when the run was asked for it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from tuiperf.contract.events import PhaseChanged
+from tuiperf.measuring.context import Outcomes, RunContext
+from tuiperf.measuring.guard import Subject, check, describe, digest
+from tuiperf.measuring.prepare import Prepared
+from tuiperf.results.model import Equivalence, Mismatch
+
+
+def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], found: Outcomes) -> None:
+    scenario = ctx.resolved.scenario
+    ctx.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
+    checked = [p for p in prepared if scenario.variants[p.name].same_as_default and found.results[p.name].ok]
+    ctx.policy.before_guard(checked)
+    subjects = [
+        Subject(
+            p.name,
+            p.output,
+            p.flops,
+            p.param_count,
+            compare=p.bench.compare,
+            tolerance=p.bench.tolerance,
+            transcendentals=p.transcendentals,
+            check_costs=scenario.variants[p.name].check_costs,
+        )
+        for p in checked
+    ]
+    reference = scenario.reference_name()
+    reference = reference if any(s.name == reference for s in subjects) else None
+    tolerance = scenario.tolerance_for(SimpleNamespace(**params))
+    keep_outputs(ctx, prepared, tolerance, found)
+    findings = check(subjects, tolerance, reference)
+    mismatches = findings.mismatches
+    found.warnings.extend(describe(mismatches))
+    for m in mismatches:
+        found.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
+    found.equivalence = Equivalence(
+        reference=reference or (subjects[0].name if subjects else None),
+        checked=[s.name for s in subjects],
+        mismatches=[Mismatch(**m) for m in mismatches],
+        notes=findings.notes,
+    )
+
+
+def keep_outputs(ctx: RunContext, prepared: list[Prepared], tolerance: float, found: Outcomes) -> None:
+    """Each measured variant's output, for the comparison across environments (when asked)."""
+    digests = ctx.hooks.digests
+    if digests is None:
+        return
+    for p in prepared:
+        if not found.results[p.name].ok:
+            continue
+        subject = Subject(
+            p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance
+        )
+        try:
+            digests[p.name] = digest(subject, tolerance)
+        except BaseException as exc:  # noqa: BLE001 - a projection that fails is reported by the guard
+            found.results[p.name].notes.append(
+                f"its output could not be carried out for the comparison across environments: {type(exc).__name__}"
+            )

@@ -1,0 +1,92 @@
+"""The sample step's common part: time targets in the same rounds while the retrace sentinel watches,
+and what it saw (each target's traces and compiles while sampled, and their causes). One pass samples
+its own variants; an interleaved sweep samples every point's at once (:mod:`tuiperf.measuring.sweep`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tuiperf.measuring.context import RunContext
+from tuiperf.measuring.policy import Across, SamplingPlan
+from tuiperf.measuring.sampler import Target, sample_interleaved
+from tuiperf.measuring.sentinel import sentinel
+
+
+@dataclass
+class Compiles:
+    """What the sentinel saw of one target while it was sampled."""
+
+    traces: int = 0
+    compiles: int = 0
+    causes: list[str] = field(default_factory=list)  # what changed between calls
+
+
+@dataclass
+class Sampled:
+    """What a pass's sample step leaves for its analysis."""
+
+    plan: SamplingPlan
+    targets: list[Target]
+    started_ns: int = field(default_factory=time.perf_counter_ns)  # when sampling began
+    compiles_of: dict[str, Compiles] = field(default_factory=dict)
+    across: dict[str, Across] = field(default_factory=dict)  # figures across a cluster's processes
+
+    def target(self, name: str) -> Target:
+        return next(t for t in self.targets if t.name == name)
+
+    def compiles(self, name: str) -> int:
+        seen = self.compiles_of.get(name)
+        return seen.compiles if seen is not None else 0
+
+    def span_of(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
+        """When (seconds after sampling began) and in which rounds a target was sampled."""
+
+        def seconds(ns: int | None) -> float | None:
+            return None if ns is None else (ns - self.started_ns) / 1e9
+
+        return seconds(target.first_ns), seconds(target.last_ns), target.first_round, target.last_round
+
+
+def sample_watched(
+    ctx: RunContext,
+    targets: list[Target],
+    plan: SamplingPlan,
+    *,
+    on_tick: Callable[[float, float], None],
+    on_turn: Callable[[Target], None],
+    gate: Callable[[int, bool], bool],
+    budget_s: float,
+) -> dict[str, Compiles]:
+    """Sample ``targets`` together; per target (by its name while sampled), what compiled meanwhile."""
+    watch = sentinel()
+    before = {t.name: watch.snapshot(t.name) for t in targets}
+    for target in targets:
+        watch.take_causes(target.name)  # only cache misses while sampling are explained
+
+    def turn(target: Target) -> None:
+        watch.current = target.name
+        on_turn(target)
+
+    with watch.explaining():
+        sample_interleaved(
+            targets,
+            samples=plan.samples,
+            budget_s=budget_s,
+            cancel=ctx.cancel,
+            interleave=ctx.settings.interleave,
+            on_tick=on_tick,
+            on_turn=turn,
+            gate=gate,
+            scope=ctx.scope,
+        )
+    watch.current = None
+    seen = {}
+    for target in targets:
+        traces, compiles = watch.snapshot(target.name)
+        seen[target.name] = Compiles(
+            traces - before[target.name][0], compiles - before[target.name][1], watch.take_causes(target.name)
+        )
+    return seen
