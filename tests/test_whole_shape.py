@@ -50,7 +50,7 @@ def test_the_history_marks_a_sweep_with_its_points_and_medians(tmp_path, capsys)
     assert main(["--history", str(path), "history", "--width", "200"]) == 0
     out = capsys.readouterr().out
     assert out.count("sweep over n_args (3 points)") == 2
-    assert "n_args=16: jit 1.50 µs, eager 30.0 µs" in out and "n_args=64: jit 2.50 µs, eager 30.0 µs" in out
+    assert "n_args=16: jit 1.50 µs · eager 30.0 µs" in out and "n_args=64: jit 2.50 µs · eager 30.0 µs" in out
     assert main(["--history", str(path), "history", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["points"][0] == ["4", {"jit": 2000.0, "eager": 5000.0}]  # two sweeps look different
