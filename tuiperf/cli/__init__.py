@@ -248,7 +248,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.dispatch = getattr(args, "dispatch", None) or args.global_dispatch  # None: the table's default
     args.history = getattr(args, "history", None) or args.global_history
     args.no_history = getattr(args, "no_history", False) or args.global_no_history
-    args.screenshots = getattr(args, "screenshots", None) or args.global_screenshots or "screenshots"
+    args.screenshots = getattr(args, "screenshots", None) or args.global_screenshots  # None: the app's default
     return args
 
 

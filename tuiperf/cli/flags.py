@@ -72,7 +72,8 @@ def screenshots(parser: argparse.ArgumentParser, dest: str = "screenshots") -> N
         default=None,
         metavar="DIR",
         dest=dest,
-        help="where the app's `s` saves screenshots (and `t` traces, in DIR/../traces) (default: ./screenshots)",
+        help="where the app's `s` saves screenshots (and `t` traces, in DIR/../traces) "
+        "(default: tuiperf/screenshots in your documents folder)",
     )
 
 

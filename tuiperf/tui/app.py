@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -25,6 +26,7 @@ from tuiperf.contract.request import Runner
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.messages import TabFailed
+from tuiperf.tui.output_folders import default_screenshots_dir
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
@@ -40,6 +42,9 @@ def registered_environments() -> list[PythonEnv]:
     return registered()
 
 
+TOAST_S = {"error": 6.0, "other": 4.0}  # the longest a toast stays, in seconds
+
+
 class TuiperfApp(App[None]):
     """See the module docstring. ``runner`` implements :class:`tuiperf.contract.request.Runner`."""
 
@@ -51,7 +56,7 @@ class TuiperfApp(App[None]):
         self,
         runner: Runner,
         scenario_dirs: Iterable[str] = (),
-        screenshots_dir: str | Path = "screenshots",
+        screenshots_dir: str | Path | None = None,
         launch: LaunchOptions | None = None,
         history_path: Path | None = None,
         freeze_gc: bool = False,
@@ -65,11 +70,34 @@ class TuiperfApp(App[None]):
         self.freeze_gc = freeze_gc
         self.history_path = history_path  # where runs are stored (None: not stored)
         self.scenario_dirs = [str(d) for d in scenario_dirs]
-        self.screenshots_dir = Path(screenshots_dir)
+        # None: the user's documents folder, never the current one (a checkout's tracked screenshots/)
+        self.screenshots_dir = Path(screenshots_dir) if screenshots_dir is not None else default_screenshots_dir()
         self.launch = launch or LaunchOptions()
         self.last_error: tuple[str, str] | None = None
         self.errors_seen: list[tuple[str, str]] = []
         self.last_screenshot: Path | None = None
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast for a few seconds at most, whatever the caller asked (they stayed 8-15 s)."""
+        longest = TOAST_S["error" if severity == "error" else "other"]
+        super().notify(message, title=title, severity=severity, timeout=min(timeout or longest, longest), markup=markup)
+
+    def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, screen: Screen[Any]) -> None:
+        """Toasts belong to the screen they were about: none follows into a dialog (where it covered the
+        buttons), the editor or the history."""
+        if screen is not self.screen_stack[0]:
+            self.clear_notifications()
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self)
@@ -147,8 +175,13 @@ class TuiperfApp(App[None]):
             self.tell_error("Screenshot failed", str(exc))
             return
         self.last_screenshot = path
-        self.notify(f"Saved {path.resolve()}", title="Screenshot", timeout=6, markup=False)
-        self.run_worker(lambda: write_png(path), thread=True, group="png", exit_on_error=False)
+
+        def png_then_say() -> None:
+            png = write_png(path)
+            names = f"{path.name} and {png.name}" if png is not None else f"{path.name} (no PNG: cairosvg is missing)"
+            self.call_from_thread(self.notify, f"{names} in {path.resolve().parent}", title="Saved", markup=False)
+
+        self.run_worker(png_then_say, thread=True, group="png", exit_on_error=False)
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:
         """Until every visible plot shows its current data and the breakdown has reconciled its stages
@@ -180,7 +213,7 @@ class TuiperfApp(App[None]):
 def main(
     runner: Any = None,
     scenario_dirs: Iterable[str] = (),
-    screenshots_dir: str | Path = "screenshots",
+    screenshots_dir: str | Path | None = None,
     *,
     mouse: bool = True,
     history_path: Path | None = None,

@@ -1,0 +1,75 @@
+"""Toasts short and out of dialogs' way; what `s` and `t` write goes outside the current folder."""
+
+from __future__ import annotations
+
+from textual.widgets._toast import Toast  # the class the toasts are drawn with (not exported)
+from tui_helpers import FakeRunner, ready, record_notifications, sync, wait_until
+
+from tuiperf.tui.app import TOAST_S, TuiperfApp
+from tuiperf.tui.screens.confirm import ConfirmScreen
+
+
+def test_the_default_output_folder_is_in_the_users_documents(monkeypatch, tmp_path):
+    """Run from a checkout, `s` wrote into its tracked screenshots/ and `t` into traces/."""
+    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(tmp_path))
+    app = TuiperfApp(FakeRunner({}), scenario_dirs=[])
+    assert app.screenshots_dir == tmp_path / "tuiperf" / "screenshots"
+
+
+def test_the_command_line_leaves_the_folder_to_the_app_unless_given():
+    from tuiperf.cli import parse_args
+
+    assert parse_args([]).screenshots is None
+    assert parse_args(["--screenshots", "shots"]).screenshots == "shots"
+
+
+@sync
+async def test_s_writes_into_the_documents_folder_and_names_both_files(saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[])
+    told = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: any(t.startswith("Saved:") for t in told), what="the Saved toast")
+    folder = tmp_path / "tuiperf" / "screenshots"
+    (svg,) = folder.glob("*.svg")
+    assert not (tmp_path / "screenshots").exists()
+    saying = next(t for t in told if t.startswith("Saved:"))
+    if svg.with_suffix(".png").exists():
+        assert saying == f"Saved: {svg.name} and {svg.with_suffix('.png').name} in {folder}"
+    else:
+        assert saying == f"Saved: {svg.name} (no PNG: cairosvg is missing) in {folder}"
+
+
+def test_toasts_stay_a_few_seconds_whatever_the_caller_asked(monkeypatch):
+    from textual.app import App
+
+    asked: list[tuple[str, float | None]] = []
+    monkeypatch.setattr(App, "notify", lambda self, message, **kw: asked.append((kw["severity"], kw["timeout"])))
+    app = TuiperfApp(FakeRunner({}), scenario_dirs=[])
+    app.notify("a long message", timeout=15)
+    app.notify("an error", severity="error", timeout=15)
+    app.notify("a default one")
+    app.notify("a short one", timeout=2)
+    assert asked == [
+        ("information", TOAST_S["other"]),
+        ("error", TOAST_S["error"]),
+        ("information", TOAST_S["other"]),
+        ("information", 2),
+    ]
+
+
+@sync
+async def test_a_toast_never_follows_into_a_dialog(saved, tmp_path):
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.notify("Wrote a file")
+        await wait_until(pilot, lambda: app._notifications, what="the toast")
+        app.push_screen(ConfirmScreen("Replace it?", "Replace"))
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert not app._notifications  # Textual keeps no public list
+        assert list(app.screen.query(Toast)) == []
