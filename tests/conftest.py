@@ -10,6 +10,8 @@ import pytest
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # Runs are not stored in the user's history (the history tests give their own database).
 os.environ["TUIPERF_HISTORY"] = "off"
+# Nor the machine's process-spread calibration (tests that need one write their own).
+os.environ["TUIPERF_CALIBRATION"] = "off"
 # The user's own scenario folder is never read by the tests (each test that needs one makes it).
 os.environ["TUIPERF_USER_SCENARIOS"] = str(Path(__file__).parent / "fixtures" / "no-user-scenarios")
 

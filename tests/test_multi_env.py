@@ -127,11 +127,19 @@ def test_an_unknown_environment_is_refused_before_anything_starts(tmp_path, monk
         runner.close()
 
 
-def test_a_change_below_the_process_floor_says_so():
-    from tuiperf.results.environments import PROCESS_FLOOR, EnvironmentChange
+def test_a_ratio_says_whether_its_interval_covers_process_spread():
+    """No constant "process floor": an interval that includes this machine's process-to-process spread
+    stands alone; one that does not (no calibration, or stored before) says so, in the ratio's unit."""
+    from tuiperf.results.environments import EnvironmentChange
+    from tuiperf.results.model import Interval
 
-    small = EnvironmentChange("mlp", "old", "new", 1 - PROCESS_FLOOR / 2, (0.98, 0.99), 1e-9, ["jax 0.7.2 → 0.10.2"])
-    large = EnvironmentChange("mlp", "old", "new", 0.5, (0.48, 0.52), 1e-9, ["jax 0.7.2 → 0.10.2"])
-    assert small.sentence().endswith("within the ±3% by which two processes of one environment differ]")
-    assert large.sentence() == "jax 0.7.2 → 0.10.2: mlp 2× as fast [0.48–0.52×, p < 1e-6]"
-    assert large.sentence(with_versions=False) == "mlp 2× as fast [0.48–0.52×, p < 1e-6]"
+    versions = ["jax 0.7.2 → 0.10.2"]
+    honest = Interval(covers="rounds and processes", processes="calibrated")
+    small = EnvironmentChange("mlp", "old", "new", 0.985, (0.98, 0.99), 1e-9, versions)
+    large = EnvironmentChange("mlp", "old", "new", 0.5, (0.48, 0.52), 1e-9, versions, honest)
+    assert small.sentence() == (
+        "jax 0.7.2 → 0.10.2: mlp 1.5 % faster [95 % CI 1.0–2.0 %, p < 1e-6, "
+        "one process each: process-to-process spread not included]"
+    )
+    assert large.sentence() == "jax 0.7.2 → 0.10.2: mlp 2× as fast [95 % CI 1.92–2.08×, p < 1e-6]"
+    assert large.sentence(with_versions=False) == "mlp 2× as fast [95 % CI 1.92–2.08×, p < 1e-6]"

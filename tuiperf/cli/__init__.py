@@ -23,6 +23,7 @@ COMMANDS = (
     "env",  # Python environments (issue 28)
     "check",
     "serve",  # the explorer in a browser tab (issue 39)
+    "calibrate",  # this machine's process-to-process spread (issue 42)
 )
 EXIT_STATUSES = """exit status:
   0    done
@@ -229,9 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
     dispatch = next(row for row in options.declared() if row.name == "dispatch")
     check.add_argument(dispatch.option.flag or "", choices=dispatch.option.choices, help=dispatch.option.help)
 
-    from tuiperf.cli import envs
+    from tuiperf.cli import calibrate, envs
 
     envs.add_parser(commands)
+    calibrate.add_parser(commands)
     return parser
 
 
@@ -263,7 +265,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import check, envs, listing, measure, results, serve
+    from tuiperf.cli import calibrate, check, envs, listing, measure, results, serve
 
     handlers = {
         "app": measure.cmd_app,
@@ -280,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "env": envs.cmd_env,
         "check": check.cmd_check,
         "serve": serve.cmd_serve,
+        "calibrate": calibrate.cmd_calibrate,
     }
     try:
         return handlers[args.command](args)

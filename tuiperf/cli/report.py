@@ -21,6 +21,7 @@ from rich.text import Text
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_bytes, format_ns, format_p
+from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
 from tuiperf.results.ratios import against
@@ -186,6 +187,9 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
     if main:
         headers = ["variant", "median", "±CI95", "n", f"× {one_line(baseline, 24)} [95% CI]", "p"]
         parts.append(grid(f"per-call latency{where}", headers, main, width, console))
+        covered = covers.line(result)
+        if covered:
+            parts.append(Hanging(covered, indent=2, style="dim"))
         parts.append(Text(""))
         parts.append(
             grid(f"spread{where}", ["variant", "p10", "p90", "IQR", "outliers", "clusters"], spread, width, console)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -23,6 +23,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     report.print_result(load_run(args.path, args)[0], profiles=args.profiles, width=checked_width(args.width))
     return 0
+
+
+def _covers_note(rows: list[Any]) -> str:
+    """What the 95 % intervals of new / old cover (and so what --fail-above gates on)."""
+    from tuiperf.results.covers import CALIBRATE_HINT, PROCESSES, ROUNDS
+
+    kinds = {row.covers for row in rows}
+    if kinds == {PROCESSES}:
+        return "95 % intervals: each run's median over its rounds and process-to-process spread, combined"
+    if kinds <= {PROCESSES, ROUNDS}:
+        return f"95 % intervals: each run's median over its rounds, in one process each; {CALIBRATE_HINT}"
+    return "95 % intervals cover the samples only (a run stored before intervals covered rounds and processes)"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -66,6 +78,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     title = f"{one_line(new.scenario.id)}: new / old median"
     headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", "p"]
     print_trimmed(console, grid(title, headers, rows, console.width, console))
+    print_trimmed(err, Hanging(_covers_note(comparison.rows), style="dim"))
     for difference in comparison.differences:
         print_trimmed(err, Hanging(f"note: the runs differ: {one_line(difference)}", style="yellow"))
     if regressions:

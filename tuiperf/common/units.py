@@ -60,3 +60,23 @@ def how_much(ratio: float) -> str:
     if ratio <= 0.5:
         return f"{1 / ratio:.3g}× as fast"
     return f"{(1 - ratio) * 100:.1f} % faster"
+
+
+def how_much_interval(ratio: float, lo: float, hi: float) -> str:
+    """:func:`how_much` with its 95 % interval in the same unit: ``4.58× as slow (95 % CI 4.57–4.6×)``,
+    ``12.0 % slower (95 % CI 11.5–12.6 %)``, ``23.5× as fast (95 % CI 23.4–23.6×)``."""
+    return f"{how_much(ratio)} ({interval_words(ratio, lo, hi)})"
+
+
+def interval_words(ratio: float, lo: float, hi: float) -> str:
+    """A ratio's 95 % interval in the unit :func:`how_much` says the ratio in: ``95 % CI 11.5–12.6 %``."""
+    if ratio >= 2:
+        bounds, unit = (lo, hi), "×"
+    elif ratio >= 1:
+        bounds, unit = ((lo - 1) * 100, (hi - 1) * 100), " %"
+    elif ratio > 0.5:
+        bounds, unit = ((1 - hi) * 100, (1 - lo) * 100), " %"
+    else:
+        bounds, unit = ((1 / hi if hi > 0 else math.inf), (1 / lo if lo > 0 else math.inf)), "×"
+    first, second = (f"{b:.3g}" if unit == "×" else f"{b:.1f}" for b in bounds)
+    return f"95 % CI {first}–{second}{unit}"

@@ -37,6 +37,7 @@ def analyse(
             samples_ns=target.samples,
             loops_per_sample=target.loops,
             span=sampled.span_of(target),
+            round_starts=target.round_starts,
             stages_ms=item.stages_ms,
             flops=item.flops,
             transcendentals=item.transcendentals,

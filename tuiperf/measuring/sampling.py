@@ -13,6 +13,7 @@ from tuiperf.measuring.context import RunContext
 from tuiperf.measuring.policy import Across, SamplingPlan
 from tuiperf.measuring.sampler import Target, sample_interleaved
 from tuiperf.measuring.sentinel import sentinel
+from tuiperf.results.intervals import MIN_ROUNDS
 
 
 @dataclass
@@ -79,6 +80,7 @@ def sample_watched(
             interleave=ctx.settings.interleave,
             on_tick=on_tick,
             on_turn=turn,
+            min_rounds=MIN_ROUNDS,  # enough rounds to resample time (tuiperf.results.intervals)
             gate=gate,
             scope=ctx.scope,
         )

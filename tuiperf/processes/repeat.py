@@ -8,6 +8,8 @@ and a warning says when the spread between processes exceeds the pooled median's
 
 from __future__ import annotations
 
+import itertools
+
 import msgspec
 
 from tuiperf.results import document
@@ -25,6 +27,8 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             variants.append(entry)
             continue
         pooled = [s for v in measured for s in v.samples_ns]
+        process_starts = list(itertools.accumulate((len(v.samples_ns) for v in measured[:-1]), initial=0))
+        round_starts = [start + r for start, v in zip(process_starts, measured, strict=True) for r in v.round_starts]
         medians = [v.stats.median_ns for v in measured if v.stats is not None]
         combined = document.variant_result(
             entry.name,
@@ -43,6 +47,8 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             eager=entry.eager,
             profile=entry.profile,
             profile_note=entry.profile_note,
+            round_starts=round_starts,
+            process_starts=process_starts,
         )
         combined.process_medians_ns = medians
         if combined.stats is not None and len(medians) > 1:

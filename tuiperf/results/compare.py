@@ -7,10 +7,11 @@ device, dispatch mode — is named beside the numbers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import RunResult, VariantResult
 
 
 @dataclass
@@ -22,6 +23,7 @@ class VariantChange:
     ci95: tuple[float, float]
     p_value: float
     point: str = ""  # a sweep's point, "n_args=4" ("" for a single run)
+    covers: str = "samples"  # what ci95 covers: the narrower of the two runs' medians' intervals
 
 
 @dataclass
@@ -59,6 +61,31 @@ def differences(old: RunResult, new: RunResult) -> list[str]:
     if old.env and new.env and old.env.cpu != new.env.cpu:
         found.append(f"CPU {old.env.cpu} → {new.env.cpu}")
     return found
+
+
+def across_runs(
+    old: VariantResult, new: VariantResult, ratio: float, samples_ci: tuple[float, float]
+) -> tuple[tuple[float, float], str]:
+    """The 95 % interval of new / old median from each run's own median interval (over its rounds and
+    processes, see :mod:`tuiperf.results.intervals`): their log half-widths add in quadrature. Runs stored
+    before intervals said what they cover keep the samples-only interval; ``covers`` says which."""
+    from tuiperf.results.covers import PROCESSES, ROUNDS, SAMPLES
+
+    kinds = [v.median_interval.covers if v.median_interval else SAMPLES for v in (old, new)]
+    if SAMPLES in kinds or old.stats is None or new.stats is None or not ratio > 0:
+        return samples_ci, SAMPLES
+
+    def sides(v: VariantResult) -> tuple[float, float]:
+        assert v.stats is not None
+        lo, hi = v.stats.ci95_median_ns
+        median = v.stats.median_ns
+        return math.log(median / lo), math.log(hi / median)
+
+    if any(not 0 < v.stats.ci95_median_ns[0] <= v.stats.median_ns for v in (old, new) if v.stats is not None):
+        return samples_ci, SAMPLES
+    (old_down, old_up), (new_down, new_up) = sides(old), sides(new)
+    bounds = (ratio * math.exp(-math.hypot(new_down, old_up)), ratio * math.exp(math.hypot(new_up, old_down)))
+    return bounds, PROCESSES if kinds == [PROCESSES, PROCESSES] else ROUNDS
 
 
 def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunComparison:
@@ -140,15 +167,17 @@ def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: l
             notes.append(f"{variant.name}{at}: no samples stored in {which}, so no ratio with a CI")
             continue
         ratio, lo, hi = ratio_ci(variant.samples_ns, base.samples_ns)
+        ci95, covers = across_runs(base, variant, ratio, (lo, hi))
         rows.append(
             VariantChange(
                 variant=variant.name,
                 old_ns=base.stats.median_ns,
                 new_ns=variant.stats.median_ns,
                 ratio=ratio,
-                ci95=(lo, hi),
+                ci95=ci95,
                 p_value=mann_whitney_p(variant.samples_ns, base.samples_ns),
                 point=label,
+                covers=covers,
             )
         )
     return rows

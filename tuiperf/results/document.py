@@ -11,6 +11,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from tuiperf.results.model import (
     PHASES,
     SCHEMA_VERSION,
@@ -84,10 +86,14 @@ def variant_result(
     eager: bool = False,
     profile: Sequence[ProfileRow] = (),
     profile_note: str | None = None,
+    round_starts: Sequence[int] = (),
+    process_starts: Sequence[int] = (),
 ) -> VariantResult:
     """A variant's result; statistics, clusters and stability warnings are derived from the samples.
 
-    ``span`` is (first sample s, last sample s, first round, last round) of steady-state sampling.
+    ``span`` is (first sample s, last sample s, first round, last round) of steady-state sampling;
+    ``round_starts`` where each turn's samples begin, ``process_starts`` each process's (several): the
+    median's interval then covers them (:mod:`tuiperf.results.intervals`).
     """
     from tuiperf.results.stats import detect_modes, stability_warnings, summarize
 
@@ -106,7 +112,7 @@ def variant_result(
             f"calls shorter than the timer can resolve: each sample times {loops_per_sample} calls and reports the mean"
         )
     first_s, last_s, first_round, last_round = span
-    return VariantResult(
+    result = VariantResult(
         name=name,
         status=status,
         error=error,
@@ -133,7 +139,25 @@ def variant_result(
         eager=eager,
         profile=list(profile),
         profile_note=profile_note,
+        round_starts=list(round_starts),
+        process_starts=list(process_starts),
     )
+    return with_median_interval(result)
+
+
+def with_median_interval(variant: VariantResult) -> VariantResult:
+    """The variant with its median's 95 % interval over rounds and processes, where it has their data
+    (the samples-only one stays in ``median_interval.samples_ci95``)."""
+    from tuiperf.results import calibration, intervals
+
+    if variant.stats is None:
+        return variant
+    stats = variant.stats
+    spread = calibration.median_sd(stats.median_ns)
+    bounds, interval = intervals.median_interval(variant, stats.median_ns, stats.ci95_median_ns, spread)
+    variant.stats = msgspec.structs.replace(stats, ci95_median_ns=bounds)
+    variant.median_interval = interval
+    return variant
 
 
 def _text(value: object) -> str:
@@ -167,6 +191,7 @@ def comparisons(variants: Sequence[VariantResult]) -> list[Comparison]:
     Any variant can then be the baseline: the reverse ratio is 1/ratio with the CI bounds inverted
     (a percentile bootstrap CI follows a monotone transform).
     """
+    from tuiperf.results import calibration, intervals
     from tuiperf.results.stats import mann_whitney_p, ratio_ci
 
     measured = [v for v in variants if v.measured]
@@ -177,8 +202,25 @@ def comparisons(variants: Sequence[VariantResult]) -> list[Comparison]:
             if not all(map(math.isfinite, (ratio, lo, hi))):
                 continue  # a zero median: no ratio to speak of
             p_value = mann_whitney_p(later.samples_ns, earlier.samples_ns)
-            rows.append(Comparison(a=later.name, b=earlier.name, ratio=ratio, ci95=(lo, hi), p_value=p_value))
+            call_ns = max(
+                later.stats.median_ns if later.stats else 0.0, earlier.stats.median_ns if earlier.stats else 0.0
+            )
+            # Two environments' variants ran in two processes: each median moves on its own.
+            spread = (
+                calibration.ratio_sd(call_ns)
+                if later.environment == earlier.environment
+                else _two_processes(calibration.median_sd(call_ns))
+            )
+            ci95, interval = intervals.ratio_interval(later, earlier, ratio, (lo, hi), spread)
+            rows.append(
+                Comparison(a=later.name, b=earlier.name, ratio=ratio, ci95=ci95, p_value=p_value, interval=interval)
+            )
     return rows
+
+
+def _two_processes(spread: tuple[float, str] | None) -> tuple[float, str] | None:
+    """The spread of a ratio of medians from two processes: √2 × one median's."""
+    return None if spread is None else (math.sqrt(2) * spread[0], spread[1])
 
 
 def run_result(

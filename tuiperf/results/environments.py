@@ -14,13 +14,15 @@ from dataclasses import dataclass
 
 import msgspec
 
-from tuiperf.common.units import format_p, how_much
+from tuiperf.common.units import format_p, how_much, interval_words
 from tuiperf.results import document
+from tuiperf.results.covers import PROCESSES
 from tuiperf.results.model import (
     Comparison,
     Environment,
     EnvironmentRun,
     Equivalence,
+    Interval,
     Mismatch,
     RunResult,
     Sweep,
@@ -29,10 +31,9 @@ from tuiperf.results.model import (
 from tuiperf.results.outputs import OutputDigest, differences
 
 SEPARATOR = " @ "
-# Two measuring processes of one environment differ by this much (an A/A run, docs/guide/environments.md,
-# "Did the upgrade make it slower?"): a CI that excludes 1 says the processes differ, not that the versions do.
-PROCESS_FLOOR = 0.03
-FLOOR_WORDS = f"within the ±{PROCESS_FLOOR:.0%} by which two processes of one environment differ"
+# Said of a ratio whose interval leaves process-to-process spread out (no calibration, or stored before):
+# two processes of one environment read 0.98-1.025x apart (docs/guide/environments.md, "Did the upgrade make it slower?").
+ONE_PROCESS_WORDS = "one process each: process-to-process spread not included"
 COMPARED_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy")
 
 
@@ -208,11 +209,12 @@ class EnvironmentChange:
     ci95: tuple[float, float]
     p_value: float
     changes: list[str]  # the versions that differ
+    interval: Interval | None = None  # what ci95 covers (None: a result stored before it said)
 
     @property
-    def within_floor(self) -> bool:
-        """Closer to 1 than two measuring processes of one environment can be told apart."""
-        return abs(self.ratio - 1) < PROCESS_FLOOR
+    def one_process(self) -> bool:
+        """Whether the interval leaves out how far two processes of one environment land apart."""
+        return self.interval is None or self.interval.covers != PROCESSES
 
     @property
     def versions(self) -> str:
@@ -224,12 +226,12 @@ class EnvironmentChange:
         they are said once above a list of these)."""
         lo, hi = self.ci95
         versions = f"{self.versions}: " if with_versions else ""
+        caveat = f", {ONE_PROCESS_WORDS}" if self.one_process else ""
         if lo <= 1 <= hi:
-            return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×]"
+            return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×{caveat}]"
         p = format_p(self.p_value)
         p = p if p.startswith("<") else f"= {p}"
-        floor = f", {FLOOR_WORDS}" if self.within_floor else ""
-        return f"{versions}{self.variant} {how_much(self.ratio)} [{lo:.3g}–{hi:.3g}×, p {p}{floor}]"
+        return f"{versions}{self.variant} {how_much(self.ratio)} [{interval_words(self.ratio, lo, hi)}, p {p}{caveat}]"
 
 
 def changes(result: RunResult) -> list[EnvironmentChange]:
@@ -249,7 +251,11 @@ def changes(result: RunResult) -> list[EnvironmentChange]:
             row = _ratio(pairs, qualified(name, other.name), qualified(name, reference.name))
             if row is None:
                 continue
-            rows.append(EnvironmentChange(name, reference.name, other.name, row.ratio, row.ci95, row.p_value, versions))
+            rows.append(
+                EnvironmentChange(
+                    name, reference.name, other.name, row.ratio, row.ci95, row.p_value, versions, row.interval
+                )
+            )
     return rows
 
 
@@ -260,7 +266,8 @@ def _ratio(pairs: dict[tuple[str, str], Comparison], a: str, b: str) -> Comparis
     if (b, a) in pairs:
         row = pairs[(b, a)]
         lo, hi = row.ci95
-        return Comparison(a=a, b=b, ratio=1 / row.ratio, ci95=(1 / hi, 1 / lo), p_value=row.p_value)
+        ci95 = (1 / hi, 1 / lo)
+        return Comparison(a=a, b=b, ratio=1 / row.ratio, ci95=ci95, p_value=row.p_value, interval=row.interval)
     return None
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, format_p
+from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.results.ratios import against
@@ -241,6 +242,9 @@ def _point(shown: RunResult, level: str) -> list[str]:
         recompiled = f" ({v.recompiles} recompiles while timed)" if v.recompiles else ""
         rows.append([_code(v.name), format_ns(s.median_ns) + recompiled, ci, spread, str(s.n), _cell(v.status)])
     lines += _table(["variant", "median", "95% CI of median", "p10 – p90", "n", "status"], rows)
+    covered = covers.line(shown)
+    if covered:
+        lines += ["", _cell(covered)]
 
     measured = [v.name for v in shown.measured]
     if len(measured) > 1:

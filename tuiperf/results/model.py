@@ -78,6 +78,17 @@ class Stats(Struct):
     ci95_median_ns: tuple[float, float]
 
 
+class Interval(Struct):
+    """What a 95 % interval covers (:mod:`tuiperf.results.intervals`): "samples" (one process's samples
+    as if independent: results stored before said nothing, and meant this), "rounds" (slow spells and
+    drift, resampled in blocks of rounds) or "rounds and processes" (plus process-to-process spread:
+    ``processes`` says whether from this run's processes or this machine's calibration, and its size)."""
+
+    covers: str
+    processes: str = ""
+    samples_ci95: tuple[float, float] | None = None  # the samples-only interval, for comparison
+
+
 class Mode(Struct):
     """A cluster of per-call times (e.g. JAX's asynchronous dispatch paths)."""
 
@@ -198,6 +209,9 @@ class VariantResult(Struct):
     profile: list[ProfileRow] = []
     profile_note: str | None = None  # why there is no profile, or how to read it
     process_medians_ns: list[float] = []  # one median per measuring process (--processes N, --cluster N)
+    round_starts: list[int] = []  # index in samples_ns of each turn's first sample (turn k is in round k)
+    process_starts: list[int] = []  # index in samples_ns of each process's first sample (--processes N)
+    median_interval: Interval | None = None  # what stats.ci95_median_ns covers (None: samples only)
     # A cluster run (--cluster N): the median over calls of (slowest − fastest process's time) / slowest,
     # i.e. how much of each call the slowest process holds the others back; and per process, the calls
     # in which it was the slowest.
@@ -298,6 +312,7 @@ class Comparison(Struct):
     ratio: float
     ci95: tuple[float, float]
     p_value: float
+    interval: Interval | None = None  # what ci95 covers (None: stored before, samples only)
 
 
 class Mismatch(Struct):

@@ -18,5 +18,7 @@ def against(result: RunResult, baseline: str | None = None) -> tuple[str | None,
             rows[row.a] = row
         elif row.a == base:
             lo, hi = row.ci95
-            rows[row.b] = Comparison(a=row.b, b=base, ratio=1 / row.ratio, ci95=(1 / hi, 1 / lo), p_value=row.p_value)
+            rows[row.b] = Comparison(
+                a=row.b, b=base, ratio=1 / row.ratio, ci95=(1 / hi, 1 / lo), p_value=row.p_value, interval=row.interval
+            )
     return base, rows

@@ -62,8 +62,8 @@ def environment_lines(result: RunResult, width: int = 0) -> list[Text]:
         for row in items:
             lo, hi = row.ci95
             words = "no different" if lo <= 1 <= hi else how_much(row.ratio)
-            if row.within_floor and not lo <= 1 <= hi:
-                words += " (within the process floor)"
+            if row.one_process and not lo <= 1 <= hi:
+                words += " (one process each: process spread not included)"
             cells = [one_line(row.variant, NAME_WIDTH), f"{row.ratio:.3f}×", f"{lo:.3f} – {hi:.3f}"]
             table.append([Text(c) for c in [*cells, format_p(row.p_value), words]])
         lines += fitted(table, "lrrrl", width)

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Label, Select, Static
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_p, how_much
+from tuiperf.common.units import format_p, how_much, interval_words
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
 from tuiperf.tui.environment_lines import environment_lines
@@ -250,10 +250,9 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
                 (words, "bold"),
                 f" {'as' if '×' in words else 'than'} {one_line(baseline)}",
             )
-            if ci:
-                lo, hi = sorted(abs(c - 1) * 100 for c in ci)
+            if ci:  # the interval in the sentence's own unit (× or %)
                 line.append(
-                    f" (95 % CI {lo:.1f}–{hi:.1f} %"
+                    f" ({interval_words(ratio, *ci)}"
                     + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")")
                 )
         if result.equivalence.differs(v.name):

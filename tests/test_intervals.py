@@ -1,0 +1,186 @@
+"""Intervals that hold on a re-run (issue 42): synthetic runs with injected slow spells and
+between-process offsets, where the samples-only interval fails coverage and the new one holds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tuiperf.results import calibration, covers, document, intervals
+from tuiperf.results.model import VariantResult
+from tuiperf.results.stats import ratio_ci, summarize
+
+ROUNDS = 200
+PER_TURN = 20
+SHORT = (3, 15)  # slow spells shorter than a block of rounds: the rounds' interval sees them
+LONG = (5, 60)  # up to a third of a run: only the spread between runs (the calibration) sees them
+
+
+def simulated_process(
+    rng: np.random.Generator,
+    *,
+    spells: tuple[int, int] | None,
+    process_sd: float,
+    base_a: float = 5000.0,
+    base_b: float = 1100.0,
+) -> tuple[VariantResult, VariantResult]:
+    """One measuring process's samples of two variants, interleaved in rounds like the sampler's.
+
+    With ``spells`` (shortest, longest in rounds): slow spells, stretches in which a's calls take 1.5×
+    and b's 1.3× (different work, a different slowdown), and drift: the ratio wanders over the rounds
+    (log AR(1), 10 rounds' memory, sd 2 %). The process lands a and b each ``process_sd`` (log sd) away
+    from their true time.
+    """
+    slow_a = np.ones(ROUNDS)
+    slow_b = np.ones(ROUNDS)
+    if spells is not None:
+        k = 0
+        while k < ROUNDS:
+            calm, spell = rng.integers(40, 200), rng.integers(*spells)
+            slow_a[k + calm : k + calm + spell] = 1.5
+            slow_b[k + calm : k + calm + spell] = 1.3
+            k += calm + spell
+        drift = np.zeros(ROUNDS)
+        phi = 0.9
+        steps = rng.normal(0.0, 0.02 * math.sqrt(1 - phi**2), ROUNDS)
+        drift[0] = rng.normal(0.0, 0.02)
+        for k in range(1, ROUNDS):
+            drift[k] = phi * drift[k - 1] + steps[k]
+        slow_a *= np.exp(drift)
+    offset_a, offset_b = np.exp(rng.normal(0.0, process_sd, 2))
+    noise = rng.lognormal(0.0, 0.03, (2, ROUNDS, PER_TURN))
+    a = (5000.0 * offset_a * slow_a[:, None] * noise[0]).ravel()
+    b = (1100.0 * offset_b * slow_b[:, None] * noise[1]).ravel()
+    starts = list(range(0, ROUNDS * PER_TURN, PER_TURN))
+    return _variant("a", a, starts), _variant("b", b, starts)
+
+
+def _variant(name: str, samples: np.ndarray, starts: list[int]) -> VariantResult:
+    """A measured variant, its statistics only (the comparisons need no clusters or warnings)."""
+    return VariantResult(name=name, samples_ns=samples.tolist(), round_starts=starts, stats=summarize(samples))
+
+
+def coverage(readings: list[tuple[float, float, float]]) -> float:
+    """Share of consecutive re-runs whose log-ratio difference lies within the difference's 95 % interval."""
+    logs = [math.log(r) for r, _, _ in readings]
+    halves = [(math.log(hi) - math.log(lo)) / 2 for _, lo, hi in readings]
+    pairs = range(len(readings) - 1)
+    return sum(abs(logs[i + 1] - logs[i]) <= math.hypot(halves[i], halves[i + 1]) for i in pairs) / len(pairs)
+
+
+def readings(seed: int, runs: int, *, spells: tuple[int, int] | None, process_sd: float) -> tuple[list, list, list]:
+    """(samples-only, new) intervals of a/b over ``runs`` simulated re-runs, and the new ones' kinds."""
+    rng = np.random.default_rng(seed)
+    old, new, kinds = [], [], []
+    for _ in range(runs):
+        a, b = simulated_process(rng, spells=spells, process_sd=process_sd)
+        old.append(ratio_ci(a.samples_ns, b.samples_ns))
+        (row,) = document.comparisons([b, a])
+        new.append((row.ratio, *row.ci95))
+        kinds.append(row.interval.covers if row.interval else None)
+    return old, new, kinds
+
+
+@pytest.fixture
+def no_calibration(monkeypatch):
+    monkeypatch.setenv(calibration.ENV_VAR, "off")
+
+
+@pytest.fixture
+def calibrated(monkeypatch, tmp_path):
+    """A calibration made the way `tuiperf calibrate` makes it: from a simulated run in 6 processes."""
+    monkeypatch.setenv(calibration.ENV_VAR, str(tmp_path / "spread.json"))
+    rng = np.random.default_rng(99)
+    parts = [simulated_process(rng, spells=LONG, process_sd=0.03) for _ in range(6)]
+    run = document.RunResult(
+        scenario=document.ScenarioRef(id="sim"),
+        device=document.DeviceInfo(id="cpu:0"),
+        variants=[_pooled([p[0] for p in parts]), _pooled([p[1] for p in parts])],
+    )
+    point = calibration.point_from(run, "simulated", "a", "b")
+    assert point is not None and point.processes == 6
+    calibration.save(calibration.ProcessSpread(date="2026-11-27T15:00:00Z", points=[point]))
+    return point
+
+
+def _pooled(parts: list[VariantResult]) -> VariantResult:
+    starts = [0]
+    rounds: list[int] = []
+    samples: list[float] = []
+    for part in parts:
+        rounds += [len(samples) + r for r in part.round_starts]
+        samples += part.samples_ns
+        starts.append(len(samples))
+    return document.variant_result(parts[0].name, samples_ns=samples, round_starts=rounds, process_starts=starts[:-1])
+
+
+def test_slow_spells_break_the_samples_interval_and_the_rounds_interval_holds(no_calibration):
+    old, new, kinds = readings(seed=1, runs=30, spells=SHORT, process_sd=0.0)
+    assert coverage(old) < 0.5  # the i.i.d. bootstrap of samples: spells look like precision
+    assert coverage(new) >= 0.9
+    assert set(kinds) == {covers.ROUNDS}
+
+
+def test_process_offsets_need_the_calibration(calibrated):
+    old, new, kinds = readings(seed=2, runs=30, spells=LONG, process_sd=0.03)
+    assert coverage(old) < 0.3
+    assert coverage(new) >= 0.9
+    assert set(kinds) == {covers.PROCESSES}
+    # Useful, not just wide: within 3× the width that 95 % of re-runs need.
+    logs = [math.log(r) for r, _, _ in new]
+    needed = 2 * intervals.Z95 * float(np.std(logs, ddof=1))
+    width = float(np.mean([math.log(hi / lo) for _, lo, hi in new]))
+    assert width <= 3 * needed
+
+
+def test_without_the_calibration_process_offsets_are_not_covered(no_calibration):
+    _, new, kinds = readings(seed=2, runs=30, spells=LONG, process_sd=0.03)
+    assert coverage(new) < 0.9  # honest labelling: these intervals say they cover one process
+    assert set(kinds) == {covers.ROUNDS}
+
+
+def test_several_processes_put_their_spread_in_the_headline(no_calibration):
+    """`run --processes 3` headed with ±0.1 % and 1.08× [1.08–1.08] while the processes' medians spread
+    3.3 %: the processes are now the units of the interval (t with 2 degrees of freedom)."""
+    rng = np.random.default_rng(5)
+    parts = [simulated_process(rng, spells=None, process_sd=0.02) for _ in range(3)]
+    a, b = _pooled([p[0] for p in parts]), _pooled([p[1] for p in parts])
+    (row,) = document.comparisons([b, a])
+    per_process = [np.median(x.samples_ns) / np.median(y.samples_ns) for x, y in parts]
+    assert row.interval is not None and row.interval.covers == covers.PROCESSES
+    assert row.interval.processes.startswith("3 processes of this run")
+    lo, hi = row.ci95
+    assert lo < min(per_process) and hi > max(per_process)
+    samples_lo, samples_hi = row.interval.samples_ci95 or (0.0, 0.0)
+    assert hi - lo > 5 * (samples_hi - samples_lo)
+    assert a.stats is not None and a.median_interval is not None
+    medians = [float(np.median(x.samples_ns)) for x, _ in parts]
+    lo, hi = a.stats.ci95_median_ns
+    assert lo < min(medians) and hi > max(medians)
+
+
+def test_too_few_rounds_keep_the_samples_interval_and_say_so(no_calibration):
+    a = document.variant_result("a", samples_ns=[5.0, 6.0, 5.5] * 10, round_starts=[0, 10, 20])
+    b = document.variant_result("b", samples_ns=[1.0, 1.1, 1.2] * 10, round_starts=[0, 10, 20])
+    (row,) = document.comparisons([b, a])
+    assert row.interval is not None and row.interval.covers == covers.SAMPLES
+    assert row.ci95 == row.interval.samples_ci95
+    assert "samples of one process only" in covers.describe(row.interval)
+    assert "samples of one process only" in covers.describe(None)  # a result stored before
+
+
+def test_calibration_interpolates_in_log_call_time(monkeypatch, tmp_path):
+    monkeypatch.setenv(calibration.ENV_VAR, str(tmp_path / "c.json"))
+    points = [
+        calibration.SpreadPoint(case="fast", call_ns=5e3, processes=6, ratio_sd=0.01, median_sd=0.02),
+        calibration.SpreadPoint(case="slow", call_ns=5e5, processes=6, ratio_sd=0.05, median_sd=0.08),
+    ]
+    calibration.save(calibration.ProcessSpread(date="2026-11-27T15:00:00Z", points=points))
+    assert calibration.ratio_sd(1e3) == (0.01, "this machine's fresh-process spread, calibrated 2026-11-27")
+    middle = calibration.ratio_sd(5e4)
+    assert middle is not None and middle[0] == pytest.approx(0.03)
+    assert calibration.median_sd(1e7) is not None and calibration.median_sd(1e7)[0] == pytest.approx(0.08)  # type: ignore[index]
+    (tmp_path / "c.json").write_text("{not json")
+    assert calibration.ratio_sd(5e4) is None  # unreadable: intervals say they cover one process
