@@ -184,3 +184,55 @@ def test_calibration_interpolates_in_log_call_time(monkeypatch, tmp_path):
     assert calibration.median_sd(1e7) is not None and calibration.median_sd(1e7)[0] == pytest.approx(0.08)  # type: ignore[index]
     (tmp_path / "c.json").write_text("{not json")
     assert calibration.ratio_sd(5e4) is None  # unreadable: intervals say they cover one process
+
+
+def _stored(path, level: float, seed: int) -> str:
+    """A result file of one variant ("f") sampled in 200 rounds around ``level`` ns."""
+    from tuiperf.results import resultfile
+
+    samples = (level * np.random.default_rng(seed).lognormal(0.0, 0.03, ROUNDS * PER_TURN)).tolist()
+    variant = document.variant_result("f", samples_ns=samples, round_starts=list(range(0, len(samples), PER_TURN)))
+    result = document.RunResult(scenario=document.ScenarioRef(id="sim"), device=document.DeviceInfo(id="cpu:0"))
+    result.variants = [variant]
+    return str(resultfile.save(result, path))
+
+
+def test_fail_above_gates_on_each_runs_interval_with_the_process_spread(calibrated, tmp_path, capsys):
+    """7 % slower by the samples (their interval 6.5-7.5 %), but fresh processes land ±4.7 % apart here:
+    --fail-above 5 no longer fails a change that a re-run of the same code could show."""
+    from tuiperf.cli import main
+    from tuiperf.results import resultfile
+    from tuiperf.results.compare import compare_runs
+
+    old, new = _stored(tmp_path / "old.json", 1000.0, 1), _stored(tmp_path / "new.json", 1070.0, 2)
+    (row,) = compare_runs(resultfile.load(old), resultfile.load(new)).rows
+    samples_lo = ratio_ci(resultfile.load(new).variants[0].samples_ns, resultfile.load(old).variants[0].samples_ns)[1]
+    assert samples_lo > 1.05  # what --fail-above gated on before: exit 1
+    assert row.covers == covers.PROCESSES and row.ci95[0] < 1.05 < row.ratio < row.ci95[1]
+    assert main(["compare", old, new, "--fail-above", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "95 % intervals: each run's median over its rounds and process-to-process spread" in err
+
+
+def test_a_result_stored_before_compares_with_its_samples_interval_and_says_so(no_calibration, tmp_path, capsys):
+    import msgspec
+
+    from tuiperf.cli import main
+    from tuiperf.results import resultfile
+
+    old, new = _stored(tmp_path / "old.json", 1000.0, 1), _stored(tmp_path / "new.json", 1300.0, 2)
+    stripped = resultfile.load(old)
+    stripped.variants = [msgspec.structs.replace(v, median_interval=None, round_starts=[]) for v in stripped.variants]
+    resultfile.save(stripped, old, force=True)
+    assert main(["compare", old, new, "--fail-above", "5"]) == 1
+    assert "95 % intervals cover the samples only" in capsys.readouterr().err
+
+
+def test_every_ratio_sentence_keeps_one_unit():
+    """"4.58× as slow as jax.jit (95 % CI 357.9–359.6 %)" and "23.5× as fast (95 % CI 95.7–95.8 %)" before."""
+    from tuiperf.common.units import how_much_interval
+
+    assert how_much_interval(4.58, 4.579, 4.596) == "4.58× as slow (95 % CI 4.58–4.6×)"
+    assert how_much_interval(1 / 23.5, 1 / 23.6, 1 / 23.4) == "23.5× as fast (95 % CI 23.4–23.6×)"
+    assert how_much_interval(1.12, 1.115, 1.126) == "12.0 % slower (95 % CI 11.5–12.6 %)"
+    assert how_much_interval(0.88, 0.874, 0.885) == "12.0 % faster (95 % CI 11.5–12.6 %)"

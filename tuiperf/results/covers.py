@@ -3,6 +3,7 @@ the TUI uses it."""
 
 from __future__ import annotations
 
+from tuiperf.common.text import one_line
 from tuiperf.results.model import Interval, RunResult
 
 SAMPLES = "samples"  # the i.i.d. bootstrap of one process's samples (what results before issue 42 hold)
@@ -13,11 +14,11 @@ CALIBRATE_HINT = "run `tuiperf calibrate` once (or --processes N) to include pro
 
 def describe(interval: Interval | None) -> str:
     """What an interval covers, in words (None: a result stored before intervals said so)."""
-    if interval is None or interval.covers == SAMPLES:
-        return "the samples of one process only (a re-run may land outside it)"
-    if interval.covers == ROUNDS:
+    if interval is not None and interval.covers == ROUNDS:
         return "slow spells and drift over the run's rounds, in one process (not process-to-process spread)"
-    return f"slow spells and drift over the rounds, and process-to-process spread ({interval.processes})"
+    if interval is not None and interval.covers == PROCESSES:  # its source is text from a file: inert
+        return f"slow spells and drift over the rounds, and process-to-process spread ({one_line(interval.processes)})"
+    return "the samples of one process only (a re-run may land outside it)"
 
 
 def representative(result: RunResult) -> Interval | None:

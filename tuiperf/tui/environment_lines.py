@@ -11,7 +11,15 @@ from rich.text import Text
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_p, how_much
-from tuiperf.results.environments import COMPARED_PACKAGES, base_name, changes, qualified, version_changes
+from tuiperf.results.covers import CALIBRATE_HINT
+from tuiperf.results.environments import (
+    COMPARED_PACKAGES,
+    ONE_PROCESS_WORDS,
+    base_name,
+    changes,
+    qualified,
+    version_changes,
+)
 from tuiperf.results.model import RunResult
 from tuiperf.results.reconcile import Reconciliation, reconcile
 from tuiperf.results.verdict import gap_words, signed
@@ -62,11 +70,11 @@ def environment_lines(result: RunResult, width: int = 0) -> list[Text]:
         for row in items:
             lo, hi = row.ci95
             words = "no different" if lo <= 1 <= hi else how_much(row.ratio)
-            if row.one_process and not lo <= 1 <= hi:
-                words += " (one process each: process spread not included)"
             cells = [one_line(row.variant, NAME_WIDTH), f"{row.ratio:.3f}×", f"{lo:.3f} – {hi:.3f}"]
             table.append([Text(c) for c in [*cells, format_p(row.p_value), words]])
         lines += fitted(table, "lrrrl", width)
+        if any(row.one_process for row in items):
+            lines.append(Text(f"95 % CIs: {ONE_PROCESS_WORDS}; {CALIBRATE_HINT}", style="dim"))
     missing = _not_compared(result, {(row.variant, row.environment) for row in rows})
     if missing:
         lines += [Text(""), Text("not compared (no result in both): " + ", ".join(missing), style="dim")]
