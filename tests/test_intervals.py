@@ -229,7 +229,7 @@ def test_a_result_stored_before_compares_with_its_samples_interval_and_says_so(n
 
 
 def test_every_ratio_sentence_keeps_one_unit():
-    """"4.58× as slow as jax.jit (95 % CI 357.9–359.6 %)" and "23.5× as fast (95 % CI 95.7–95.8 %)" before."""
+    """ "4.58× as slow as jax.jit (95 % CI 357.9–359.6 %)" and "23.5× as fast (95 % CI 95.7–95.8 %)" before."""
     from tuiperf.common.units import how_much_interval
 
     assert how_much_interval(4.58, 4.579, 4.596) == "4.58× as slow (95 % CI 4.58–4.6×)"
