@@ -32,7 +32,7 @@ from tuiperf.results.outputs import OutputDigest, differences
 
 SEPARATOR = " @ "
 # Said of a ratio whose interval leaves process-to-process spread out (no calibration, or stored before):
-# two processes of one environment read 0.98-1.025x apart (docs/guide/environments.md, "Did the upgrade make it slower?").
+# two processes of one environment read 0.98-1.025x apart (docs/guide/environments.md).
 ONE_PROCESS_WORDS = "one process each: process-to-process spread not included"
 COMPARED_PACKAGES = ("jax", "jaxlib", "equinox", "flax", "optax", "numpy")
 
