@@ -77,8 +77,8 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     intervals = _paired_intervals(a, b)
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
-        if key == "framework" and (a.framework_holds or b.framework_holds):
-            label = "state carried" if a.framework_holds and b.framework_holds else "framework or state carried"
+        if key == "framework" and a.framework_holds:  # named for what the variant's own stage holds
+            label = "state carried"
         delta = point_a.get(key, 0.0) - point_b.get(key, 0.0)
         resolution = sum((bd.stages[key].resolution_ns or 0.0) ** 2 for bd in (a, b) if key in bd.stages) ** 0.5
         share = delta / gap if gap and resolved else None
