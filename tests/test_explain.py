@@ -115,7 +115,10 @@ def test_equal_values_by_different_programs_are_a_note_and_different_values_stil
     eq = doc.equivalence
     assert {m.a for m in eq.mismatches} == {"doubled"}  # values and FLOPs differ: the 1-D-conv trap
     assert {m.quantity for m in eq.mismatches} == {"output values", "XLA FLOPs"}
-    assert eq.notes == ["sliced and padded: same result, different programs (0.25× the XLA FLOPs: 16 FLOP vs 64 FLOP)"]
+    assert eq.notes == [
+        "sliced and padded: same result, different programs (0.25× the XLA FLOPs: 16 FLOP vs 64 FLOP)",
+        "sliced and padded: same result, different programs (0.5× the XLA transcendentals: 8 vs 16)",
+    ]
     assert not any(w.startswith(("sliced", "padded-values-only")) and "not fair" in w for w in doc.warnings)
     assert "padded-values-only" in eq.checked  # equivalent="values": values compared, FLOPs not
     assert not any("padded-values-only" in n for n in eq.notes)
