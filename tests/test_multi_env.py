@@ -93,12 +93,12 @@ def test_each_environment_keeps_its_own_failures_and_the_others_finish(environme
 
     by_name = {e.name: e for e in result.environments}
     assert by_name["current"].error is None
-    assert "killed by SIGKILL" in by_name["old"].error and "samples so far are kept" in by_name["old"].error
+    assert by_name["old"].error is None  # its crashed variant failed alone; a fresh process measured the rest
     assert "its Python has no msgspec, which measuring needs" in by_name["bare"].error
-    assert result.partial
     assert result.variant("changed-result @ current").measured
     crashed = result.variant("changed-result @ old")
-    assert crashed.status == "failed" and len(crashed.samples_ns) > 0  # what streamed before the crash
+    assert crashed.status == "failed" and crashed.error == "crashed the measuring process: was killed by SIGKILL"
+    assert result.variant("same @ old").measured
     failed = result.variant("newer-api @ old")
     assert failed.status == "failed" and "newer_api" in failed.error
     assert result.variant("newer-api @ current").measured

@@ -13,7 +13,7 @@ import pytest
 from tuiperf.common import errors
 from tuiperf.common.errors import ParamError, TuiperfError
 from tuiperf.contract.catalog import Catalog
-from tuiperf.contract.protocol import Answer, Answered, DescribeFile, Refused, Request, Streamed
+from tuiperf.contract.protocol import Answer, DescribeFile, Measured, Refused, Request, Streamed
 from tuiperf.processes.loader import load_isolated
 from tuiperf.processes.process import Ended, IgnoredCancel, ProcessStopped, TimedOut
 
@@ -97,9 +97,9 @@ def test_a_result_with_a_note_that_cannot_be_pickled_still_arrives() -> None:
     run = factories.result({"a": [1.0, 2.0]})
     run.variants[0].warnings.append(threading.Lock())  # type: ignore[arg-type]  # any object a document can hold
     conn = PicklingConn()
-    safe_send(conn, Answered(run))  # type: ignore[arg-type]
+    safe_send(conn, Measured(run))
     [answer] = conn.sent
-    assert isinstance(answer, Answered) and answer.value.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
+    assert isinstance(answer, Measured) and answer.result.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
 
 
 def test_an_event_that_cannot_be_pickled_is_dropped_and_an_answer_that_cannot_is_an_internal_error() -> None:
@@ -108,7 +108,7 @@ def test_an_event_that_cannot_be_pickled_is_dropped_and_an_answer_that_cannot_is
 
     conn = PicklingConn()
     safe_send(conn, Streamed(PhaseChanged("sample", message=threading.Lock())))  # type: ignore[arg-type]
-    safe_send(conn, Answered(threading.Lock()))  # type: ignore[arg-type]
+    safe_send(conn, Measured(threading.Lock()))  # type: ignore[arg-type]
     [answer] = conn.sent
     assert isinstance(answer, Refused) and answer.error == "InternalError"
     assert isinstance(answer.exception(), errors.InternalError)

@@ -125,11 +125,11 @@ def test_a_note_that_cannot_be_pickled_is_kept_as_text():
             pickle.dumps(message)
             sent.append(message)
 
-    from tuiperf.contract.protocol import Answered
+    from tuiperf.contract.protocol import Measured
 
-    safe_send(Conn(), Answered(run))
+    safe_send(Conn(), Measured(run))
     [answer] = sent
-    assert isinstance(answer, Answered) and answer.value.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
+    assert isinstance(answer, Measured) and answer.result.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink"])

@@ -92,6 +92,14 @@ async def test_launch_settings_the_form_does_not_show_reach_the_request():
         assert (settings.interleave, settings.timeout_s, settings.budget_s) == ("call", 5.0, 0.5)
 
 
+def test_an_option_added_to_the_table_is_stored_in_the_result(longer_table, runner):
+    # storing a result failed with "Unexpected keyword argument" once the table had one more row
+    settings = options.parsed({"warm_ups": "7", "samples": "5", "profile": "false"})
+    result = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], settings=settings))
+    assert result.options.more == {"warm_ups": 7} and result.options.samples == 5
+    assert options.stored(WithWarmUps(), None).more == {"warm_ups": 5}
+
+
 def test_every_option_is_stored_in_the_result():
     # the stored defaults are what an older document without the field meant, so only names must agree
     assert {row.name for row in options.declared()} == set(RunOptions.__struct_fields__) - {"variants"}

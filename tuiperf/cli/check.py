@@ -42,8 +42,7 @@ def describe_isolated(path: Path) -> ScenarioEntry | LoadError:
 
     child = MeasuringProcess(role="loader")
     try:
-        answer: ScenarioEntry | LoadError = child.request(DescribeFile(str(path)), timeout_s=IMPORT_TIMEOUT_S)
-        return answer
+        return child.request(DescribeFile(str(path)), timeout_s=IMPORT_TIMEOUT_S).entry
     except ProcessStopped as stop:
         return LoadError(path=str(path), error=import_failure(stop))
     finally:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
-from tuiperf.common.errors import ParamError, TuiperfError
+from tuiperf.common.errors import TuiperfError
 from tuiperf.contract import options
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import Runner, RunRequest
@@ -47,10 +47,12 @@ def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = Non
 
 def make_runner(args: argparse.Namespace) -> Runner:
     if getattr(args, "in_process", False):
+        from tuiperf.contract import options
         from tuiperf.measuring.inprocess import InProcessRunner
 
-        if getattr(args, "environments", None):
-            raise ParamError("--env measures in each environment's own process: leave out --in-process")
+        options.check_combination(
+            options.TABLE(), environments=bool(getattr(args, "environments", None)), in_process=True
+        )
 
         return InProcessRunner(args.scenarios)
     from tuiperf.processes.runner import ProcessRunner

@@ -310,6 +310,25 @@ def check(settings: RunSettings) -> None:
         row.param().parse(value)
 
 
+def check_combination(settings: RunSettings, *, environments: bool = False, in_process: bool = False) -> None:
+    """Which options may combine, in one place: one :class:`ParamError` for the first pair that may
+    not. ``environments``: the run measures in Python environments (``--env``); ``in_process``: in
+    the caller's process (``--in-process``)."""
+    if in_process and environments:
+        raise ParamError("--env measures in each environment's own process: leave out --in-process")
+    if in_process and settings.cluster > 1:
+        raise ParamError("a cluster run (--cluster N) needs its own measuring processes: leave out --in-process")
+    if environments and settings.cluster > 1:
+        raise ParamError("--cluster forms one JAX cluster of one environment; give one --env with it")
+    if environments and settings.processes > 1:
+        raise ParamError("--processes repeats a run in fresh processes of one environment; give one --env with it")
+    if settings.cluster > 1 and settings.processes > 1:
+        raise ParamError(
+            "--cluster and --processes do not combine: a cluster's processes already report one median each",
+            where="cluster",
+        )
+
+
 def parsed(values: dict[str, Any], base: RunSettings | None = None) -> RunSettings:
     """``base`` (default: the table's defaults) with ``values`` (raw, by option name) parsed and set."""
     base = base if base is not None else TABLE()
@@ -363,4 +382,7 @@ def stored(
         values["dispatch"] = dispatch
     if baseline is not None:
         values["baseline"] = baseline
-    return RunOptions(variants=variants, **values)
+    named = set(RunOptions.__struct_fields__)
+    more = {name: value for name, value in values.items() if name not in named}
+    fields = {name: value for name, value in values.items() if name in named}
+    return RunOptions(variants=variants, more=more, **fields)

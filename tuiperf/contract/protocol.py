@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import enum
 import mmap
-from typing import Any, NamedTuple
+from typing import Generic, NamedTuple, TypeVar, cast, get_args
 
 import msgspec
 
 from tuiperf.common.errors import TuiperfError, error_class
+from tuiperf.contract.catalog import LoadError, ScenarioEntry
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
+from tuiperf.results.model import RunResult
+from tuiperf.results.outputs import OutputDigest
 
 # The device allocator settings a measuring process is started with (see processes.environment) and
 # that every result records.
@@ -48,42 +51,84 @@ class Shared:
 
 
 # -- the messages ------------------------------------------------------------------------------------
-# The parent sends one Request at a time; the child answers with any number of Streamed events, then
-# one Answered or Refused. Each side matches on the class, so a misspelt verb is a type error, not a
-# silently ignored string. Messages are msgspec tagged Structs, pickled through the socket: their
-# payloads (the request's raw parameter values, a result's notes) may hold any Python object.
+# The parent sends one request at a time. A request that ``Asks[R]`` is answered by any number of
+# Streamed events (and, in lockstep, Waiting), then exactly one R or a Refused; Proceed and Stop are
+# not answered. Each side matches on the class, so a misspelt verb is a type error, not a silently
+# ignored string. Messages are msgspec tagged Structs, pickled through the socket: their payloads
+# (the request's raw parameter values, a result's notes) may hold any Python object. (msgspec's
+# msgpack encodes and decodes a result faster, benchmarks/wire_format.py, but carries only typed data.)
 
 
-class DescribeFile(msgspec.Struct, tag=True, frozen=True):
+class Reply(msgspec.Struct, tag=True, frozen=True):
+    """The answer to one request (each request's own class)."""
+
+
+R = TypeVar("R", bound=Reply)
+
+
+class Asks(msgspec.Struct, Generic[R], frozen=True):
+    """A request answered by one ``R``."""
+
+
+class Described(Reply, frozen=True):
+    entry: ScenarioEntry | LoadError
+
+
+class DeviceList(Reply, frozen=True):
+    devices: list[dict[str, str | int]]  # {"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}
+
+
+class Size(Reply, frozen=True):
+    mb: float | None  # None where the system does not say
+
+
+class Measured(Reply, frozen=True):
+    result: RunResult
+
+
+class MeasuredInLockstep(Reply, frozen=True):
+    result: RunResult
+    digests: dict[str, OutputDigest]  # each measured variant's output, to compare across environments
+
+
+class DescribeFile(Asks[Described], tag=True, frozen=True):
     """Import one scenario file and describe it (a ScenarioEntry, or the LoadError saying why not)."""
 
     path: str
 
 
-class ListDevices(msgspec.Struct, tag=True, frozen=True):
-    """Every JAX device (a list of DeviceEntry)."""
+class ListDevices(Asks[DeviceList], tag=True, frozen=True):
+    """Every JAX device."""
 
 
-class Memory(msgspec.Struct, tag=True, frozen=True):
-    """The child's resident size in MB (None where the system does not say), after the last clean-up."""
+class Memory(Asks[Size], tag=True, frozen=True):
+    """The child's resident size in MB, after the last clean-up."""
 
 
-class Measure(msgspec.Struct, tag=True, frozen=True):
-    """Run a request; events stream back, then the RunResult.
-
-    ``lockstep``: the process takes turns with others (one per Python environment): before each
-    stage (start, each sampling round, the analysis) it sends ``Waiting`` and waits for ``Proceed``;
-    the answer is then ``(RunResult, {variant: OutputDigest})`` so that outputs can be compared across
-    environments. ``cluster``: as one process of a JAX cluster (``--cluster N``), sampling in lockstep
-    with the others."""
+class Measure(Asks[Measured], tag=True, frozen=True):
+    """Run a request alone; events stream back, then its result."""
 
     request: RunRequest
-    lockstep: bool = False
-    cluster: ClusterMember | None = None
+
+
+class MeasureInCluster(Asks[Measured], tag=True, frozen=True):
+    """Run a request as one process of a JAX cluster (``--cluster N``): join it, then make the same
+    calls as every other process (:mod:`tuiperf.measuring.cluster`)."""
+
+    request: RunRequest
+    member: ClusterMember
+
+
+class MeasureInLockstep(Asks[MeasuredInLockstep], tag=True, frozen=True):
+    """Run a request in lockstep with other processes (one per Python environment): at each gate (start,
+    each sampling round, the analysis) the child sends ``Waiting`` and waits for ``Proceed``; the answer
+    carries each variant's output so that outputs can be compared across environments."""
+
+    request: RunRequest
 
 
 class Proceed(msgspec.Struct, tag=True, frozen=True):
-    """Sent while a lockstep child waits: take the turn (``go``), or stop sampling (``go=False``)."""
+    """Sent while a child in lockstep waits: pass the gate (``go``), or stop sampling (``go=False``)."""
 
     go: bool = True
 
@@ -92,7 +137,23 @@ class Stop(msgspec.Struct, tag=True, frozen=True):
     """End the child politely (no answer)."""
 
 
-Request = DescribeFile | ListDevices | Memory | Measure | Proceed | Stop
+Request = DescribeFile | ListDevices | Memory | Measure | MeasureInCluster | MeasureInLockstep | Proceed | Stop
+
+
+def answer_type(request: Asks[R]) -> type[R]:
+    """The class that answers ``request`` (the ``R`` of its ``Asks[R]``)."""
+    for base in getattr(type(request), "__orig_bases__", ()):
+        for argument in get_args(base):
+            if isinstance(argument, type) and issubclass(argument, Reply):
+                return cast("type[R]", argument)
+    raise TypeError(f"{type(request).__name__} is answered by nothing")
+
+
+class Started(msgspec.Struct, tag=True, frozen=True):
+    """Sent first, as soon as the child's Python runs tuiperf (before it imports JAX): an interpreter
+    that never says it is held for no longer than the run's time limit."""
+
+    pid: int
 
 
 class Ready(msgspec.Struct, tag=True, frozen=True):
@@ -138,12 +199,6 @@ class Waiting(msgspec.Struct, tag=True, frozen=True):
     done: bool = False
 
 
-class Answered(msgspec.Struct, tag=True, frozen=True):
-    """The request's value (its type is the request's: see each request's docstring)."""
-
-    value: Any
-
-
 class Refused(msgspec.Struct, tag=True, frozen=True):
     """The request failed with a TuiperfError (``error`` names its class) or a bug (``InternalError``)."""
 
@@ -164,4 +219,5 @@ class Refused(msgspec.Struct, tag=True, frozen=True):
         return error
 
 
-Answer = Ready | Streamed | Waiting | Answered | Refused
+Replies = Described | DeviceList | Size | Measured | MeasuredInLockstep  # every request's answer
+Answer = Started | Ready | Streamed | Waiting | Refused | Replies

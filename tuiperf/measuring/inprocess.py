@@ -11,7 +11,6 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
@@ -35,15 +34,14 @@ def set_dispatch(mode: str) -> str:
     return _PROCESS_DISPATCH
 
 
-def measure_here(request: RunRequest, hooks: Hooks) -> RunResult:
+def measure_here(request: RunRequest, hooks: Hooks, *, in_process: bool = False) -> RunResult:
     """Measure ``request`` in this process (this one alone: a cluster's process measures through
     :func:`tuiperf.measuring.cluster.measure_in_cluster`)."""
     from tuiperf.contract import options
     from tuiperf.measuring.execute import execute
 
     options.check(request.settings)  # before the dispatch mode is fixed with it
-    if request.settings.cluster > 1:
-        raise ParamError("a cluster run (--cluster N) needs its own measuring processes: leave out --in-process")
+    options.check_combination(request.settings, in_process=in_process)
     actual = set_dispatch(request.settings.dispatch)
     result = execute(request, hooks)
     if actual != request.settings.dispatch:
@@ -81,7 +79,8 @@ class InProcessRunner:
 
         if not request.scenario_dirs:  # the caller's request is left as it was
             request = dataclasses.replace(request, scenario_dirs=list(self.scenario_dirs))
-        return measure_here(request, Hooks(on_event or (lambda event: None), cancel or threading.Event()))
+        hooks = Hooks(on_event or (lambda event: None), cancel or threading.Event())
+        return measure_here(request, hooks, in_process=True)
 
     def close(self) -> None:
         pass

@@ -73,6 +73,7 @@ class Pass:
             if ctx.cancel.is_set():
                 break
             ctx.emit(PhaseChanged("compile", name, "building, compiling and warming up"))
+            ctx.hooks.turn(name)  # an interleaved sweep's phases name no variant: a crash is still blamed
             try:
                 bench = as_bench(scenario.variants[name].build(SimpleNamespace(**self.point.params), setup))
                 budget_s, fixed = ctx.settings.budget_s, ctx.policy.fixed_calls

@@ -35,14 +35,15 @@ class Prepared:
     output: Any
     estimate_ns: float
     stages_ms: CompileStagesMs
-    flops: float | None = None  # the call's XLA FLOPs (or its jit level's, when the call has no AOT API)
-    call_flops: float | None = None  # the call's own, through its ahead-of-time API
-    transcendentals: float | None = None  # XLA's transcendental operations, from the same program as flops
-    memory: ProgramMemory | None = None  # the call's program (or its jit level's) as XLA sizes it
     param_count: int | None = None
-    paths: Paths | None = None  # the breakdown's lower-level paths, when there is a jit level
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    # What preparing finds after the first call (not given to the constructor):
+    flops: float | None = field(default=None, init=False)  # the call's XLA FLOPs (or its jit level's)
+    call_flops: float | None = field(default=None, init=False)  # the call's own, through its AOT API
+    transcendentals: float | None = field(default=None, init=False)  # XLA's, from the same program as flops
+    memory: ProgramMemory | None = field(default=None, init=False)  # its program (or its jit level's), per XLA
+    paths: Paths | None = field(default=None, init=False)  # the breakdown's lower-level paths (a jit level)
+    notes: list[str] = field(default_factory=list, init=False)
+    warnings: list[str] = field(default_factory=list, init=False)
 
 
 def is_jax_jit(fn: Any) -> bool:

@@ -71,14 +71,15 @@ class Target:
     loops: int = 1
     per_turn: int = 1  # samples taken in a row each turn in block mode (see block_size)
     warm_up: bool = True  # an untimed call at the start of each block-mode turn
-    samples: list[float] = field(default_factory=list)
-    round_starts: list[int] = field(default_factory=list)  # index of each turn's first sample
-    first_round: int | None = None
-    last_round: int | None = None
-    first_ns: int | None = None  # clock reading when the first sample started
-    last_ns: int | None = None  # ... and when the last one ended
-    converged: bool = False
-    error: BaseException | None = None  # the exception that stopped this target, if any
+    # What sampling records (not given to the constructor):
+    samples: list[float] = field(default_factory=list, init=False)
+    round_starts: list[int] = field(default_factory=list, init=False)  # index of each turn's first sample
+    first_round: int | None = field(default=None, init=False)
+    last_round: int | None = field(default=None, init=False)
+    first_ns: int | None = field(default=None, init=False)  # clock reading when the first sample started
+    last_ns: int | None = field(default=None, init=False)  # ... and when the last one ended
+    converged: bool = field(default=False, init=False)
+    error: BaseException | None = field(default=None, init=False)  # the exception that stopped this target
 
     def turns(self) -> list[list[float]]:
         """The samples of each turn, in order."""

@@ -9,8 +9,9 @@ initialises no JAX backend, so the dispatch mode can still be chosen by its firs
 Ctrl-C (the parent decides when to stop) and dies with its parent.
 
 Protocol (:mod:`tuiperf.contract.protocol`): the parent sends one ``Request``; the child answers with
-any number of ``Streamed`` events, then ``Answered`` or ``Refused`` (naming the error's class, so the
-parent raises the same one). A note that cannot be pickled is sent as text; a run is never lost to it.
+any number of ``Streamed`` events, then the request's own ``Reply`` or ``Refused`` (naming the error's
+class, so the parent raises the same one). A note that cannot be pickled is sent as text; a run is
+never lost to it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
@@ -33,22 +34,37 @@ from tuiperf.contract.events import Event, PhaseChanged, RunStarted
 from tuiperf.contract.protocol import (
     ROLE_VARIABLE,
     Answer,
-    Answered,
+    Described,
     DescribeFile,
+    DeviceList,
     Gate,
     ListDevices,
     Measure,
+    Measured,
+    MeasuredInLockstep,
+    MeasureInCluster,
+    MeasureInLockstep,
     Memory,
     Proceed,
+    R,
     Ready,
     Refused,
+    Replies,
+    Reply,
     Request,
     Shared,
+    Size,
+    Started,
     Stop,
     Streamed,
     Waiting,
 )
+from tuiperf.contract.request import RunRequest
 from tuiperf.results.outputs import OutputDigest
+
+if TYPE_CHECKING:
+    from tuiperf.measuring.context import Hooks
+    from tuiperf.measuring.lockstep import Lockstep
 
 
 def die_with_parent(parent: int) -> None:
@@ -76,9 +92,9 @@ def safe_send(conn: Connection, message: Answer) -> None:
         match message:
             case Streamed():
                 return  # a live update is not worth a failure
-            case Answered(value):  # a result holding an object that cannot be pickled: send it as text
+            case Reply():  # a result holding an object that cannot be pickled: send it as text
                 try:
-                    conn.send(Answered(as_plain(value)))
+                    conn.send(as_plain(message))
                     return
                 except Exception:  # noqa: BLE001 - then say why it could not be sent
                     pass
@@ -86,13 +102,13 @@ def safe_send(conn: Connection, message: Answer) -> None:
         conn.send(Refused.of(error))
 
 
-def as_plain(value: Any) -> Any:
-    """A result document with every object in it that is not plain data replaced by its text."""
+def as_plain(reply: R) -> R:
+    """A reply with every object in it that is not plain data replaced by its text."""
     import msgspec
 
     from tuiperf.common.text import inert
 
-    return msgspec.convert(msgspec.to_builtins(value, enc_hook=inert), type(value))
+    return msgspec.convert(msgspec.to_builtins(reply, enc_hook=inert), type(reply))
 
 
 def forget_compiled() -> None:
@@ -131,26 +147,33 @@ class TakingTurns:
 
 
 class Server:
-    """Answers one request at a time; ``HANDLERS`` maps each request class to its method."""
+    """Answers one request at a time, each with its own reply."""
 
     def __init__(self, conn: Connection, shared: Shared) -> None:
         self.conn, self.shared = conn, shared
 
-    def describe_file(self, request: DescribeFile) -> object:
+    def describe_file(self, request: DescribeFile) -> Described:
         from tuiperf.measuring.loading import describe_file
 
-        return describe_file(Path(request.path))
+        return Described(describe_file(Path(request.path)))
 
-    def list_devices(self, request: ListDevices) -> object:
+    def list_devices(self) -> DeviceList:
         from tuiperf.measuring.env import list_devices
 
-        return list_devices()
+        return DeviceList(list_devices())
 
-    def memory(self, request: Memory) -> object:  # served after the last run's clean-up: requests are in order
-        return resident_mb()
+    def memory(self) -> Size:  # served after the last run's clean-up: requests are in order
+        return Size(resident_mb())
 
-    def measure(self, request: Measure) -> object:
-        names: list[str] = []
+    def hooks(
+        self, run: RunRequest, lockstep: Lockstep | None = None, digests: dict[str, OutputDigest] | None = None
+    ) -> Hooks:
+        """Events to the parent, the variant running (its index among the run's variants, in the
+        shared file, so that a crash can be blamed on it), the cancel flag."""
+        from tuiperf.measuring.context import Hooks
+        from tuiperf.measuring.lockstep import ALONE
+
+        names: list[str] = list(run.variants or [])  # as the parent knows them until RunStarted says
         shared = self.shared
 
         def emit(event: Event) -> None:
@@ -165,45 +188,45 @@ class Server:
         def on_turn(variant: str) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
 
-        from tuiperf.measuring.context import Hooks
+        return Hooks(emit, shared, on_turn, lockstep or ALONE, digests)
+
+    def reply(self, request: Request) -> Replies:
         from tuiperf.measuring.inprocess import measure_here
 
-        digests: dict[str, OutputDigest] = {}
-        try:
-            if request.cluster is not None:  # one process of a cluster run (--cluster N)
+        match request:
+            case DescribeFile():
+                return self.describe_file(request)
+            case ListDevices():
+                return self.list_devices()
+            case Memory():
+                return self.memory()
+            case Measure(run):
+                return Measured(measure_here(run, self.hooks(run)))
+            case MeasureInCluster(run, member):  # one process of a cluster run (--cluster N)
                 from tuiperf.measuring.cluster import measure_in_cluster
 
-                return measure_in_cluster(request.request, request.cluster, Hooks(emit, shared, on_turn))
-            if not request.lockstep:
-                return measure_here(request.request, Hooks(emit, shared, on_turn))
-            lockstep = TakingTurns(self.conn, shared)  # one of several Python environments
-            result = measure_here(request.request, Hooks(emit, shared, on_turn, lockstep, digests))
-        finally:
-            shared.set_turn(-1)
-        return result, digests
+                return Measured(measure_in_cluster(run, member, self.hooks(run)))
+            case MeasureInLockstep(run):  # one of several Python environments
+                digests: dict[str, OutputDigest] = {}
+                result = measure_here(run, self.hooks(run, TakingTurns(self.conn, self.shared), digests))
+                return MeasuredInLockstep(result, digests)
+        raise InternalError(f"unknown request {type(request).__name__}")
 
     def answer(self, request: Request) -> None:
-        """Answer one request: its value, or the error it raised (as its own class)."""
+        """Answer one request: its reply, or the error it raised (as its own class)."""
         from tuiperf.measuring.loading import describe_error
 
         try:
-            match request:
-                case DescribeFile():
-                    value = self.describe_file(request)
-                case ListDevices():
-                    value = self.list_devices(request)
-                case Memory():
-                    value = self.memory(request)
-                case Measure():
-                    value = self.measure(request)
-                case _:
-                    raise InternalError(f"unknown request {type(request).__name__}")
-            safe_send(self.conn, Answered(value))
+            reply = self.reply(request)
         except TuiperfError as exc:
             safe_send(self.conn, Refused.of(exc))
         except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported with its type
             safe_send(self.conn, Refused.of(InternalError(describe_error(exc))))
-        if isinstance(request, Measure):
+        else:
+            safe_send(self.conn, reply)
+        finally:
+            self.shared.set_turn(-1)
+        if isinstance(request, Measure | MeasureInCluster | MeasureInLockstep):
             forget_compiled()  # after the answer: the caller does not wait for the clean-up
 
 
@@ -228,6 +251,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(args.parent)
     conn = Connection(args.conn)
+    conn.send(Started(os.getpid()))  # its Python runs: the rest is importing JAX (see READY_TIMEOUT_S)
     shared = Shared(args.shared)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import jax

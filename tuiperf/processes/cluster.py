@@ -27,13 +27,14 @@ import time
 from collections.abc import Callable
 
 from tuiperf.common.errors import ClusterError, InternalError, ParamError, TuiperfError, WorkerCrashed
+from tuiperf.contract import options
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event, RunFailed
-from tuiperf.contract.protocol import Measure
+from tuiperf.contract.protocol import MeasureInCluster
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.processes.tracking import StreamTracker
-from tuiperf.results.model import Crash, RunResult
+from tuiperf.results.model import RunResult
 
 STOP_WAIT_S = 1.0  # after the run, how long the processes get to leave the cluster before being killed
 POLL_S = 0.05
@@ -94,11 +95,7 @@ def run_cluster(
 ) -> RunResult:
     """Measure ``request`` in ``settings.cluster`` processes forming one JAX cluster (see the module)."""
     settings = request.settings
-    if settings.processes > 1:
-        raise ParamError(
-            "--cluster and --processes do not combine: a cluster's processes already report one median each",
-            where="cluster",
-        )
+    options.check_combination(settings)
     ids = started_here(settings.cluster, settings.cluster_start, settings.cluster_local)
     coordinator = coordinator_address(settings.coordinator, listens_here=ids[0] == 0)
     streamed = StreamTracker(request, on_event)
@@ -112,11 +109,15 @@ def run_cluster(
         def ask(index: int) -> None:
             member = ClusterMember(coordinator=coordinator, processes=settings.cluster, process_id=ids[index])
             try:
-                outcomes[index] = children[index].request(
-                    Measure(request, cluster=member),
-                    streamed.track if index == 0 else None,
-                    stop,
-                    settings.timeout_s,
+                outcomes[index] = (
+                    children[index]
+                    .request(
+                        MeasureInCluster(request, member),
+                        streamed.track if index == 0 else None,
+                        stop,
+                        settings.timeout_s,
+                    )
+                    .result
                 )
                 return
             except TuiperfError as exc:
@@ -180,17 +181,13 @@ def outcome(
             "run again, or choose another port with --coordinator HOST:PORT"
         )
     what = error.how if isinstance(error, ProcessStopped) else f"failed: {error}"
-    turn = children[cause].turn() if cause < len(children) else -1  # the variant it was sampling, if any
-    crash = Crash(
-        # read after "the measuring process", as every crash's how
-        how=f"{what} (process {ids[cause]} of the {request.settings.cluster}-process cluster; "
+    how = (  # read after "the measuring process", as every crash's how
+        f"{what} (process {ids[cause]} of the {request.settings.cluster}-process cluster; "
         + others_after(ids, outcomes, cause)
-        + ")",
-        variant=streamed.running(turn),
-        phase=streamed.phase,
-        stderr_tail=error.stderr_tail if isinstance(error, ProcessStopped) else "",
-        log_path=str(children[cause].log_path) if cause < len(children) else None,
+        + ")"
     )
+    stderr_tail = error.stderr_tail if isinstance(error, ProcessStopped) else ""
+    crash = streamed.crash(how, children[cause] if cause < len(children) else None, stderr_tail)
     partial = streamed.after_crash(crash)
     if streamed.forward is not None:
         streamed.forward(RunFailed(partial.error or crash.how, WorkerCrashed.title, partial))

@@ -42,7 +42,7 @@ def load_isolated(
     described: list[ScenarioEntry] = []
     for path in files:
         try:
-            answer = child().request(DescribeFile(str(path)), timeout_s=timeout_s)
+            answer = child().request(DescribeFile(str(path)), timeout_s=timeout_s).entry
         except ProcessStopped as stop:
             broken.append(LoadError(path=str(path), error=import_failure(stop)))
             drop()

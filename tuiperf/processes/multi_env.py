@@ -18,15 +18,19 @@ import msgspec
 
 from tuiperf.common.errors import ParamError, TuiperfError
 from tuiperf.common.text import one_line
+from tuiperf.contract import options
+from tuiperf.contract.environments import CURRENT, PythonEnv
 from tuiperf.contract.events import Event, PhaseChanged, Progress, RunFailed, RunStarted, SamplesAdded, VariantFinished
-from tuiperf.contract.protocol import Measure, Waiting
+from tuiperf.contract.protocol import MeasureInLockstep, Waiting
 from tuiperf.contract.request import RunRequest
+from tuiperf.processes.isolation import Attempt, isolating
 from tuiperf.processes.lockstep import Schedule
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
-from tuiperf.processes.python_envs import CURRENT, PythonEnv, import_path
+from tuiperf.processes.python_envs import import_path
 from tuiperf.processes.tracking import StreamTracker
 from tuiperf.results.environments import Measured, merge, qualified
-from tuiperf.results.model import Crash, EnvironmentRun, RunResult
+from tuiperf.results.model import EnvironmentRun, RunResult
+from tuiperf.results.outputs import OutputDigest
 
 
 def check_environments(request: RunRequest, environments: list[PythonEnv]) -> None:
@@ -35,10 +39,7 @@ def check_environments(request: RunRequest, environments: list[PythonEnv]) -> No
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ParamError(f"environment {', '.join(repeated)} given twice", where="--env")
-    if request.settings.cluster > 1:
-        raise ParamError("--cluster forms one JAX cluster of one environment; give one --env with it")
-    if request.settings.processes > 1:
-        raise ParamError("--processes repeats a run in fresh processes of one environment; give one --env with it")
+    options.check_combination(request.settings, environments=True)
 
 
 class Relay:
@@ -113,51 +114,45 @@ def run_in_environments(
 
     def measure(index: int, environment: PythonEnv) -> None:
         record = EnvironmentRun(name=environment.name, python=environment.python)
-        seen = StreamTracker(request, relay.of(environment.name))
-        child: MeasuringProcess | None = None
+        digests: dict[str, OutputDigest] = {}
+        forward = relay.of(environment.name)
+
+        def on_wait(waiting: Waiting) -> bool:
+            return schedule.wait(index, waiting.gate, waiting.done)
+
+        def attempt(asked: RunRequest, again: bool) -> Attempt:
+            """One process of this environment (a fresh one takes the same turns after a crash)."""
+            record.crash = record.error = None
+            seen = StreamTracker(asked, forward)
+            child: MeasuringProcess | None = None
+            try:
+                child = started_in(environment, asked)
+                answer = child.request(MeasureInLockstep(asked), seen.track, cancel, asked.settings.timeout_s, on_wait)
+                digests.clear()
+                digests.update(answer.digests)
+                record.env, record.memory = answer.result.env, answer.result.memory
+                return Attempt(answer.result, None, seen.names)
+            except ProcessStopped as stop:
+                crash = None if stop.cancelled else seen.crash(stop.how, child, stop.stderr_tail)
+                partial = seen.after_cancel(stop.how) if crash is None else seen.after_crash(crash)
+                if crash is not None:
+                    record.crash, record.error = crash, _why_stopped(stop, seen.header is None)
+                record.env = partial.env
+                blame = crash if stop.crashed else None
+                return Attempt(partial if seen.header is not None else None, blame, seen.names)
+            except TuiperfError as exc:  # the request is refused there (e.g. the scenario fails to import)
+                record.error = one_line(str(exc), 300)
+            except OSError as exc:  # the interpreter cannot even be started
+                record.error = one_line(f"its Python could not be started: {exc.strerror or exc}", 300)
+            finally:
+                if child is not None:
+                    child.close()
+            return Attempt(None, None, [])
+
         try:
-            other = environment.name != CURRENT
-            child = MeasuringProcess(
-                cpu_devices=request.settings.devices,
-                python=environment.python if other else None,
-                import_path=import_path(environment) if other else None,
-            )
-
-            def on_wait(waiting: Waiting) -> bool:
-                return schedule.wait(index, waiting.gate, waiting.done)
-
-            answer = child.request(
-                Measure(request, lockstep=True), seen.track, cancel, request.settings.timeout_s, on_wait
-            )
-            result, digests = answer
-            record.env, record.memory = result.env, result.memory
-            measured[index] = Measured(record, result, digests)
-        except ProcessStopped as stop:
-            if stop.cancelled:
-                partial = seen.after_cancel(stop.how)
-            else:
-                crash = Crash(
-                    how=stop.how,
-                    variant=seen.running(child.turn()) if child is not None else None,
-                    phase=seen.phase,
-                    stderr_tail=stop.stderr_tail,
-                    log_path=str(child.log_path) if child is not None else None,
-                )
-                partial = seen.after_crash(crash)
-                record.crash = crash
-                record.error = _why_stopped(stop, seen.header is None)
-            record.env = partial.env
-            measured[index] = Measured(record, partial if seen.header is not None else None, {})
-        except TuiperfError as exc:  # the request is refused there (e.g. the scenario fails to import)
-            record.error = one_line(str(exc), 300)
-            measured[index] = Measured(record, None, {})
-        except OSError as exc:  # the interpreter cannot even be started
-            record.error = one_line(f"its Python could not be started: {exc.strerror or exc}", 300)
-            measured[index] = Measured(record, None, {})
+            measured[index] = Measured(record, isolating(attempt, request, forward), dict(digests))
         finally:
             schedule.finished(index)
-            if child is not None:
-                child.close()
 
     threads = [
         threading.Thread(target=measure, args=(i, e), name=f"tuiperf-env-{e.name}", daemon=True)
@@ -173,6 +168,16 @@ def run_in_environments(
         reasons = "; ".join(f"{m.environment.name}: {m.environment.error}" for m in done if m.environment.error)
         raise TuiperfError(f"no environment measured anything ({reasons or 'cancelled'})")
     return merged
+
+
+def started_in(environment: PythonEnv, request: RunRequest) -> MeasuringProcess:
+    """A measuring process of ``environment``'s own Python, with only this tuiperf on its path."""
+    other = environment.name != CURRENT
+    return MeasuringProcess(
+        cpu_devices=request.settings.devices,
+        python=environment.python if other else None,
+        import_path=import_path(environment) if other else None,
+    )
 
 
 def _why_stopped(stop: ProcessStopped, before_start: bool) -> str:

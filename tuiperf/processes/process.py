@@ -28,21 +28,28 @@ from tuiperf.contract.events import Event
 from tuiperf.contract.protocol import (
     SHARED_SIZE,
     Answer,
-    Answered,
+    Asks,
     Proceed,
+    R,
     Ready,
     Refused,
+    Reply,
     Request,
     Shared,
+    Started,
     Stop,
     Streamed,
     Waiting,
+    answer_type,
 )
 from tuiperf.processes.environment import Role, process_environment
 
 POLL_S = 0.05
 CANCEL_GRACE_S = 1.0  # a cancel not answered within this is answered by killing the process
 READY_TIMEOUT_S = 120.0  # importing JAX and the frameworks on a cold machine
+# An interpreter says it started (before importing JAX) within the run's time limit, but never less
+# than this: Python, numpy and tuiperf's protocol took 1.5-4 s on a busy machine (2 cores, load 17).
+START_FLOOR_S = 15.0
 LOG_CAP_BYTES = 5 << 20  # per log file; beyond it the output is dropped (and still drained)
 LOG_FILES_KEPT = 20
 TAIL_LINES = 20
@@ -63,13 +70,20 @@ class TimedOut:
 
 
 @dataclass(frozen=True)
+class NeverStarted:
+    """Its Python did not start running tuiperf within the time limit, and was killed."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
 class IgnoredCancel:
     """It did not answer a cancel within the grace period, and was killed."""
 
     grace_s: float
 
 
-StopReason = Ended | TimedOut | IgnoredCancel
+StopReason = Ended | TimedOut | NeverStarted | IgnoredCancel
 
 
 def describe_stop(reason: StopReason) -> str:
@@ -79,6 +93,8 @@ def describe_stop(reason: StopReason) -> str:
             return exit_description(code)
         case TimedOut(seconds):
             return f"did not return within {seconds:g} s"
+        case NeverStarted(seconds):
+            return f"did not start within {seconds:g} s"
         case IgnoredCancel(grace_s):
             return f"did not stop within {grace_s:g} s of the cancel and was stopped"
 
@@ -99,6 +115,11 @@ class ProcessStopped(TuiperfError):
     @property
     def cancelled(self) -> bool:
         return isinstance(self.reason, IgnoredCancel)
+
+    @property
+    def crashed(self) -> bool:
+        """It ended by itself or by a signal (not stopped by us: a timeout, a cancel)."""
+        return isinstance(self.reason, Ended)
 
 
 class LogPump:
@@ -199,7 +220,8 @@ class MeasuringProcess:
         self.conn = Connection(parent_end.detach())
         self.shared = Shared(self._shared_file.fileno())
         self.log = LogPump(self.process.stdout, self.log_path)
-        self.ready = False
+        self.started = False  # its Python runs tuiperf (Started)
+        self.ready = False  # ... and has imported JAX (Ready)
         self.dispatch: str | None = None  # fixed by its first run
         self.scenario_key: tuple[str, str] | None = None  # (path, sha256) of the one file it imported
         self.runs = 0  # runs answered
@@ -209,14 +231,25 @@ class MeasuringProcess:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def silence_limit(self, timeout_s: float | None) -> tuple[float | None, StopReason]:
+        """How long the process may stay silent now, and the reason given when it does longer: until its
+        Python starts, the run's time limit (at least START_FLOOR_S); then until JAX is imported,
+        READY_TIMEOUT_S; then the run's time limit."""
+        if not self.started:
+            limit = READY_TIMEOUT_S if timeout_s is None else min(READY_TIMEOUT_S, max(timeout_s, START_FLOOR_S))
+            return limit, NeverStarted(limit)
+        if not self.ready:
+            return READY_TIMEOUT_S, TimedOut(READY_TIMEOUT_S)
+        return timeout_s, TimedOut(timeout_s if timeout_s is not None else 0.0)
+
     def request(
         self,
-        request: Request,
+        request: Asks[R],
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | Shared | None = None,
         timeout_s: float | None = None,
         on_wait: Callable[[Waiting], bool] | None = None,
-    ) -> Any:
+    ) -> R:
         """Send one request and wait for its answer; raise :class:`ProcessStopped` if there is none.
         ``on_wait``: a lockstep child waits for its turn; this returns when the child may go on (True)
         or must stop sampling, and the child is told so. Time spent waiting is not the child's silence."""
@@ -233,10 +266,11 @@ class MeasuringProcess:
             if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
                 self.kill()
                 raise ProcessStopped(IgnoredCancel(CANCEL_GRACE_S))
-            limit = timeout_s if self.ready else READY_TIMEOUT_S
+            limit, reason = self.silence_limit(timeout_s)
             if limit is not None and now - last > limit:
                 self.kill()
-                raise ProcessStopped(TimedOut(limit))
+                tail = self.log.text() if isinstance(reason, NeverStarted) else ""  # what its Python said
+                raise ProcessStopped(reason, stderr_tail=tail)
             try:
                 message = self.conn.recv() if self.conn.poll(POLL_S) else None
             except (EOFError, OSError):
@@ -249,8 +283,10 @@ class MeasuringProcess:
             last = time.monotonic()
             answer: Answer = message
             match answer:
+                case Started():
+                    self.started = True
                 case Ready():
-                    self.ready = True
+                    self.started = self.ready = True
                 case Streamed(event):
                     if on_event is not None:
                         on_event(event)
@@ -261,12 +297,15 @@ class MeasuringProcess:
                         cancelled_at = cancelled_at or time.monotonic()
                     self._send(Proceed(go))
                     last = time.monotonic()
-                case Answered(value):
-                    return value
                 case Refused():
                     raise answer.exception()
+                case Reply():
+                    expected = answer_type(request)
+                    if not isinstance(answer, expected):
+                        raise TuiperfError(f"{type(request).__name__} was answered by a {type(answer).__name__}")
+                    return answer
 
-    def _send(self, message: Request) -> None:
+    def _send(self, message: Request | Asks[R]) -> None:
         try:
             self.conn.send(message)
         except (OSError, BrokenPipeError):

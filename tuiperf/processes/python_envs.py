@@ -10,6 +10,7 @@ package, so the current environment's libraries never shadow the other's.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -26,8 +27,10 @@ import msgspec
 from tuiperf.common.errors import PythonEnvError, TuiperfError
 from tuiperf.common.files import user_cache_dir, user_data_dir, user_path, write_atomic
 from tuiperf.common.text import one_line
+from tuiperf.contract.environments import CURRENT as CURRENT
+from tuiperf.contract.environments import PythonEnv as PythonEnv
+from tuiperf.contract.environments import current as current
 
-CURRENT = "current"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # .../tuiperf
 REGISTRY_FILE = "environments.json"
 ENVS_FOLDER = "envs"  # managed environments: user_data_dir()/envs/NAME
@@ -48,16 +51,6 @@ MEASURING_PACKAGES = tuple(requirement_name(r) for r in MEASURING_REQUIREMENTS)
 PROBED = (*LIBRARIES, *(n for n in MEASURING_PACKAGES if n not in LIBRARIES))
 
 
-class PythonEnv(msgspec.Struct, frozen=True, kw_only=True):
-    """One registered environment."""
-
-    name: str
-    python: str  # the interpreter's path, as given (a venv's bin/python is a link: not resolved)
-    managed: bool = False  # built by `tuiperf env create` in the user's data folder (removed with it)
-    requirements: list[str] = []  # what `env create` installed
-    created_at: str = ""
-
-
 class Probe(msgspec.Struct, frozen=True, kw_only=True):
     """What an interpreter says about itself, asked without importing JAX (so it answers fast)."""
 
@@ -68,10 +61,6 @@ class Probe(msgspec.Struct, frozen=True, kw_only=True):
     measuring_import: str | None = None  # the error importing tuiperf's measuring side there; None: it imports
     status: str  # "ok", or why it cannot measure, in words
     ok: bool
-
-
-def current() -> PythonEnv:
-    return PythonEnv(name=CURRENT, python=sys.executable)
 
 
 def _data_dir() -> Path:
@@ -184,15 +173,17 @@ def child_environment(python_path: str | None, base: Mapping[str, str] | None = 
 _MARK = "tuiperf-probe:"
 # The first line is a string to Python and `exit 97` to a shell, so a shell given as "a Python" runs
 # nothing of the rest. Written for any Python: an old one must still say its version.
+# What it asks comes as one JSON argument (``sys.argv[1]``): no value is pasted into its text.
 _PROBE_SCRIPT = """''':'; exit 97 #'''
 import json, sys
+asked = json.loads(sys.argv[1])
 report = {"executable": sys.executable, "version": list(sys.version_info[:3])}
 try:
     from importlib import metadata
 except ImportError:
     metadata = None
 versions = {}
-for name in NAMES:
+for name in asked["names"]:
     try:
         versions[name] = metadata.version(name)
     except Exception:
@@ -203,8 +194,8 @@ try:
     report["measuring_import"] = None
 except BaseException as exc:
     report["measuring_import"] = "%s: %s" % (type(exc).__name__, exc)
-sys.stdout.write(MARK + json.dumps(report) + "\\n")
-""".replace("NAMES", repr(list(PROBED))).replace("MARK", repr(_MARK))
+sys.stdout.write(asked["mark"] + json.dumps(report) + "\\n")
+"""
 _SHELL_EXIT = 97
 
 
@@ -254,7 +245,7 @@ def probe(python: str, timeout_s: float = 60) -> Probe:
     folder = import_path(PythonEnv(name="probe", python=where))
     try:
         process = subprocess.Popen(
-            [where, "-c", _PROBE_SCRIPT],
+            [where, "-c", _PROBE_SCRIPT, json.dumps({"names": list(PROBED), "mark": _MARK})],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -22,6 +22,7 @@ process's stdout and stderr go to a capped, rotated log file in the per-user log
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -29,14 +30,14 @@ from typing import Any
 
 from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
 from tuiperf.contract.catalog import Catalog
+from tuiperf.contract.environments import CURRENT
 from tuiperf.contract.events import Event, Progress, RunFailed
 from tuiperf.contract.protocol import ListDevices, Measure, Memory
 from tuiperf.contract.request import RunRequest
+from tuiperf.processes.isolation import Attempt, isolating
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
-from tuiperf.processes.python_envs import CURRENT
-from tuiperf.processes.tracking import StreamTracker, header_from_request
-from tuiperf.results import document
-from tuiperf.results.model import Crash, RunResult
+from tuiperf.processes.tracking import StreamTracker
+from tuiperf.results.model import RunResult
 
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
@@ -120,7 +121,7 @@ class ProcessRunner:
     def _outgrown(self, child: MeasuringProcess) -> str | None:
         """Why ``child`` is retired before another run (grown too much since its first run), or None."""
         try:
-            size: float | None = child.request(Memory(), timeout_s=MEMORY_ANSWER_S)
+            size = child.request(Memory(), timeout_s=MEMORY_ANSWER_S).mb
         except ProcessStopped as exc:
             return f"measured in a fresh process: the last one {exc.how} while cleaning up after its run"
         if size is None:
@@ -179,7 +180,7 @@ class ProcessRunner:
             if self._devices is None:
                 lister = MeasuringProcess(role="devices")
                 try:
-                    self._devices = lister.request(ListDevices(), timeout_s=60)
+                    self._devices = list(lister.request(ListDevices(), timeout_s=60).devices)
                 finally:
                     lister.close()
             return list(self._devices)
@@ -190,41 +191,76 @@ class ProcessRunner:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Measure in a measuring process; a crash, a timeout or a forced cancel returns what was
-        measured so far, marked partial. ``request.settings.processes > 1`` repeats it in fresh processes."""
-        environments = []
-        if request.environments and request.environments != [CURRENT]:
+        """Measure in measuring processes (how many and which: :func:`strategy_of`); a crash, a timeout
+        or a forced cancel returns what was measured so far, marked partial; a variant that crashes its
+        process fails alone (:mod:`tuiperf.processes.isolation`). ``request`` is left as it was."""
+        resolved = self.resolve(request)
+        if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
+            seen = StreamTracker(resolved)
+            return seen.after_crash(seen.crash("was not started: the run was cancelled first"))
+        return STRATEGIES[strategy_of(resolved)](self, resolved, on_event, cancel)
+
+    def resolve(self, request: RunRequest) -> RunRequest:
+        """A copy of ``request`` with its folders and the file that defines its scenario; an unknown
+        environment or scenario is said here, before anything starts."""
+        if strategy_of(request) == "environments":
             from tuiperf.processes.python_envs import lookup
 
-            environments = [lookup(name) for name in request.environments]  # an unknown name: said first
-        if not request.scenario_dirs:
-            request.scenario_dirs = list(self.scenario_dirs)
-        request.scenario_path = request.scenario_path or self._path_of(request)  # preset: a last good copy
-        if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
-            header = header_from_request(request)
-            crash = Crash(how="was not started: the run was cancelled first")
-            return document.after_crash(header, [], {}, list(request.variants or []), crash, duration_s=0.0)
-        if environments:
-            from tuiperf.processes.multi_env import run_in_environments
+            for name in request.environments:
+                lookup(name)
+        scenario_dirs = list(request.scenario_dirs or self.scenario_dirs)
+        resolved = dataclasses.replace(request, scenario_dirs=scenario_dirs)
+        return dataclasses.replace(resolved, scenario_path=request.scenario_path or self._path_of(resolved))
 
-            with self._lock:
-                return run_in_environments(request, environments, on_event, cancel)
-        if request.settings.cluster > 1:  # N processes forming one JAX cluster (processes.cluster)
-            from tuiperf.processes.cluster import run_cluster
+    def _in_environments(
+        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+    ) -> RunResult:
+        from tuiperf.processes.multi_env import run_in_environments
+        from tuiperf.processes.python_envs import lookup
 
-            with self._lock:
-                return run_cluster(request, on_event, cancel)
-        if request.settings.processes <= 1:
-            return self._run_once(request, on_event, cancel, fresh=False)
+        with self._lock:
+            return run_in_environments(request, [lookup(n) for n in request.environments], on_event, cancel)
+
+    def _in_cluster(
+        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+    ) -> RunResult:
+        from tuiperf.processes.cluster import run_cluster
+
+        with self._lock:
+            return run_cluster(request, on_event, cancel)
+
+    def _repeated(
+        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+    ) -> RunResult:
+        """The same request in ``settings.processes`` fresh processes, combined."""
         from tuiperf.processes.repeat import combine
 
         results = []
         for index in range(request.settings.processes):
             scaled = _scaled_progress(on_event, index, request.settings.processes)
-            results.append(self._run_once(request, scaled, cancel, fresh=True))
+            results.append(self._once(request, scaled, cancel, fresh=True))
             if results[-1].partial:
                 break
         return combine(results, request.settings.processes)
+
+    def _once(
+        self,
+        request: RunRequest,
+        on_event: Callable[[Event], None] | None,
+        cancel: threading.Event | None,
+        *,
+        fresh: bool = False,
+    ) -> RunResult:
+        """One measuring process, or a fresh one for the rest after each variant that crashes one."""
+
+        def attempt(asked: RunRequest, again: bool) -> Attempt:
+            return self._attempt(asked, on_event, cancel, fresh=fresh or again)
+
+        result = isolating(attempt, request, on_event)
+        assert result is not None  # an attempt in this process always has a result
+        if result.crash is not None and on_event is not None:
+            on_event(RunFailed(result.error or result.crash.how, WorkerCrashed.title, result))
+        return result
 
     def _path_of(self, request: RunRequest) -> str:
         """The file that defines the requested scenario (from the catalog; loaded once per folders)."""
@@ -245,14 +281,14 @@ class ProcessRunner:
             raise UnknownScenario(f"no scenario {request.scenario!r} (known: {known})")
         return entry.path
 
-    def _run_once(
+    def _attempt(
         self,
         request: RunRequest,
         on_event: Callable[[Event], None] | None,
         cancel: threading.Event | None,
         *,
         fresh: bool,
-    ) -> RunResult:
+    ) -> Attempt:
         from tuiperf.catalog.folders import file_sha256
 
         assert request.scenario_path is not None
@@ -261,29 +297,38 @@ class ProcessRunner:
         with self._lock:
             child, why_new = self._measuring_for(key, request.settings.dispatch, fresh, request.settings.devices)
             try:
-                result: RunResult = child.request(Measure(request), seen.track, cancel, request.settings.timeout_s)
+                result = child.request(Measure(request), seen.track, cancel, request.settings.timeout_s).result
                 child.runs += 1
                 if why_new is not None:
                     result.warnings.append(why_new)
-                return result
+                return Attempt(result, None, seen.names)
             except ProcessStopped as exc:
                 stop = exc  # kept beyond the except block
-                variant = seen.running(child.turn())
+                crash = seen.crash(stop.how, child, stop.stderr_tail)
                 self._measuring = None
                 child.close()
         if stop.cancelled:
-            return seen.after_cancel(stop.how)
-        crash = Crash(
-            how=stop.how,
-            variant=variant,
-            phase=seen.phase,
-            stderr_tail=stop.stderr_tail,
-            log_path=str(child.log_path),
-        )
-        partial = seen.after_crash(crash)
-        if on_event is not None:
-            on_event(RunFailed(partial.error or stop.how, WorkerCrashed.title, partial))
-        return partial
+            return Attempt(seen.after_cancel(stop.how), None, seen.names)
+        return Attempt(seen.after_crash(crash), crash if stop.crashed else None, seen.names)
+
+
+Strategy = Callable[[ProcessRunner, RunRequest, Callable[[Event], None] | None, threading.Event | None], RunResult]
+STRATEGIES: dict[str, Strategy] = {
+    "environments": ProcessRunner._in_environments,
+    "cluster": ProcessRunner._in_cluster,
+    "repeat": ProcessRunner._repeated,
+    "once": ProcessRunner._once,
+}
+
+
+def strategy_of(request: RunRequest) -> str:
+    """Which processes measure ``request``: one per Python environment (``--env``), the processes of one
+    JAX cluster (``--cluster N``), N fresh processes in turn (``--processes N``), or one."""
+    if request.environments and request.environments != [CURRENT]:
+        return "environments"
+    if request.settings.cluster > 1:
+        return "cluster"
+    return "repeat" if request.settings.processes > 1 else "once"
 
 
 def _scaled_progress(on_event: Callable[[Event], None] | None, index: int, total: int) -> Callable[[Event], None]:

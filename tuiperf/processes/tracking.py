@@ -9,6 +9,7 @@ from collections.abc import Callable
 from tuiperf.contract.events import Event, PhaseChanged, RunStarted, SamplesAdded, VariantFinished
 from tuiperf.contract.options import stored
 from tuiperf.contract.request import RunRequest
+from tuiperf.processes.process import MeasuringProcess
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
 from tuiperf.results.model import Crash, DeviceInfo, RunResult, ScenarioRef, VariantResult
@@ -45,6 +46,17 @@ class StreamTracker:
     def running(self, turn: int) -> str | None:
         """The variant the process was running: the one it recorded as sampling, else the last named."""
         return self.names[turn] if 0 <= turn < len(self.names) else self.variant
+
+    def crash(self, how: str, child: MeasuringProcess | None = None, stderr_tail: str = "") -> Crash:
+        """The one way a crash is recorded: how the process stopped, the variant it was running (as
+        ``child`` recorded it) and the phase, the tail of its output and its log."""
+        return Crash(
+            how=how,
+            variant=self.running(child.turn()) if child is not None else None,
+            phase=self.phase,
+            stderr_tail=stderr_tail,
+            log_path=str(child.log_path) if child is not None else None,
+        )
 
     def after_cancel(self, how: str) -> RunResult:
         return document.after_cancel(

@@ -253,6 +253,11 @@ class DeviceInfo(Struct):
 
 
 class RunOptions(Struct):
+    """How a run was measured: every row of the option table (``contract/options.py``), stored by
+    :func:`~tuiperf.contract.options.stored`. The rows an older document may lack are fields, with the
+    default such a document meant (``timeout_s`` none, ``sweep_order`` sequential); any other row of the
+    table is kept by name in ``more``, so that a new row is stored with no edit here."""
+
     dispatch: str = "sync"
     samples: int | None = None
     budget_s: float = 3.0
@@ -269,6 +274,7 @@ class RunOptions(Struct):
     cluster_start: int = 0  # the first of the cluster's processes started by this tuiperf (--cluster-start)
     cluster_local: int | None = None  # how many it started (--cluster-local; None: all from cluster_start)
     coordinator: str | None = None  # the cluster's coordinator as asked for (--coordinator HOST:PORT)
+    more: dict[str, Scalar | None] = {}  # the table's other rows, by name
 
 
 class Environment(Struct):

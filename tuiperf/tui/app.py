@@ -32,7 +32,7 @@ from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
 
 if TYPE_CHECKING:
-    from tuiperf.processes.python_envs import PythonEnv
+    from tuiperf.contract.environments import PythonEnv
 
 
 def registered_environments() -> list[PythonEnv]:

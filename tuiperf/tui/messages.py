@@ -15,7 +15,7 @@ from tuiperf.contract.catalog import Catalog
 from tuiperf.tui.controller import RunNews, RunUpdated
 
 if TYPE_CHECKING:
-    from tuiperf.processes.python_envs import PythonEnv
+    from tuiperf.contract.environments import PythonEnv
 
 
 @dataclass

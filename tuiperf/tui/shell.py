@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from tuiperf.contract.environments import PythonEnv
     from tuiperf.contract.request import Runner
-    from tuiperf.processes.python_envs import PythonEnv
     from tuiperf.tui.launch import LaunchOptions
 
 

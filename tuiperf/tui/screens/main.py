@@ -190,7 +190,7 @@ class MainScreen(MainCommands):
     # -- Python environments ---------------------------------------------------------------------------
     def _list_environments(self) -> None:
         """In a thread: the registered environments (a file read), or why they cannot be read."""
-        from tuiperf.processes.python_envs import current
+        from tuiperf.contract.environments import current
 
         try:
             found = self.shell.list_environments()

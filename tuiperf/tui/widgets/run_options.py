@@ -19,8 +19,8 @@ from tuiperf.common.errors import ParamError
 from tuiperf.common.text import one_line
 from tuiperf.contract import options
 from tuiperf.contract.catalog import VariantEntry
+from tuiperf.contract.environments import CURRENT, PythonEnv
 from tuiperf.contract.options import Declared, RunSettings
-from tuiperf.processes.python_envs import CURRENT, PythonEnv
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.toggle import Toggle
 

@@ -21,7 +21,7 @@ from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
 
 if TYPE_CHECKING:  # imported by add_details: the first frame waits for every module imported before it
-    from tuiperf.processes.python_envs import PythonEnv
+    from tuiperf.contract.environments import PythonEnv
     from tuiperf.tui.widgets.param_form import ParamForm
     from tuiperf.tui.widgets.run_options import RunOptionsForm
     from tuiperf.tui.widgets.scenario_info import ScenarioInfo
@@ -187,7 +187,7 @@ class SetupPanel(Vertical):
         if problems:
             raise ParamError("; ".join(problems))
         assert self.scenario is not None
-        from tuiperf.processes.python_envs import CURRENT
+        from tuiperf.contract.environments import CURRENT
 
         params = {
             k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if not (sweep and k == sweep[0])

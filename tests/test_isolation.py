@@ -1,0 +1,123 @@
+"""A variant that crashes its measuring process fails alone: a fresh process measures the others, in
+plain runs, sweeps and runs over environments; restarts are bounded and said. And a Python that never
+starts is given the run's time limit, not a fixed two minutes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tuiperf.common.errors import TuiperfError
+from tuiperf.contract.events import Event, PhaseChanged, RunFailed
+from tuiperf.contract.options import RunSettings
+from tuiperf.contract.request import RunRequest
+from tuiperf.processes import python_envs
+from tuiperf.processes.isolation import MAX_RESTARTS, Attempt, isolating
+from tuiperf.processes.multi_env import run_in_environments
+from tuiperf.processes.runner import ProcessRunner
+from tuiperf.results import document
+from tuiperf.results.document import RunHeader
+from tuiperf.results.environments import base_name
+from tuiperf.results.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef
+
+SEGFAULT = "crashed the measuring process: was killed by SIGSEGV"
+
+
+def crashing_request(fixture_dir: str, **settings: object) -> RunRequest:
+    return RunRequest(
+        scenario="faults",
+        variants=["ok", "segfaults"],
+        params={"segfault": "true"},
+        scenario_dirs=[fixture_dir],
+        settings=RunSettings(samples=20, profile=False, **settings),  # type: ignore[arg-type]
+    )
+
+
+def assert_crashed_alone(result: RunResult) -> None:
+    assert [base_name(v) for v in result.variants] == ["ok", "segfaults"]
+    ok, crashed = result.variants
+    assert ok.measured and len(ok.samples_ns) == 20
+    assert crashed.status == "failed" and crashed.error == SEGFAULT
+    assert crashed.failed_phase == "compile"
+
+
+def test_a_variant_that_segfaults_fails_alone_and_the_others_are_measured(fixture_dir: str) -> None:
+    runner = ProcessRunner([fixture_dir])
+    events: list[Event] = []
+    try:
+        result = runner.run(crashing_request(fixture_dir), events.append)
+    finally:
+        runner.close()
+    assert not result.partial and result.crash is None and result.error is None
+    assert_crashed_alone(result)
+    assert result.options.variants == ["ok", "segfaults"]
+    assert result.warnings[0].startswith("segfaults crashed the measuring process and failed")
+    assert f"(1 restart, at most {MAX_RESTARTS})" in result.warnings[0]
+    assert not any(isinstance(e, RunFailed) for e in events)
+    assert any(isinstance(e, PhaseChanged) and "measuring the others in a fresh one" in e.message for e in events)
+
+
+@pytest.mark.parametrize("order", ["sequential", "interleaved"])
+def test_every_point_of_a_sweep_is_measured_without_the_crashed_variant(fixture_dir: str, order: str) -> None:
+    request = crashing_request(fixture_dir, sweep_order=order)
+    request.sweep = ("hang_after", ["0", "1"])
+    runner = ProcessRunner([fixture_dir])
+    try:
+        result = runner.run(request)
+    finally:
+        runner.close()
+    assert result.sweep is not None and not result.partial and len(result.points) == 2
+    for point in result.points:
+        assert_crashed_alone(point)
+    assert result.sweep.medians_ns["segfaults"] == [None, None] and result.sweep.slopes["segfaults"] is None
+
+
+def test_each_environment_measures_the_others_again_in_a_fresh_process(fixture_dir: str) -> None:
+    result = run_in_environments(crashing_request(fixture_dir), [python_envs.current()])
+    assert_crashed_alone(result)
+    assert result.environments[0].crash is None and result.environments[0].error is None
+
+
+def test_the_callers_request_is_left_as_it_was(fixture_dir: str) -> None:
+    request = crashing_request(fixture_dir)
+    request.variants = ["ok"]
+    runner = ProcessRunner([fixture_dir])
+    try:
+        runner.run(request)
+    finally:
+        runner.close()
+    assert request.scenario_path is None and request.variants == ["ok"]
+
+
+def test_restarts_are_bounded_and_the_last_crash_ends_the_run() -> None:
+    """Every attempt crashes in its first variant: a fresh process for each of MAX_RESTARTS, then the
+    run stops as a crash always did, with the variants that crashed before it failed in their place."""
+    names = [f"v{i}" for i in range(MAX_RESTARTS + 3)]
+    asked: list[list[str]] = []
+
+    def attempt(request: RunRequest, fresh: bool) -> Attempt:
+        variants = list(request.variants or names)
+        asked.append(variants)
+        crash = Crash(how="was killed by SIGSEGV", variant=variants[0], phase="sample")
+        header = RunHeader(scenario=ScenarioRef(id="s"), params={}, device=DeviceInfo(id="cpu:0"), options=RunOptions())
+        partial = document.after_crash(header, [], {}, variants, crash, duration_s=0.0)
+        return Attempt(partial, crash, variants)
+
+    result = isolating(attempt, RunRequest("s", variants=names), None)
+    assert len(asked) == MAX_RESTARTS + 1 and asked[-1] == names[MAX_RESTARTS:]
+    assert result is not None and result.crash is not None and result.crash.variant == names[MAX_RESTARTS]
+    assert [v.name for v in result.variants] == names
+    assert [v.error for v in result.variants[:MAX_RESTARTS]] == [SEGFAULT] * MAX_RESTARTS
+    assert f"({MAX_RESTARTS} restarts, at most {MAX_RESTARTS})" in result.warnings[0]
+
+
+def test_a_python_that_never_starts_holds_the_run_for_its_time_limit_not_two_minutes(
+    fixture_dir: str, tmp_path: Path
+) -> None:
+    hangs = tmp_path / "python"
+    hangs.write_text("#!/bin/sh\nexec sleep 3600\n")
+    hangs.chmod(0o755)
+    request = crashing_request(fixture_dir, timeout_s=1.0)
+    with pytest.raises(TuiperfError, match=r"hangs: its measuring process did not start within 15 s"):
+        run_in_environments(request, [python_envs.PythonEnv(name="hangs", python=str(hangs))])
