@@ -170,3 +170,13 @@ def test_progress_rows_line_up_like_a_table_one_line_each():
         "broken        —    n=0  FAILED",
         "… 2 more variants (see Statistics, key 4)",
     ]
+
+
+def test_round_ticks_are_round_and_cover_the_range():
+    """The histogram's % axis read 0 9.7 19.3 29.0 38.6 48.3 58.0 (plotext's own, uneven)."""
+    from tuiperf.tui.formatting import round_ticks
+
+    assert round_ticks(0, 58.0, most=5) == [0, 20, 40, 60]
+    assert round_ticks(0, 0.7, most=5) == [0, 0.2, 0.4, 0.6, 0.8]
+    assert round_ticks(0, 100, most=6) == [0, 20, 40, 60, 80, 100]
+    assert round_ticks(5, 5) == []

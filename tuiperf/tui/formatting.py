@@ -149,6 +149,21 @@ def bin_counts(
     return centres, [c / total for c in counts], outside
 
 
+def round_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Evenly spaced round ticks (a step of 1, 2 or 5 times a power of ten) from at or below ``lo`` to
+    at or above ``hi``, at most ``most`` steps: an axis from 0 to 58 reads 0 20 40 60, not 0 9.7 19.3."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return []
+    e = math.floor(math.log10((hi - lo) / max(most, 1)))
+    while True:
+        for m in (1, 2, 5):
+            step = m * 10.0**e
+            first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+            if last - first <= max(most, 1):
+                return [round(k * step, 12) for k in range(first, last + 1)]
+        e += 1
+
+
 def log_ticks(lo: float, hi: float, max_ticks: int = 12) -> list[float]:
     """1-2-5 ticks between lo and hi (five evenly spread ones for a narrow range), at most max_ticks:
     two labels on one text row would leave plotext to pick one, differently from run to run."""

@@ -10,12 +10,22 @@ per-call times multi-modal) stay visible as separate peaks.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.text import Text
 
-from tuiperf.tui.formatting import bin_counts, downsample, format_ns, histogram_range, log_ticks, median, quantile
+from tuiperf.tui.formatting import (
+    bin_counts,
+    downsample,
+    format_ns,
+    histogram_range,
+    log_ticks,
+    median,
+    quantile,
+    round_ticks,
+)
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND, Polyline, overlay
 from tuiperf.tui.widgets.histogram_strips import AXIS_ROWS, MEDIAN_MARK, Strip, draw_strips
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
@@ -177,6 +187,7 @@ class LatencyHistogram(CachedPlot):
         # ~50 samples a bin keeps the noise near 15 %; never more bins than braille dots across
         bins = int(min(max(12, min(n_max, MAX_BINNED) / 50), max(12, 2 * (width - 14))))
         clipped = (0, 0)
+        axis = (math.inf, -math.inf)  # the bins' span: the axis, also where a line ends early
         for name in drawn:
             index = self.order.index(name)
             sample = samples[name]
@@ -184,14 +195,26 @@ class LatencyHistogram(CachedPlot):
             left, right = self._outside(name, sample, lo, hi)
             clipped = (clipped[0] + left, clipped[1] + right)
             med = prep["medians"][name]
-            line = Polyline([c / div for c in centres], [f * 100 for f in fractions], variant_marker(index))
+            axis = (min(axis[0], centres[0] / div), max(axis[1], centres[-1] / div))
+            # from the bin before the first sample to the bin after the last: empty bins beyond are not
+            # drawn as a line along the whole axis
+            filled = [i for i, f in enumerate(fractions) if f > 0] or [0, len(fractions) - 1]
+            kept = slice(max(filled[0] - 1, 0), min(filled[-1] + 2, len(fractions)))
+            xs, ys = [c / div for c in centres[kept]], [f * 100 for f in fractions[kept]]
+            line = Polyline(xs, ys, variant_marker(index))
             lines.append(line)
             # plotext gets the end points (its axes and colours); the line itself is drawn by overlay()
             ends = [line.xs[0], line.xs[-1]], [line.ys[0], line.ys[-1]]
             plt.scatter(*ends, color=variant_rgb(index), marker=line.marker)
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
-        plt.ylim(*_span([y for line in lines for y in line.ys]))
+        plt.xlim(*axis)
+        ylo, yhi = _span([y for line in lines for y in line.ys])
+        ticks = round_ticks(min(ylo, 0.0), yhi, most=max(2, (height - len(self.header) - 6) // 3))
+        if ticks:  # round percentages (0 20 40 60), a row or more apart
+            ylo, yhi = ticks[0], ticks[-1]
+            plt.yticks(ticks, [f"{t:g}" for t in ticks])
+        plt.ylim(ylo, yhi)
         plt.xscale("log" if log else "linear")
         plt.xlabel(f"time per call ({unit}){', log scale' if log else ''}")
         plt.ylabel("% of samples")
