@@ -10,6 +10,7 @@ characters and markup, or its bytes cut or made invalid UTF-8. :func:`outputs` s
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import tempfile
@@ -35,6 +36,7 @@ def raw_controls(text: str) -> list[str]:
     return sorted({repr(c) for c in text if c in RAW})
 
 
+@functools.cache
 def bases() -> list[dict[str, Any]]:
     """Real documents to start from: a run with every kind of text, a sweep, a version-1 sweep."""
     from test_hostile_outputs import rich_result
@@ -153,3 +155,43 @@ def outputs(data: bytes, folder: Path) -> tuple[str, str | None]:
 def scratch() -> Any:
     with tempfile.TemporaryDirectory() as folder:
         yield Path(folder)
+
+
+def hostile_results(count: int, seed: int = 0) -> list[Any]:
+    """``count`` results from the real documents with every text replaced by random text full of
+    control characters, escape sequences and markup (now and then one shared by several fields: repeated
+    variant names), statuses kept: the texts the app draws. Seeded ``random``, not Hypothesis: a thousand
+    in seconds, where :func:`documents` draws about six for each that decodes to a result."""
+    import random
+
+    from tuiperf.common.errors import TuiperfError
+    from tuiperf.results.resultfile import decode
+
+    rng = random.Random(seed)
+    shared = ["", "[/]", "\x1b]0;t\x07", "a"]
+
+    def text() -> str:
+        if rng.random() < 0.1:
+            return rng.choice(shared)
+        chars = [
+            rng.choice(PIECES) if rng.random() < 0.3 else chr(rng.randrange(0x20B0)) for _ in range(rng.randrange(12))
+        ]
+        return "".join("\ufffd" if 0xD800 <= ord(c[0]) < 0xE000 and len(c) == 1 else c for c in chars)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return value if value in ("ok", "failed", "skipped") else text()
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    found: list[Any] = []
+    while len(found) < count:
+        doc = walk(rng.choice(bases()))
+        try:
+            found.append(decode(json.dumps(doc).encode("utf-8")))
+        except TuiperfError:
+            continue
+    return found

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tuiperf.common.errors import TuiperfError
-from tuiperf.common.text import one_line
+from tuiperf.common.text import inert, one_line
 from tuiperf.contract.request import Runner
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
@@ -116,7 +116,10 @@ class TuiperfApp(App[None]):
         if main is not None:
             main.show_error(self.last_error)
         if self.launch.errors_as_dialogs and not (main is not None and main.live_mode):
-            self.push_screen(ErrorScreen(title, message, where, details))
+            # a message quotes what failed (a variant's name, a file's error): inert, lines kept
+            self.push_screen(
+                ErrorScreen(one_line(title, 200), inert(message), inert(where) if where else None, inert(details))
+            )
         else:
             self.notify(text, title=one_line(title, 200), severity="error", timeout=8, markup=False)
 

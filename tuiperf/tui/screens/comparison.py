@@ -53,7 +53,11 @@ class ComparisonScreen(ModalScreen[None]):
         by_point = any(row.point for row in self.comparison.rows)
         for column in ("point",) * by_point + ("variant", "verdict", "new / old", "95% CI", "p", "old", "new"):
             table.add_column(column, key=column)
+        keys: set[str] = set()
         for row in self.comparison.rows:
+            key = f"{row.point}\u241f{row.variant}" if row.point else row.variant
+            key = key if key not in keys else f"{key} #{len(keys)}"  # a result file can repeat a name
+            keys.add(key)
             lo, hi = row.ci95
             table.add_row(
                 *[Text(one_line(row.point, 30))] * by_point,
@@ -64,5 +68,5 @@ class ComparisonScreen(ModalScreen[None]):
                 format_p(row.p_value),
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
-                key=f"{row.point}\u241f{row.variant}" if row.point else row.variant,
+                key=key,
             )

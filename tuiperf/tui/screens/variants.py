@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -26,7 +27,9 @@ class VariantPickerScreen(ModalScreen["list[str] | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             yield Static(f"[b]Variants to draw[/b] (as many as fit, at most {MAX_DRAWN}; space toggles, enter applies)")
-            yield Checklist(*[(one_line(n, 40), n, n in self.chosen) for n in self.names], id="plotted", compact=True)
+            # Text: a str prompt is read as markup ('[link=...' in a name raised MarkupError)
+            options = [(Text(one_line(n, 40)), n, n in self.chosen) for n in self.names]
+            yield Checklist(*options, id="plotted", compact=True)
             with Horizontal(id="picker-buttons"):
                 yield Button("Draw  enter", id="picker-done", variant="primary", compact=True)
                 yield Button("Cancel  esc", id="picker-cancel", compact=True)
