@@ -14,6 +14,7 @@ from tui_helpers import sync, wait_until
 from tuiperf.tui.widgets.braille_lines import _DOT, BRAILLE_LEGEND, trace
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.plot_base import _PLOTEXT_LOCK
+from tuiperf.tui.widgets.plotext_internals import lay_out
 
 
 class OneHistogram(App):
@@ -27,9 +28,7 @@ def strips_through_ansi(plot: LatencyHistogram) -> list:
     with _PLOTEXT_LOCK:
         plot.set_up_figure(width, height, theme)
         plt = plot.plt
-        plt._set_sizes()
-        plt._build_matrix()
-        plot.finish(plt.monitor)  # the lines drawn into the cells
+        plot.finish(lay_out(plt))  # the lines drawn into the cells
         plt.monitor.matrix.set_canvas()
         picture = Text.from_ansi(plt.monitor.matrix.get_canvas())
     rows = height - len(plot.header)  # the title and legend lines above the figure are not plotext's

@@ -73,3 +73,14 @@ async def test_a_toast_never_follows_into_a_dialog(saved, tmp_path):
         assert isinstance(app.screen, ConfirmScreen)
         assert not app._notifications  # Textual keeps no public list
         assert list(app.screen.query(Toast)) == []
+
+
+def test_the_export_dialog_never_stacks_suffixes():
+    """A typed exp10.markdown became exp10.markdown.md when the format was chosen."""
+    from tuiperf.tui.screens.export import with_format_suffix
+
+    assert with_format_suffix("exp10.markdown", "markdown") == "exp10.md"
+    assert with_format_suffix("exp10.md", "csv") == "exp10.csv"
+    assert with_format_suffix("exp10", "json") == "exp10.json"
+    assert with_format_suffix("notes.txt", "csv") == "notes.txt"  # the user's own extension
+    assert with_format_suffix("./out.d/exp10", "script") == "./out.d/exp10.py"

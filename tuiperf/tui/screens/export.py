@@ -36,13 +36,21 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         path = self.query_one("#export-path", Input)
-        for suffix in SUFFIX.values():
-            if path.value.endswith(suffix):
-                path.value = path.value[: -len(suffix)]
-        path.value += SUFFIX[str(event.value)]
+        path.value = with_format_suffix(path.value, str(event.value))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         fmt = str(self.query_one("#export-format", Select).value)
         if event.value.strip():
             self.dismiss((fmt, event.value.strip()))
+
+
+def with_format_suffix(name: str, fmt: str) -> str:
+    """``name`` ending as ``fmt``'s files do: a suffix of another format (or a format's name typed as one,
+    ``exp10.markdown``) is replaced, none is added; an extension of the user's own (``notes.txt``) stays."""
+    head, dot, ext = name.rpartition(".")
+    if not dot or "/" in ext:
+        return name + SUFFIX[fmt]
+    if f".{ext}" in SUFFIX.values() or ext in SUFFIX:
+        return head + SUFFIX[fmt]
+    return name

@@ -15,6 +15,7 @@ from textual.style import Style
 from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 
+from tuiperf.tui.widgets.plotext_internals import set_size
 from tuiperf.tui.widgets.plotext_strips import figure_strips
 
 PictureKey = tuple[int, int, int, str]  # the data's version, the size, the theme: one picture each
@@ -149,8 +150,7 @@ class CachedPlot(PlotextPlot):
         if width > 4 and height > 3:
             self.draw(width, height)
         height -= len(self.header)
-        plt.plotsize(width, height)
-        plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue #5)
+        set_size(plt, width, height)
         plt.theme(theme)
 
     @work(thread=True, group="plots", exit_on_error=False, description="plot")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from plotext._utility import ansi_end, colors_to_ansi
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
@@ -20,6 +19,8 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual, visualize
 from textual.widget import Widget
+
+from tuiperf.tui.widgets.plotext_internals import cell_ansi, lay_out
 
 Colours = tuple[Any, Any, Any]  # plotext's (foreground, style, background) of a cell
 _OFFSETS: dict[tuple[int, int], RichStyle] = {}  # (x, y) -> its offset style: the same from build to build
@@ -35,11 +36,10 @@ def figure_strips(
     """Lay out the figure (without rendering it to text), let ``finish`` add to its monitor's cells,
     and return its rows as strips. ``cell_styles`` keeps each colour combination's style from one
     build to the next (rendering one is not free, and a histogram has about ten)."""
-    figure._set_sizes()
-    figure._build_matrix()
+    monitor = lay_out(figure)
     if finish is not None:
-        finish(figure.monitor)
-    matrix = figure.monitor.matrix
+        finish(monitor)
+    matrix = monitor.matrix
     cell_styles = {} if cell_styles is None else cell_styles
     strips = []
     for y, row in enumerate(reversed(matrix.Rows)):  # plotext counts rows from the bottom
@@ -67,7 +67,7 @@ def figure_strips(
 def _cell_style(widget: Widget, colours: Colours, style: Style) -> RichStyle:
     """The style Textual gives a cell of these plotext colours on this widget: rendered once, the
     same way as the whole picture would be."""
-    cell = Text.from_ansi(colors_to_ansi(*colours) + "x" + ansi_end)
+    cell = Text.from_ansi(cell_ansi(*colours))
     (strip,) = Visual.to_strips(widget, visualize(widget, cell), 1, 1, style)
     (segment,) = list(strip)
     return (segment.style or RichStyle()).clear_meta_and_links()
