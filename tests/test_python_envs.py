@@ -24,7 +24,7 @@ from rich.cells import cell_len
 
 from tuiperf.cli import main
 from tuiperf.common.errors import PythonEnvError, TuiperfError
-from tuiperf.processes import python_envs
+from tuiperf.processes import env_build, env_registry, python_envs
 from tuiperf.processes.python_envs import MEASURING_PACKAGES, PROBED, PythonEnv
 
 
@@ -297,7 +297,7 @@ def test_a_failed_write_keeps_what_was_stored(second_python, homes, monkeypatch,
     def full(*args, **kwargs):
         raise TuiperfError("cannot write: No space left on device", where="environments.json")
 
-    monkeypatch.setattr(python_envs, "write_atomic", full)
+    monkeypatch.setattr(env_registry, "write_atomic", full)
     assert main(["env", "add", "second", str(second_python)]) == 2
     assert "the environment list cannot be written: cannot write: No space left" in one_line_error(capsys)
     assert (homes / "environments.json").read_bytes() == before
@@ -458,7 +458,7 @@ def test_create_builds_registers_and_remove_deletes_it(homes, tmp_path, monkeypa
     """The whole of `env create` without a download: the 'requirement' is a local wheel that lets the new
     environment see this one's packages (the measuring requirements are then already there)."""
     offline_pip(monkeypatch, tmp_path)
-    monkeypatch.setattr(python_envs, "MEASURING_REQUIREMENTS", ())
+    monkeypatch.setattr(env_build, "MEASURING_REQUIREMENTS", ())
     wheel = pth_wheel(tmp_path, CURRENT_SITE)
     assert main(["env", "create", "built", str(wheel)]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -475,7 +475,7 @@ def test_create_builds_registers_and_remove_deletes_it(homes, tmp_path, monkeypa
 
 def test_a_built_environment_that_cannot_measure_is_not_kept(homes, tmp_path, monkeypatch, capsys):
     offline_pip(monkeypatch, tmp_path)
-    monkeypatch.setattr(python_envs, "MEASURING_REQUIREMENTS", ())
+    monkeypatch.setattr(env_build, "MEASURING_REQUIREMENTS", ())
     assert main(["env", "create", "nojax", str(pth_wheel(tmp_path, []))]) == 2
     err = capsys.readouterr().err.splitlines()
     why = "no jax: install jax to measure here"
