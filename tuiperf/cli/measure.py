@@ -93,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         report.print_result(result, profiles=args.profiles, width=args.width)
     except KeyboardInterrupt:  # the result is measured and kept: only its report stops here
-        kept = [f"in {one_line(args.json)}"] if written else []
+        kept = [f"in {one_line(args.out)}"] if written else []
         kept += ["in the history (tuiperf history)"] if stored else []
         cut = f"the result is {'partial' if result.partial else 'complete'}" + (
             f", {' and '.join(kept)}" if kept else ""
