@@ -121,3 +121,21 @@ def test_a_python_that_never_starts_holds_the_run_for_its_time_limit_not_two_min
     request = crashing_request(fixture_dir, timeout_s=1.0)
     with pytest.raises(TuiperfError, match=r"hangs: its measuring process did not start within 15 s"):
         run_in_environments(request, [python_envs.PythonEnv(name="hangs", python=str(hangs))])
+
+
+def test_an_interleaved_sweep_of_every_variant_blames_the_one_that_crashed(fixture_dir: str) -> None:
+    # No variants named (the command line's default): the crash comes before any point's RunStarted.
+    request = crashing_request(fixture_dir, sweep_order="interleaved")
+    request.variants = None
+    request.sweep = ("hang_after", ["0", "1000000"])
+    runner = ProcessRunner([fixture_dir])
+    try:
+        result = runner.run(request)
+    finally:
+        runner.close()
+    assert result.sweep is not None and not result.partial and len(result.points) == 2
+    for point in result.points:
+        assert [base_name(v) for v in point.variants] == ["ok", "hangs", "chatty", "segfaults"]
+        assert all(v.measured for v in point.variants[:3])
+        assert point.variants[3].status == "failed" and point.variants[3].error == SEGFAULT
+    assert request.variants is None

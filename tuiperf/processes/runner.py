@@ -28,8 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tuiperf.catalog.folders import file_sha256
 from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
-from tuiperf.contract.catalog import Catalog
+from tuiperf.contract.catalog import Catalog, ScenarioEntry
 from tuiperf.contract.environments import CURRENT
 from tuiperf.contract.events import Event, Progress, RunFailed
 from tuiperf.contract.protocol import ListDevices, Measure, Memory
@@ -210,7 +211,15 @@ class ProcessRunner:
                 lookup(name)
         scenario_dirs = list(request.scenario_dirs or self.scenario_dirs)
         resolved = dataclasses.replace(request, scenario_dirs=scenario_dirs)
-        return dataclasses.replace(resolved, scenario_path=request.scenario_path or self._path_of(resolved))
+        if request.scenario_path is not None:
+            return resolved
+        entry = self._entry_of(resolved)
+        variants = request.variants
+        if not variants and entry.source_sha256 == file_sha256(Path(entry.path)):
+            # Named, so that a variant that crashes the process can be blamed even before any RunStarted
+            # (an interleaved sweep holds those until every point is sampled): the file's own list.
+            variants = [v.name for v in entry.variants]
+        return dataclasses.replace(resolved, scenario_path=entry.path, variants=variants)
 
     def _in_environments(
         self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
@@ -262,8 +271,8 @@ class ProcessRunner:
             on_event(RunFailed(result.error or result.crash.how, WorkerCrashed.title, result))
         return result
 
-    def _path_of(self, request: RunRequest) -> str:
-        """The file that defines the requested scenario (from the catalog; loaded once per folders)."""
+    def _entry_of(self, request: RunRequest) -> ScenarioEntry:
+        """The catalog entry of the requested scenario (the catalog loaded once per folders)."""
         key = tuple(request.scenario_dirs)
         described = (
             self._catalogs.get(key) or self.cached_catalog(request.scenario_dirs) or self.catalog(request.scenario_dirs)
@@ -279,7 +288,7 @@ class ProcessRunner:
                 raise ScenarioError(broken.error, where=broken.where)
             known = ", ".join(sorted(s.id for s in described.scenarios)) or "none"
             raise UnknownScenario(f"no scenario {request.scenario!r} (known: {known})")
-        return entry.path
+        return entry
 
     def _attempt(
         self,
@@ -289,8 +298,6 @@ class ProcessRunner:
         *,
         fresh: bool,
     ) -> Attempt:
-        from tuiperf.catalog.folders import file_sha256
-
         assert request.scenario_path is not None
         key = (request.scenario_path, file_sha256(Path(request.scenario_path)))
         seen = StreamTracker(request, on_event)
