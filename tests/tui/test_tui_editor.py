@@ -231,3 +231,20 @@ async def test_a_scenario_files_control_characters_are_shown_as_stand_ins_and_sa
         assert path.read_text() == hostile.replace("Int(8,", "Int(16,")  # its control characters kept
         await save(pilot, editor, editor.source.text.replace("⟨ESC⟩]0;owned⟨BEL⟩", ""), "✓ saved")
         assert path.read_text() == hostile.replace("Int(8,", "Int(16,").replace("\x1b]0;owned\x07", "")
+
+
+@sync
+async def test_n_with_a_list_filter_active_clears_it_and_opens_the_new_file(saved, folders, tmp_path):
+    _, app = make(saved, folders, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = await ready(pilot, "mine")
+        main.query_one("#scenario-filter").value = "mine"  # hides the scenario about to be made
+        await pilot.press("escape", "n")
+        assert type(app.screen).__name__ == "TemplateScreen"
+        app.screen.query_one("#new-name").value = "my-step"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the new file")
+        assert app.screen.path == folders[2] / "my_step.py"
+        await pilot.press("escape")
+        assert main.query_one("#scenario-filter").value == ""
+        assert main.setup.scenario.id == "my-step"

@@ -44,7 +44,8 @@ class ScenarioFiles:
         reload: Callable[[], None],
     ) -> None:
         """``selected``: the scenario and the broken file selected in the list (one is None);
-        ``select`` selects a scenario by id; ``reload`` describes the scenario files again."""
+        ``select`` selects a scenario by id (clearing a list filter that hides it); ``reload``
+        describes the scenario files again."""
         self.screen, self.scenario_dirs, self.report_error = screen, scenario_dirs, report_error
         self._selected, self._select, self.reload = selected, select, reload
         self._remembered: Remembered = {}
@@ -73,11 +74,20 @@ class ScenarioFiles:
         top = self.screen.app.screen
         if isinstance(top, EditorScreen):
             top.show_outcome(catalog)
-        if self._open_after_reload and self._select(self._open_after_reload[1]):
-            path, scenario_id = self._open_after_reload
-            self._open_after_reload = None
-            self._edit(path, scenario_id)
+        if self._open_after_reload is not None:
+            self._open_created(catalog, *self._open_after_reload)
         self.watch_folders([d for d in catalog.dirs if Path(d).is_dir()])
+
+    def _open_created(self, catalog: Catalog, path: Path, scenario_id: str) -> None:
+        """The editor on a file just created, selected in the list (a filter that hides it is cleared),
+        once a catalog lists it (one read before the file was written may come first)."""
+        listed = any(s.id == scenario_id for s in catalog.scenarios)
+        if not listed and not any(Path(b.path).resolve() == path.resolve() for b in catalog.broken):
+            return
+        self._open_after_reload = None
+        if not (listed and self._select(scenario_id)):
+            self.screen.notify(f"written to {path}", title="New scenario", markup=False)
+        self._edit(path, scenario_id)
 
     # -- watching ----------------------------------------------------------------------------------
     def watch_folders(self, folders: list[str]) -> None:

@@ -88,7 +88,7 @@ class MainScreen(MainCommands):
             shell.scenario_dirs,
             shell.tell_error,  # a file command that fails is no failed run: a notification
             selected=lambda: (self.setup.scenario, self.setup.broken),
-            select=lambda scenario_id: self.setup.select(scenario_id),
+            select=lambda scenario_id: self.setup.select(scenario_id, show=True),
             reload=self.reload_scenarios,
         )
         self.history = RunHistory(

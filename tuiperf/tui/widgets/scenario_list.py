@@ -149,7 +149,19 @@ class ScenarioList(Vertical):
         self.on_option_list_option_highlighted(event)  # type: ignore[arg-type]
         self.post_message(self.Entered())
 
-    def select(self, scenario_id: str) -> bool:
+    def select(self, scenario_id: str, show: bool = False) -> bool:
+        """Highlight a scenario; ``show``: clear a filter that hides it (a scenario just created)."""
+        if self._highlight(scenario_id):
+            return True
+        field = self.query_one("#scenario-filter", Input)
+        if not show or not field.value:
+            return False
+        with self.prevent(Input.Changed):
+            field.value = ""
+        self._rebuild(prefer=f"ok:{scenario_id}")
+        return self._highlight(scenario_id)
+
+    def _highlight(self, scenario_id: str) -> bool:
         options = self.query_one("#scenario-options", OptionList)
         for index in range(options.option_count):
             if options.get_option_at_index(index).id == f"ok:{scenario_id}":

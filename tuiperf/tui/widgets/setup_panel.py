@@ -119,8 +119,8 @@ class SetupPanel(Vertical):
         if launch.scenario:
             self._pending = launch
 
-    def select(self, scenario_id: str) -> bool:
-        return self.query_one(ScenarioList).select(scenario_id)
+    def select(self, scenario_id: str, show: bool = False) -> bool:
+        return self.query_one(ScenarioList).select(scenario_id, show)
 
     # -- choosing a scenario ---------------------------------------------------------------------
     async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
