@@ -1,4 +1,4 @@
-"""Edit a scenario file in the app: ``ctrl+s`` saves atomically and reloads, errors point at their line.
+"""Edit a scenario file in the app: ``ctrl+s`` saves atomically and reloads, errors say their line.
 
 A built-in scenario is never changed: saving one offers a copy in the user's scenario folder, which
 then shadows the built-in (the palette's "Revert to built-in" moves the copy aside). While the saved
@@ -142,7 +142,7 @@ class EditorScreen(Screen[None]):
         self._reload()
 
     def show_outcome(self, catalog: Catalog) -> None:
-        """After a reload: the file's error at its line, or what it now declares."""
+        """After a reload: the file's error with its line number, or what it now declares."""
         if not self.waiting_for_reload:
             return
         self.waiting_for_reload = False
@@ -168,10 +168,8 @@ class EditorScreen(Screen[None]):
         where = f"{self.path.name}:{line}" if line else self.path.name
         after = " — the last good version stays listed and runnable" if kept else ""
         message = inert(one_line(error))
+        # The line is said, not gone to: the cursor stays where the user is typing.
         self.set_status(Text.assemble(("✗ ", "bold red"), (where, "bold"), ": ", message, (after, "dim")))
-        if line:
-            self.source.move_cursor((max(line - 1, 0), 0))
-            self.source.scroll_cursor_visible(center=True)
 
     # -- leaving -----------------------------------------------------------------------------------
     def action_leave(self) -> None:
