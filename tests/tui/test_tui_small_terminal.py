@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
 
 from tuiperf.tui.app import TuiperfApp
@@ -159,19 +160,39 @@ async def test_a_sweep_too_flat_for_a_plot_is_a_table_with_distinct_legend_marks
 
     monkeypatch.setenv("NO_COLOR", "1")
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 22)) as pilot:
         main = await ready(pilot)
         main.show_result(saved["sweep"])
         main.action_show_tab("sweep")
         lines = main.query_one(SweepLines)
         await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
-        assert lines.size.height < MIN_PLOT_ROWS + 5  # what 80x24 leaves it
+        assert lines.size.height < MIN_PLOT_ROWS + 5  # what 80x22 leaves it: two rows of plot, too flat
         picture = [strip.text.rstrip() for strip in lines._built[1]]
         assert picture[1].split() == ["size", "8", "256", "4096"], picture
         marks = [row.split()[0] for row in picture[2:5]]
         assert len(set(marks)) == 3 and [row.split()[1] for row in picture[2:5]] == ["jit", "aot", "broken"]
         caption = str(main.query_one("#sweep-caption").render())
         assert all(f"{mark} {name}" in caption for mark, name in zip(marks, ["jit", "aot", "broken"], strict=True))
+
+
+@pytest.mark.parametrize(("size", "rows"), [((80, 24), 9), ((80, 23), 8)])
+@sync
+async def test_a_sweep_is_plotted_at_80x24_and_with_eight_rows(size, rows, saved, scenario_dirs, tmp_path, monkeypatch):
+    from tuiperf.tui.widgets.sweep_plot import SweepLines
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["sweep"])
+        main.action_show_tab("sweep")
+        lines = main.query_one(SweepLines)
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        assert lines.size.height == rows
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        assert "too few rows" not in picture[0] and picture[0].strip().startswith("Median time per call")
+        assert picture[1].strip().startswith("┌") and picture[-3].strip().startswith("└"), picture
+        assert picture[-2].split() == ["8", "256", "4096"], picture  # the x ticks under the plot
 
 
 @sync
@@ -185,7 +206,7 @@ async def test_m_plots_a_sweeps_program_memory_and_back(saved, scenario_dirs, tm
     memory = {name: [1024 * value for value in sweep.sweep.values] for name in sweep.sweep.medians_ns}
     with_memory = msgspec.structs.replace(sweep, sweep=msgspec.structs.replace(sweep.sweep, memory_bytes=memory))
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 22)) as pilot:  # too flat for a plot: the values as a table
         main = await ready(pilot)
         main.show_result(sweep)
         main.set_focus(None)  # keys go to the screen, not a form field

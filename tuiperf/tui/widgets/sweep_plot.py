@@ -1,8 +1,8 @@
 """Sweep plot: median time per call against the swept parameter, log-log, with fitted slopes.
 
 A slope near 0 means the cost does not grow with the parameter; near 1, it grows linearly. Where the
-plot would get fewer than MIN_PLOT_ROWS rows (an 80x24 terminal left it one), the medians are shown
-as a table instead.
+plot would get fewer than MIN_PLOT_ROWS rows of its own (two y ticks on rows apart and a line between
+them: an 80x24 terminal leaves it four), the medians are shown as a table instead.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, var
 from tuiperf.tui.widgets.text_block import TextBlock
 
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
-MIN_PLOT_ROWS = 8  # rows of the plot itself; the title and the axes take five more
+MIN_PLOT_ROWS = 3  # rows of the plot itself; the title and the axes take five more
 FRAME_ROWS = 5
 CROSSOVER_MARKED = 0.10  # the share whose crossover the plot marks with a vertical line
 
