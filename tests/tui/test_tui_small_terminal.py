@@ -196,6 +196,30 @@ async def test_a_sweep_is_plotted_at_80x24_and_with_eight_rows(size, rows, saved
 
 
 @sync
+async def test_sweep_points_have_markers_and_the_legend_is_beside_the_plot(saved, scenario_dirs, tmp_path, monkeypatch):
+    from tuiperf.tui.widgets.sweep_plot import SweepLines, legend_mark, point_marker
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["sweep"])
+        main.action_show_tab("sweep")
+        lines = main.query_one(SweepLines)
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        top = next(i for i, row in enumerate(picture) if "┌" in row)
+        bottom = next(i for i, row in enumerate(picture) if "└" in row)
+        left = picture[top].index("┌") + 1  # the y ticks left of the frame are no data
+        inside = "\n".join(row[left:] for row in picture[top + 1 : bottom])
+        assert "jit" not in inside and "slope" not in inside, inside  # no legend over the lines
+        assert point_marker(0) in inside and point_marker(1) in inside, inside  # jit's and aot's points
+        assert point_marker(0) != point_marker(1)
+        caption = str(main.query_one("#sweep-caption").render())
+        assert f"{legend_mark(0)} jit" in caption and f"{legend_mark(1)} aot" in caption  # the legend, beside
+
+
+@sync
 async def test_m_plots_a_sweeps_program_memory_and_back(saved, scenario_dirs, tmp_path, monkeypatch):
     import msgspec
 

@@ -7,7 +7,6 @@ them: an 80x24 terminal leaves it four), the medians are shown as a table instea
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from rich.text import Text
@@ -20,7 +19,7 @@ from tuiperf.tui.formatting import format_ns, log_ticks
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
 from tuiperf.tui.widgets.histogram import _unit
-from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
+from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_rgb
 from tuiperf.tui.widgets.text_block import TextBlock
 
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
@@ -29,10 +28,17 @@ FRAME_ROWS = 5
 CROSSOVER_MARKED = 0.10  # the share whose crossover the plot marks with a vertical line
 
 
+POINT_MARKERS = ("●", "x", "o", "+", "*", "#", "@", "%")  # a variant's sweep points, over its braille line
+
+
+def point_marker(index: int) -> str:
+    """The marker on a variant's sweep points: a shape of its own, so that variants differ without colour."""
+    return POINT_MARKERS[index % len(POINT_MARKERS)]
+
+
 def legend_mark(index: int) -> str:
-    """What names a variant's line in the legend: its marker, so that entries differ without colour."""
-    marker = variant_marker(index, "braille")
-    return (BRAILLE_LEGEND if marker == "braille" else marker) * 2
+    """What names a variant's line in the legend (the caption under the plot): a line and its point marker."""
+    return BRAILLE_LEGEND + point_marker(index)
 
 
 class SweepLines(CachedPlot):
@@ -105,15 +111,11 @@ class SweepLines(CachedPlot):
             pts = [(x, m / div) for x, m in zip(xs, ms) if m]
             if not pts:
                 continue
-            slope = sweep.slopes.get(name) if self.quantity == "time" else None
-            label = name + (f"  slope {slope:.2f}" if slope is not None and math.isfinite(slope) else "")
-            plt.plot(
-                [p[0] for p in pts],
-                [p[1] for p in pts],
-                label=label,
-                color=variant_rgb(index),
-                marker=variant_marker(index, "braille"),
-            )
+            # No legend inside the plot (it covered the lines): the caption under it names each
+            # variant by its line and point marker, with its slope.
+            x, y = [p[0] for p in pts], [p[1] for p in pts]
+            plt.plot(x, y, color=variant_rgb(index), marker="braille")
+            plt.scatter(x, y, color=variant_rgb(index), marker=point_marker(index))
         if numeric and self.quantity == "time":
             for c in sweep.crossovers:  # where an extra fixed cost falls under 10 % of the call
                 if c.share == CROSSOVER_MARKED and c.where == "inside" and c.at is not None:
