@@ -65,7 +65,7 @@ def test_the_app_takes_screenshots_before_or_after_the_command():
     assert parse_args(["app", "--screenshots", "shots"]).screenshots == "shots"
     assert parse_args(["--screenshots", "shots", "app"]).screenshots == "shots"
     assert parse_args(["--screenshots", "shots"]).screenshots == "shots"
-    assert parse_args([]).screenshots == "screenshots"
+    assert parse_args([]).screenshots is None  # the app picks its default folder, outside any checkout
 
 
 def test_screenshot_sweeps_as_run_does():
