@@ -42,6 +42,14 @@ def assert_crashed_alone(result: RunResult) -> None:
     assert crashed.failed_phase == "compile"
 
 
+def run_by_runner(fixture_dir: str, request: RunRequest) -> RunResult:
+    runner = ProcessRunner([fixture_dir])
+    try:
+        return runner.run(request)
+    finally:
+        runner.close()
+
+
 def test_a_variant_that_segfaults_fails_alone_and_the_others_are_measured(fixture_dir: str) -> None:
     runner = ProcessRunner([fixture_dir])
     events: list[Event] = []
@@ -62,11 +70,7 @@ def test_a_variant_that_segfaults_fails_alone_and_the_others_are_measured(fixtur
 def test_every_point_of_a_sweep_is_measured_without_the_crashed_variant(fixture_dir: str, order: str) -> None:
     request = crashing_request(fixture_dir, sweep_order=order)
     request.sweep = ("hang_after", ["0", "1"])
-    runner = ProcessRunner([fixture_dir])
-    try:
-        result = runner.run(request)
-    finally:
-        runner.close()
+    result = run_by_runner(fixture_dir, request)
     assert result.sweep is not None and not result.partial and len(result.points) == 2
     for point in result.points:
         assert_crashed_alone(point)
@@ -128,11 +132,7 @@ def test_an_interleaved_sweep_of_every_variant_blames_the_one_that_crashed(fixtu
     request = crashing_request(fixture_dir, sweep_order="interleaved")
     request.variants = None
     request.sweep = ("hang_after", ["0", "1000000"])
-    runner = ProcessRunner([fixture_dir])
-    try:
-        result = runner.run(request)
-    finally:
-        runner.close()
+    result = run_by_runner(fixture_dir, request)
     assert result.sweep is not None and not result.partial and len(result.points) == 2
     for point in result.points:
         assert [base_name(v) for v in point.variants] == ["ok", "hangs", "chatty", "segfaults"]
