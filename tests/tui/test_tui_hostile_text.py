@@ -10,7 +10,7 @@ import copy
 import factories
 from drawn import held, on_screen
 from test_hostile_outputs import rich_result
-from tui_helpers import FakeRunner, ready, sync, wait_until
+from tui_helpers import FakeRunner, open_stored, ready, sync, wait_until
 
 from tuiperf.results import document
 from tuiperf.results.history import History
@@ -31,21 +31,8 @@ def hostile_history(path):
         return history.add(run), history.add(sweep)
 
 
-async def open_stored(pilot, run_id):
-    app = pilot.app
-    main = app.main
-    await pilot.press("escape", "h")
-    screen = app.screen
-    screen.query_one("#history-filter").value = ""
-    await wait_until(pilot, lambda: any(r.id == run_id for r in screen.runs), what="every scenario's runs")
+def rows_inert(app) -> None:
     assert on_screen(app) == {}  # the history rows
-    table = screen.query_one("#history-table")
-    table.move_cursor(row=[r.id for r in screen.runs].index(run_id))
-    table.focus()
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: app.screen is main and main.result is not None, what="the stored run shown")
-    await pilot.pause()
-    return main
 
 
 async def every_tab_drawn_inert(pilot) -> None:
@@ -65,9 +52,9 @@ async def test_a_hostile_stored_run_draws_no_control_character_on_any_tab_or_dia
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path / "s", history_path=path)
     async with app.run_test(size=(160, 50)) as pilot:
         await ready(pilot)
-        main = await open_stored(pilot, sweep_id)
+        main = await open_stored(pilot, sweep_id, on_rows=rows_inert)
         await every_tab_drawn_inert(pilot)
-        main = await open_stored(pilot, run_id)
+        main = await open_stored(pilot, run_id, on_rows=rows_inert)
         await every_tab_drawn_inert(pilot)
 
         await pilot.press("v")  # the variants the histogram draws

@@ -6,6 +6,7 @@ from __future__ import annotations
 import factories
 import pytest
 from tui_helpers import FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
+from tui_helpers import open_stored as helpers_open_stored
 
 from tuiperf.results.export import markdown
 from tuiperf.results.history import History
@@ -34,20 +35,12 @@ def make(saved, scenario_dirs, tmp_path, **kwargs):
 
 
 async def open_stored(pilot, run_id):
-    """Through the history screen, as a user does: list every scenario's runs, enter on ``run_id``."""
-    app = pilot.app
-    main = app.main
-    await pilot.press("escape", "h")
-    screen = app.screen
-    screen.query_one("#history-filter").value = ""
-    await wait_until(pilot, lambda: any(r.id == run_id for r in screen.runs), what="every scenario's runs")
-    table = screen.query_one("#history-table")
-    table.move_cursor(row=[r.id for r in screen.runs].index(run_id))
-    table.focus()
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: main.result is not None and main.result.scenario.id == OTHER, what="stored shown")
-    await pilot.pause()
-    return main
+    """The stored run of the other scenario, opened from the history screen."""
+
+    def shown(main):
+        return main.result is not None and main.result.scenario.id == OTHER
+
+    return await helpers_open_stored(pilot, run_id, shown=shown)
 
 
 @sync

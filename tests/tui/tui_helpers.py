@@ -173,3 +173,23 @@ def sync(fn: Callable[..., Any]) -> Callable[..., Any]:
         return asyncio.run(fn(*args, **kwargs))
 
     return wrapper
+
+
+async def open_stored(pilot, run_id, shown=lambda main: main.result is not None, on_rows=None):
+    """Through the history screen, as a user does: list every scenario's runs, enter on ``run_id``, and
+    wait until ``shown(main)``; ``on_rows(app)`` is called while the rows are on screen."""
+    app = pilot.app
+    main = app.main
+    await pilot.press("escape", "h")
+    screen = app.screen
+    screen.query_one("#history-filter").value = ""
+    await wait_until(pilot, lambda: any(r.id == run_id for r in screen.runs), what="every scenario's runs")
+    if on_rows is not None:
+        on_rows(app)
+    table = screen.query_one("#history-table")
+    table.move_cursor(row=[r.id for r in screen.runs].index(run_id))
+    table.focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen is main and shown(main), what="the stored run shown")
+    await pilot.pause()
+    return main
