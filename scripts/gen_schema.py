@@ -13,12 +13,19 @@ from pathlib import Path
 import msgspec
 
 from tuiperf.results.model import SCHEMA_VERSION, RunResult
+from tuiperf.results.settings import SAME, RunSettings, options_of
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "tuiperf" / "results" / "result.schema.json"
 
 
 def schema_text() -> str:
     schema = msgspec.json.schema(RunResult)
+    # A schema's default is what a document that leaves the field out means: for a run option an
+    # older tuiperf did not have, that is the row's `absent`, not a new run's default.
+    stored = schema["$defs"]["RunOptions"]["properties"]
+    for name, (_, option) in options_of(RunSettings).items():
+        if option.absent is not SAME:
+            stored[name]["default"] = option.absent
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"tuiperf result document, schema version {SCHEMA_VERSION}",

@@ -60,6 +60,29 @@ def test_version_1_files_are_upgraded():
     assert sweep.variants == [] and sweep.shown is sweep.points[-1]
 
 
+def test_older_documents_load_with_the_options_they_meant():
+    # a document from before an option existed means what tuiperf did then, not a new run's default
+    before = resultfile.load(V1 / "v2_tiny_sweep_before_settings_table.json")  # written with options.more
+    for run in (before, *before.points):
+        assert (run.options.timeout_s, run.options.sweep_order, run.options.samples) == (5.0, "interleaved", 5)
+        assert (run.options.profile, run.options.variants, run.options.dispatch) == (False, ["jax.jit"], "sync")
+    assert resultfile.decode(resultfile.encode(before)) == before
+    no_sweep_order = resultfile.load(V1 / "two-environments.json")  # written before --sweep-order
+    assert (no_sweep_order.options.sweep_order, no_sweep_order.options.timeout_s) == ("sequential", 60.0)
+    v1 = resultfile.load(V1 / "v1_tiny_sin_sweep.json")  # before --timeout and --sweep-order
+    for run in (v1, *v1.points):
+        assert (run.options.timeout_s, run.options.sweep_order, run.options.samples) == (None, "sequential", 20)
+    bare = resultfile.decode(b'{"schema_version": 2, "scenario": {"id": "s"}, "device": {"id": "c"}}')
+    assert (bare.options.timeout_s, bare.options.sweep_order, bare.options.budget_s) == (None, "sequential", 3.0)
+
+
+def test_the_schema_gives_what_an_absent_option_meant():
+    schema = json.loads((ROOT / "tuiperf" / "results" / "result.schema.json").read_text())
+    stored = schema["$defs"]["RunOptions"]["properties"]
+    assert (stored["timeout_s"]["default"], stored["sweep_order"]["default"]) == (None, "sequential")
+    assert stored["budget_s"]["default"] == 3.0 and "more" not in stored
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -1,10 +1,8 @@
-"""Every run option, declared once: :class:`RunSettings` is the table.
-
-Each field is one option: its name, its type, its default, and an :class:`Option` saying its bounds or
-choices, its help, its command-line flag and whether the setup form shows it. Everything else is
-derived from this table: the command line's arguments (:func:`add_arguments`), the app's run-option
-fields (``tui/widgets/run_options.py``), a request's settings (``RunRequest.settings``), their
-validation (:func:`check`) and what a result stores (:func:`stored`).
+"""Everything derived from the option table (:class:`RunSettings`, declared in
+:mod:`tuiperf.results.settings`): the command line's arguments (:func:`add_arguments`), the app's
+run-option fields (``tui/widgets/run_options.py``), a request's settings (``RunRequest.settings``), their
+validation (:func:`check`), which options combine (:func:`check_combination`) and what a result stores
+(:func:`stored`: ``RunOptions`` is the table plus the variants).
 
 The derivations read the table from :data:`TABLE` when they run, so a test can put a table with one
 more option there and see it reach the command line, the form and the request.
@@ -16,193 +14,46 @@ import argparse
 import math
 import typing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from tuiperf.common.errors import ParamError
+from tuiperf.results.settings import (  # the table, named here too for the modules that derive from it
+    DEFAULT_DISPATCH,
+    DISPATCH_MODES,
+    INTERLEAVE_MODES,
+    MAX_SAMPLES_PER_VARIANT,
+    MEASURING_COMMANDS,
+    SWEEP_ORDERS,
+    Option,
+    RunSettings,
+    options_of,
+)
+
+__all__ = [
+    "DEFAULT_DISPATCH",
+    "DISPATCH_MODES",
+    "INTERLEAVE_MODES",
+    "MAX_SAMPLES_PER_VARIANT",
+    "MEASURING_COMMANDS",
+    "SWEEP_ORDERS",
+    "TABLE",
+    "Declared",
+    "Option",
+    "RunSettings",
+    "add_arguments",
+    "check",
+    "check_combination",
+    "declared",
+    "from_arguments",
+    "parsed",
+    "stored",
+]
 
 if TYPE_CHECKING:  # the parsers are imported where they are built: the app's first frame needs none
     from tuiperf.api.params import Param
     from tuiperf.results.model import RunOptions
-
-DISPATCH_MODES = ("sync", "async")
-# Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
-# with no hand-off to JAX's dispatch thread, and the breakdown's paths are comparable; both modes
-# repeat equally well between fresh processes (README, "How it measures"; benchmarks/dispatch_modes.py).
-DEFAULT_DISPATCH = "sync"
-INTERLEAVE_MODES = ("block", "call")
-SWEEP_ORDERS = ("interleaved", "sequential")
-MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
-MEASURING_COMMANDS = ("run", "app", "screenshot", "trace")
-
-
-@dataclass(frozen=True)
-class Option:
-    """What the table says of one option besides its name, type and default."""
-
-    help: str
-    flag: str | None = None  # on the command line; a bool's flag sets the opposite of its default
-    metavar: str | None = None
-    choices: tuple[str, ...] = ()
-    min: float | None = None
-    max: float | None = None
-    none: str | None = None  # the word for "no value" (None) on the command line and in the form
-    label: str | None = None  # shown in the setup form under this label; None: not in the form
-    commands: tuple[str, ...] = MEASURING_COMMANDS  # the subcommands that take the flag
-
-    @property
-    def field_id(self) -> str:
-        """The form field's id: the flag without its dashes."""
-        return (self.flag or "").lstrip("-")
-
-
-class RunSettings(msgspec.Struct, kw_only=True):
-    """How to measure (besides the scenario, its parameters, variants and device): the option table."""
-
-    dispatch: Annotated[
-        str,
-        Option(
-            "JAX's CPU dispatch mode (see docs/how-it-measures.md)",
-            flag="--dispatch",
-            choices=DISPATCH_MODES,
-            label="dispatch",
-        ),
-    ] = DEFAULT_DISPATCH
-    budget_s: Annotated[
-        float,
-        Option(
-            "auto mode: sample until each median's 95 % CI is within ±1 % or this many seconds end",
-            flag="--budget",
-            metavar="SECONDS",
-            min=0.01,
-            max=24 * 3600,
-            label="budget s",
-        ),
-    ] = 3.0
-    samples: Annotated[
-        int | None,
-        Option(
-            "fixed samples per variant; auto: until the median is known to ±1 % or the budget ends",
-            flag="--samples",
-            metavar="N",
-            min=1,
-            max=MAX_SAMPLES_PER_VARIANT,
-            none="auto",
-            label="samples",
-        ),
-    ] = None
-    interleave: Annotated[
-        str,
-        Option(
-            "block: ~5 ms turns after a warm-up call (like a timing loop); call: one call per turn",
-            flag="--interleave",
-            choices=INTERLEAVE_MODES,
-        ),
-    ] = "block"
-    timeout_s: Annotated[
-        float | None,
-        Option(
-            "stop a call (or compile) that takes longer than this many seconds (none: never)",
-            flag="--timeout",
-            metavar="SECONDS",
-            min=0.001,
-            max=7 * 24 * 3600,
-            none="none",
-        ),
-    ] = 60.0
-    processes: Annotated[
-        int,
-        Option(
-            "repeat the measurement in N fresh measuring processes and report their spread",
-            flag="--processes",
-            metavar="N",
-            min=1,
-            max=100,
-            commands=("run",),
-        ),
-    ] = 1
-    profile: Annotated[
-        bool, Option("skip the Python profile of each variant", flag="--no-profile", commands=("run",))
-    ] = True
-    seed: Annotated[int, Option("seed of the run's random choices", min=0, max=2**32 - 1)] = 0
-    devices: Annotated[
-        int,
-        Option(
-            "devices the run may use (tuiperf.devices, tuiperf.mesh); on the CPU, N host devices",
-            flag="--devices",
-            metavar="N",
-            min=1,
-            max=256,
-            label="devices",
-        ),
-    ] = 1
-    cluster: Annotated[
-        int,
-        Option(
-            "measure in N processes forming one JAX cluster (jax.distributed), each with --devices devices, "
-            "sampling in lockstep",
-            flag="--cluster",
-            metavar="N",
-            min=1,
-            max=64,
-            commands=("run",),
-        ),
-    ] = 1
-    cluster_start: Annotated[
-        int,
-        Option(
-            "with --cluster: the id of the first cluster process started here (the others run on other hosts)",
-            flag="--cluster-start",
-            metavar="ID",
-            min=0,
-            max=63,
-            commands=("run",),
-        ),
-    ] = 0
-    cluster_local: Annotated[
-        int | None,
-        Option(
-            "with --cluster: how many of its processes start here, from --cluster-start (all: every one)",
-            flag="--cluster-local",
-            metavar="N",
-            min=1,
-            max=64,
-            none="all",
-            commands=("run",),
-        ),
-    ] = None
-    coordinator: Annotated[
-        str | None,
-        Option(
-            "where a cluster's coordinator listens, HOST:PORT (default: 127.0.0.1 and a free port)",
-            flag="--coordinator",
-            metavar="HOST:PORT",
-            none="",
-            commands=("run",),
-        ),
-    ] = None
-    sweep_order: Annotated[
-        str,
-        Option(
-            "a sweep's points: interleaved (all prepared, then sampled in the same rounds, so drift hits every "
-            "point alike) or sequential (one after another, the first re-measured at the end to flag drift)",
-            flag="--sweep-order",
-            choices=SWEEP_ORDERS,
-            commands=("run", "screenshot"),
-        ),
-    ] = "interleaved"
-    baseline: Annotated[
-        str | None,
-        Option(
-            "ratios against this variant (default: the one the scenario marks reference=True, else the first)",
-            flag="--baseline",
-            metavar="VARIANT",
-            none="",
-            commands=("run",),
-        ),
-    ] = None
-
 
 TABLE: type[RunSettings] = RunSettings  # the table the derivations read (tests put a longer one here)
 
@@ -288,14 +139,11 @@ def _int_or_none(value: float | None) -> int | None:
 def declared(table: type[RunSettings] | None = None) -> list[Declared]:
     """The rows of ``table`` (default: :data:`TABLE`), in declaration order."""
     table = table or TABLE
-    hints = typing.get_type_hints(table, include_extras=True)
+    defaults = {field.name: field.default for field in msgspec.structs.fields(table)}
     rows = []
-    for field in msgspec.structs.fields(table):
-        hint = hints[field.name]
-        base, *extras = typing.get_args(hint)
-        option = next(e for e in extras if isinstance(e, Option))
+    for name, (base, option) in options_of(table).items():
         kinds = [k for k in typing.get_args(base) or (base,) if k is not type(None)]
-        rows.append(Declared(field.name, kinds[0], field.default, type(None) in typing.get_args(base), option))
+        rows.append(Declared(name, kinds[0], defaults[name], type(None) in typing.get_args(base), option))
     return rows
 
 
@@ -382,7 +230,4 @@ def stored(
         values["dispatch"] = dispatch
     if baseline is not None:
         values["baseline"] = baseline
-    named = set(RunOptions.__struct_fields__)
-    more = {name: value for name, value in values.items() if name not in named}
-    fields = {name: value for name, value in values.items() if name in named}
-    return RunOptions(variants=variants, more=more, **fields)
+    return RunOptions(variants=variants, **values)

@@ -16,6 +16,8 @@ from typing import Literal
 
 import msgspec
 
+from tuiperf.results.settings import RunSettings
+
 SCHEMA_VERSION = 2
 
 # The vocabulary of stages, defined here once: (key, label, what it is).
@@ -252,29 +254,14 @@ class DeviceInfo(Struct):
     count: int = 1  # devices of this platform the run could use (tuiperf.devices, --devices N)
 
 
-class RunOptions(Struct):
-    """How a run was measured: every row of the option table (``contract/options.py``), stored by
-    :func:`~tuiperf.contract.options.stored`. The rows an older document may lack are fields, with the
-    default such a document meant (``timeout_s`` none, ``sweep_order`` sequential); any other row of the
-    table is kept by name in ``more``, so that a new row is stored with no edit here."""
+class RunOptions(RunSettings, kw_only=True):
+    """How a run was measured: every row of the option table (:class:`RunSettings`, declared once in
+    ``results/settings.py``) as the run used it — ``dispatch`` the mode the process really ran,
+    ``baseline`` the variant ratios are against — and the variants asked for. A row added to the table
+    is stored with no edit here; a document written before a row existed is read with what it meant
+    (the row's ``Option.absent``, filled in by ``resultfile.decode``)."""
 
-    dispatch: str = "sync"
-    samples: int | None = None
-    budget_s: float = 3.0
-    seed: int = 0
     variants: list[str] | None = None
-    interleave: str = "block"
-    processes: int = 1
-    timeout_s: float | None = None
-    profile: bool = True
-    baseline: str | None = None  # ratios are read against it (--baseline, or the scenario's reference=True)
-    devices: int = 1  # devices the run could use (--devices N)
-    sweep_order: str = "sequential"  # a sweep's points: "interleaved" in the same rounds, or one after another
-    cluster: int = 1  # processes of one JAX cluster (--cluster N), each with `devices` devices
-    cluster_start: int = 0  # the first of the cluster's processes started by this tuiperf (--cluster-start)
-    cluster_local: int | None = None  # how many it started (--cluster-local; None: all from cluster_start)
-    coordinator: str | None = None  # the cluster's coordinator as asked for (--coordinator HOST:PORT)
-    more: dict[str, Scalar | None] = {}  # the table's other rows, by name
 
 
 class Environment(Struct):

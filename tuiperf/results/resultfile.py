@@ -16,6 +16,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
 from tuiperf.common.text import inert_json
 from tuiperf.results.model import SCHEMA_VERSION, RunResult
+from tuiperf.results.settings import fill_absent
 
 # What a real result reaches, x10 (beyond it a file is refused, saying which limit): the largest run
 # tuiperf writes (10 variants x 1,000,000 samples, the --samples cap) is ~100-200 MB; scenarios have a
@@ -77,13 +78,24 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
             f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where
         )
     try:
-        result = msgspec.convert(raw, RunResult)
+        result = msgspec.convert(options_as_meant(raw), RunResult)
         check_limits(result, where)
         return result
     except msgspec.ValidationError as exc:
         raise TuiperfError(f"not a valid result document: {exc}", where=where) from None
     except RecursionError:
         raise TuiperfError("not a result document (nested too deeply)", where=where) from None
+
+
+def options_as_meant(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` (and each sweep point) with every run option it lacks set to what its writer meant by
+    leaving it out (the option table's ``Option.absent``: an older tuiperf had no such option). A
+    field of the wrong shape is left for validation to name."""
+    options = doc.get("options", {})
+    meant = {**doc, "options": fill_absent(options) if isinstance(options, dict) else options}
+    if isinstance(doc.get("points"), list):
+        meant["points"] = [options_as_meant(p) if isinstance(p, dict) else p for p in doc["points"]]
+    return meant
 
 
 def check_limits(result: RunResult, where: str = "result") -> None:
