@@ -54,6 +54,26 @@ def sweep(
     return document.sweep_result(parameter, list(values), points, base, duration_s=float(len(values)))
 
 
+def grid(
+    medians: dict[str, Sequence[float]],
+    rows: tuple[str, Sequence[object]] = ("n_args", (1, 4, 16)),
+    columns: tuple[str, Sequence[object]] = ("size", (1, 64)),
+    params: dict | None = None,
+    **header_fields,
+) -> RunResult:
+    """A stored grid (two ``--sweep``): one point per cell, row by row, each variant's median given per cell."""
+    fixed = dict(params or {})
+    cells = [{rows[0]: r, columns[0]: c} for r in rows[1] for c in columns[1]]
+    points = [
+        result({name: steady(series[i]) for name, series in medians.items()}, params={**fixed, **cell}, **header_fields)
+        for i, cell in enumerate(cells)
+    ]
+    base = header(params={**fixed, **cells[0]}, **header_fields)
+    return document.sweep_result(
+        rows[0], list(rows[1]), points, base, duration_s=float(len(cells)), columns=(columns[0], list(columns[1]))
+    )
+
+
 def steady(median: float, n: int = 300, spread: int = 13) -> list[float]:
     """Deterministic, tight samples around ``median``."""
     return [median * (1 + (i % spread - spread // 2) / 1000) for i in range(n)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -340,6 +341,32 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
     if len(pieces) > MAX_LIST:
         raise ParamError(f"sweep over {name} has {len(pieces)} values; at most {MAX_LIST}")
     return name, pieces
+
+
+MAX_CELLS = 1000  # points in a grid: each is set up, compiled and sampled
+
+
+def parse_sweeps(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Every ``--sweep``: one sweeps a parameter, two make a grid of every pair of their values."""
+    sweeps = [parse_sweep(text) for text in texts]
+    if len(sweeps) > 2:
+        raise ParamError(f"{len(sweeps)} --sweep options; a run sweeps one parameter, or two as a grid")
+    check_grid(sweeps)
+    return sweeps
+
+
+def check_grid(axes: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """Two swept parameters make a grid: two different ones, at most MAX_CELLS cells."""
+    if len(axes) != 2:
+        return
+    (first, rows), (second, columns) = axes
+    if first == second:
+        raise ParamError(f"--sweep {first} given twice; a grid sweeps two different parameters")
+    cells = len(rows) * len(columns)
+    if cells > MAX_CELLS:
+        raise ParamError(
+            f"a grid over {first} × {second} has {cells} cells ({len(rows)} × {len(columns)}); at most {MAX_CELLS}"
+        )
 
 
 def parse_name_list(text: str, what: str = "variant") -> list[str]:

@@ -79,5 +79,10 @@ def screenshots(parser: argparse.ArgumentParser, dest: str = "screenshots") -> N
 
 def sweep(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--sweep", metavar="NAME=V1,V2,...", help="measure once per value of one parameter (log-log plot, slopes)"
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2,...",
+        help="measure once per value of one parameter (log-log plot, slopes); "
+        "given twice, once per cell of the grid of both (a table per variant)",
     )

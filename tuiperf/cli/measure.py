@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweep
+from tuiperf.api.params import parse_assignments, parse_name_list, parse_sweeps
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract import options
 from tuiperf.contract.events import Event
@@ -26,12 +26,14 @@ TRACE_DEFAULTS = {"budget_s": 1.0}
 def request_from(args: argparse.Namespace, defaults: dict[str, Any] | None = None) -> RunRequest:
     """The run the options ask for, checked before anything starts; ``defaults`` (by option name) replace
     the table's defaults for this command."""
+    sweeps = parse_sweeps(getattr(args, "sweep", None) or [])
     request = RunRequest(
         scenario=args.scenario,
         params=parse_assignments(args.set),
         variants=parse_name_list(args.variants) if args.variants else None,
         device=args.device,
-        sweep=parse_sweep(args.sweep) if getattr(args, "sweep", None) else None,
+        sweep=sweeps[0] if sweeps else None,
+        grid=sweeps[1] if len(sweeps) > 1 else None,
         scenario_dirs=args.scenarios,
         settings=options.from_arguments(args, defaults),
         environments=list(getattr(args, "environments", None) or []),

@@ -87,13 +87,21 @@ def _pairs(pairs: Sequence[str]) -> Flow:
     return Flow(pairs, lead=" " * INDENT, sep="   ", indent=INDENT)
 
 
+def swept_values(result: RunResult) -> list[tuple[str, list[Any]]]:
+    """Each swept parameter and its values (a grid's two)."""
+    sweep = result.sweep
+    if sweep is None:
+        return []
+    return [(a.parameter, list(a.values)) for a in sweep.grid] or [(sweep.parameter, list(sweep.values))]
+
+
 def header(result: RunResult) -> Group:
     env = result.env
     several = len(result.environments) > 1  # then each environment's versions are listed below
     packages = env.packages if env and not several else {}
     params = dict(result.params)
-    if result.sweep is not None:
-        params[result.sweep.parameter] = ", ".join(one_line(v) for v in result.sweep.values) + " (swept)"
+    for parameter, values in swept_values(result):
+        params[parameter] = ", ".join(one_line(v) for v in values) + " (swept)"
     assignments = [f"{one_line(k)}={one_line(v)}" for k, v in params.items()] or ["none"]
     facts = [
         f"device {one_line(result.device.id)} ({one_line(env.device_kind if env else result.device.kind or '?')})",
@@ -378,13 +386,46 @@ def sweep_grid(sweep: Sweep, width: int, console: Console) -> Any:
     return grid(f"sweep over {one_line(sweep.parameter)}: median per call", headers, rows, width, console)
 
 
+def grid_of_cells(result: RunResult, width: int, console: Console) -> list[Any]:
+    """A grid (two ``--sweep``): a table per variant, rows the first parameter, columns the second,
+    each cell its time per call over its ratio to the baseline there [95 % CI]."""
+    from tuiperf.results.grid import grid_tables, ratio_text, time_text
+
+    parts: list[Any] = []
+    for table in grid_tables(result):
+        (row_name, row_values), (column_name, column_values) = table.rows, table.columns
+        against = "" if table.is_baseline else f" · ratio to {one_line(table.baseline)} [95 % CI]"
+        title = f"{one_line(table.variant)}: time per call{against}, {one_line(row_name)} × {one_line(column_name)}"
+        if table.is_baseline:
+            title += " (the baseline)"
+        headers = [f"{one_line(row_name)} \\ {one_line(column_name)}", *(one_line(v) for v in column_values)]
+        labels = [f"{one_line(row_name)}={one_line(v)}" for v in row_values]
+        two_lines = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+        for i, text in enumerate(headers):
+            two_lines.add_column(Text(text), justify="left" if i == 0 else "right", no_wrap=True)
+        rows: list[list[Cell]] = []
+        for label, cells in zip(labels, table.cells, strict=True):
+            texts = [time_text(c) if table.is_baseline else f"{time_text(c)}\n{ratio_text(c)}" for c in cells]
+            two_lines.add_row(Text(label), *(Text(t) for t in texts))
+            rows.append([label, *(t.replace("\n", " · ") for t in texts)])
+        natural = Measurement.get(console, console.options.update_width(100_000), two_lines).maximum
+        if natural <= width:
+            parts.extend([Group(Hanging(title, style="bold"), two_lines), Text("")])
+        else:  # too wide: each row's cells as ``column value`` pairs (said as such)
+            headers = ["", *(f"{one_line(column_name)}={one_line(v)}" for v in column_values)]
+            parts.extend(
+                [grid(title + " (one row per line: too wide for a table)", headers, rows, 0, console), Text("")]
+            )
+    return parts
+
+
 def sweep_memory_grid(sweep: Sweep, width: int, console: Console) -> list[Any]:
     """Each variant's compiled program memory at each point (XLA's sizes: arguments, outputs, temporaries)."""
     if not sweep.memory_bytes:
         return []
-    headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values]]
+    headers = ["variant", *[one_line(sweep.label(i)) for i in range(len(sweep.values))]]
     rows = [[one_line(name), *[format_bytes(b) for b in series]] for name, series in sweep.memory_bytes.items()]
-    title = f"sweep over {one_line(sweep.parameter)}: program memory (per device), as XLA sizes it"
+    title = f"{one_line(sweep.title())}: program memory (per device), as XLA sizes it"
     return [grid(title, headers, rows, width, console), Text("")]
 
 
@@ -395,7 +436,8 @@ def crossover_lines(result: RunResult) -> list[Any]:
     found = sentences(result)
     if not found:
         return []
-    title = Text("does the extra fixed cost matter at your size? (fit: fixed + per-unit × size)", style="bold")
+    fit = "" if result.sweep is not None and result.sweep.grid else " (fit: fixed + per-unit × size)"
+    title = Text(f"does the extra fixed cost matter at your size?{fit}", style="bold")
     return [title, *[Hanging(f"· {line}", indent=2) for line in found], Text("")]
 
 
@@ -423,10 +465,13 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     shown = result.shown
     where = ""
     if result.sweep is not None and shown is not result:
-        where = f" at {one_line(result.sweep.parameter)}={one_line(shown.params.get(result.sweep.parameter))}"
+        where = f" at {one_line(result.sweep.label(len(result.points) - 1))}"
     parts: list[Any] = [header(result)]
-    if result.sweep is not None:
+    if result.sweep is not None and result.sweep.grid:
+        parts.extend(grid_of_cells(result, width, console))
+    elif result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
+    if result.sweep is not None:
         parts.extend(sweep_memory_grid(result.sweep, width, console))
         parts.extend(crossover_lines(result))
     parts.extend(environments(shown))

@@ -176,7 +176,7 @@ def _sweep_label(run: StoredRun) -> list[str]:
         return []
     from tuiperf.common.text import one_line
 
-    return [f"sweep over {one_line(run.sweep)} ({len(run.points)} points)"]
+    return [one_line(run.shape)]
 
 
 def _medians(run: StoredRun) -> list[str]:
@@ -189,7 +189,7 @@ def _medians(run: StoredRun) -> list[str]:
         return " · ".join(f"{one_line(k)} {format_ns(v)}" for k, v in medians.items() if v is not None)
 
     if run.sweep:
-        return [f"{one_line(run.sweep)}={one_line(value)}: {listed(medians) or '—'}" for value, medians in run.points]
+        return [f"{one_line(run.point_label(value))}: {listed(medians) or '—'}" for value, medians in run.points]
     return [f"{one_line(k)} {format_ns(v)}" for k, v in run.medians.items() if v is not None]
 
 

@@ -34,6 +34,7 @@ class RunRequest:
     variants: list[str] | None = None  # None: all
     device: str | None = None  # "cpu:0", "cuda:1", or None for the first device
     sweep: tuple[str, list[Any]] | None = None  # (parameter, values)
+    grid: tuple[str, list[Any]] | None = None  # a second swept parameter: the sweep becomes a grid (its columns)
     scenario_dirs: list[str] = field(default_factory=list)
     scenario_path: str | None = None  # the file defining `scenario`: import only it (set by runners)
     settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)

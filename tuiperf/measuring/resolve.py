@@ -5,12 +5,12 @@ Each problem is one :class:`TuiperfError` line that names the culprit and what i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tuiperf.api.params import validate
+from tuiperf.api.params import check_grid, validate
 from tuiperf.api.scenario import Scenario
 from tuiperf.common.errors import DeviceError, ParamError, ScenarioError
 from tuiperf.contract import options
@@ -25,7 +25,20 @@ class Resolved:
     params: dict[str, Any]
     names: list[str]  # variants to run, in declaration order
     device: Any  # a jax Device
-    sweep_values: list[Any] | None = None  # typed values of the swept parameter
+    # Each swept parameter with its typed values: one for a sweep, two for a grid, none for one pass.
+    axes: list[tuple[str, list[Any]]] = field(default_factory=list)
+
+    def points(self) -> list[dict[str, Any]]:
+        """The swept parameters' values of every point, a grid row by row (its last parameter fastest)."""
+        cells: list[dict[str, Any]] = [{}]
+        for parameter, values in self.axes:
+            cells = [{**cell, parameter: value} for cell in cells for value in values]
+        return cells if self.axes else []
+
+
+def point_label(swept: dict[str, Any]) -> str:
+    """``n_args=4`` or ``n_args=4, size=64``: a point of a sweep or grid, as messages name it."""
+    return ", ".join(f"{name}={value}" for name, value in swept.items())
 
 
 def resolve(request: RunRequest) -> Resolved:
@@ -42,23 +55,30 @@ def resolve(request: RunRequest) -> Resolved:
     baseline = request.settings.baseline
     if baseline is not None and baseline not in names:
         raise ParamError(f"unknown baseline {baseline!r} (variants of this run: {', '.join(names)})")
-    sweep_values = None
-    if request.sweep is not None:
-        parameter, raw_values = request.sweep
-        if parameter not in scenario.params:
-            known = ", ".join(scenario.params) or "none"
-            raise ParamError(f"cannot sweep unknown parameter {parameter!r} (parameters: {known})")
-        if not raw_values:
-            raise ParamError(f"sweep over {parameter!r} needs at least one value")
-        sweep_values = [scenario.params[parameter].parse(v) for v in raw_values]
-        for value in sweep_values:
-            check_together(scenario, {**params, parameter: value})
+    axes = [axis(scenario, params, sweep) for sweep in (request.sweep, request.grid) if sweep is not None]
+    check_grid(axes)
+    for cell in Resolved(scenario, params, names, None, axes).points() if len(axes) > 1 else []:
+        check_together(scenario, {**params, **cell})
     device = pick_device(request.device)
     wanted, available = request.settings.devices, len(run_devices(device))
     if wanted > available:
         more = " (on the CPU tuiperf starts a measuring process with that many)" if device.platform == "cpu" else ""
         raise DeviceError(f"asked for {wanted} devices, {device.platform} has {available} here{more}")
-    return Resolved(scenario, params, names, device, sweep_values)
+    return Resolved(scenario, params, names, device, axes)
+
+
+def axis(scenario: Scenario, params: dict[str, Any], sweep: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    """One swept parameter's typed values, each checked with the other parameters."""
+    parameter, raw_values = sweep
+    if parameter not in scenario.params:
+        known = ", ".join(scenario.params) or "none"
+        raise ParamError(f"cannot sweep unknown parameter {parameter!r} (parameters: {known})")
+    if not raw_values:
+        raise ParamError(f"sweep over {parameter!r} needs at least one value")
+    values = [scenario.params[parameter].parse(v) for v in raw_values]
+    for value in values:
+        check_together(scenario, {**params, parameter: value})
+    return parameter, values
 
 
 def load_scenario(request: RunRequest) -> Scenario:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 from tuiperf.api.devices import use_devices
 from tuiperf.common.errors import TuiperfError
@@ -24,6 +25,7 @@ from tuiperf.measuring.passes import Pass
 from tuiperf.measuring.policy import SamplingPlan
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.progress import PREPARE_SHARE, SAMPLE_SHARE
+from tuiperf.measuring.resolve import Resolved, point_label
 from tuiperf.measuring.sampler import Target
 from tuiperf.measuring.sampling import Sampled, sample_watched
 from tuiperf.measuring.timing import timer_resolution_ns
@@ -55,26 +57,29 @@ class Held:
 
 @dataclasses.dataclass
 class SweepPoint:
-    """One value of the swept parameter: its pass, the events its preparation gave, what it prepared
+    """One point of a sweep (a cell of a grid): its pass, the events its preparation gave, what it prepared
     and how it was sampled."""
 
     one: Pass
     held: Held
     prepared: list[Prepared] = dataclasses.field(default_factory=list)
     sampled: Sampled | None = None
+    label: str = ""  # n_args=4, or a grid's n_args=4, size=64
+
+
+def sweep_point(resolved: Resolved, swept: dict[str, Any], index: int = 0, count: int = 1) -> Point:
+    """The pass of one point of a sweep or grid (its value: the swept value, or a grid cell's label)."""
+    value = next(iter(swept.values())) if len(swept) == 1 else point_label(swept)
+    return Point({**resolved.params, **swept}, index, value, (index / count, (index + 1) / count))
 
 
 def measure_interleaved(ctx: RunContext) -> RunResult:
-    assert ctx.request.sweep is not None and ctx.resolved.sweep_values is not None
-    parameter, values = ctx.request.sweep[0], ctx.resolved.sweep_values
+    cells = ctx.resolved.points()
     points: list[SweepPoint] = []
-    for value in values:
+    for index, swept in enumerate(cells):
         held = Held(ctx.emit)
-        points.append(
-            SweepPoint(
-                Pass(ctx.with_hooks(emit=held), Point({**ctx.resolved.params, parameter: value}, value=value)), held
-            )
-        )
+        one = Pass(ctx.with_hooks(emit=held), sweep_point(ctx.resolved, swept, index))
+        points.append(SweepPoint(one, held, label=point_label(swept)))
     resolution = timer_resolution_ns()
     headers = [p.one.header(resolution) for p in points]
     use_devices(ctx.devices())
@@ -84,19 +89,19 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
         for index, point in enumerate(points):
             lockstep.wait(Gate(0, START, index))
             ctx.emit(
-                PhaseChanged("compile", None, f"preparing {parameter}={values[index]} ({index + 1} of {len(values)})")
+                PhaseChanged("compile", None, f"preparing {point_label(cells[index])} ({index + 1} of {len(cells)})")
             )
             try:
                 point.prepared = point.one.prepare()
             except TuiperfError as exc:
                 if index == 0:
                     raise
-                stopped.append(f"sweep stopped at {parameter}={values[index]}: {exc}")
+                stopped.append(f"sweep stopped at {point_label(cells[index])}: {exc}")
                 del points[index:], headers[index:]
                 break
             if ctx.cancel.is_set():
                 break
-        sample_together(ctx, points, parameter, resolution)
+        sample_together(ctx, points, resolution)
         results = []
         for index, (point, header) in enumerate(zip(points, headers, strict=True)):
             lockstep.wait(Gate(0, ANALYSE, index))
@@ -111,12 +116,18 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
             one.analyse(point.prepared, sampled)
             results.append(one.document(header, sampled))
     base = Pass(ctx, Point(ctx.resolved.params)).header(None, with_env=False)
+    axes = ctx.resolved.axes
     return document.sweep_result(
-        parameter, values, results, base, duration_s=time.monotonic() - ctx.started, warnings=stopped
+        *axes[0],
+        results,
+        base,
+        duration_s=time.monotonic() - ctx.started,
+        warnings=stopped,
+        columns=axes[1] if len(axes) > 1 else None,
     )
 
 
-def sample_together(ctx: RunContext, points: list[SweepPoint], parameter: str, resolution: float) -> None:
+def sample_together(ctx: RunContext, points: list[SweepPoint], resolution: float) -> None:
     """One sampler over every point's variants; each point then knows its targets, compile counts and
     causes, as if it had sampled alone."""
     keyed: dict[str, tuple[SweepPoint, str]] = {}
@@ -125,11 +136,12 @@ def sample_together(ctx: RunContext, points: list[SweepPoint], parameter: str, r
         point.sampled, targets = point.one.plan_sampling(point.prepared, resolution)
         for target in targets:
             name = target.name
-            target.name = f"{parameter}={point.one.point.value}\u241f{name}"  # unique while sampled together
+            target.name = f"{point.label}\u241f{name}"  # unique while sampled together
             keyed[target.name] = (point, name)
             everything.append(target)
     if everything and not ctx.cancel.is_set():
-        ctx.emit(PhaseChanged("sample", None, f"sampling every {parameter} value together, round by round"))
+        what = "cell of the grid" if len(ctx.resolved.axes) > 1 else f"{ctx.resolved.axes[0][0]} value"
+        ctx.emit(PhaseChanged("sample", None, f"sampling every {what} together, round by round"))
 
         def on_tick(elapsed: float, fraction: float) -> None:
             overall = PREPARE_SHARE + SAMPLE_SHARE * min(max(fraction, 0.0), 1.0)

@@ -101,11 +101,13 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
     for label, old_point, new_point in pairs:
         rows += _point_rows(old_point, new_point, label, found)
     first_old, first_new = (pairs[0][1], pairs[0][2]) if pairs else (old.shown, new.shown)
-    swept = {run.sweep.parameter for run in (old, new) if run.sweep is not None} if len(pairs) > 1 else set()
+    swept = (
+        {p for run in (old, new) if run.sweep is not None for p in run.sweep.parameters} if len(pairs) > 1 else set()
+    )
     described = [
         d for d in differences(first_old, first_new) if not any(d.startswith(f"parameter {p} ") for p in swept)
     ]
-    shapes = [f"a sweep over {r.sweep.parameter}" if r.sweep is not None else "a single run" for r in (old, new)]
+    shapes = [_shape(r) for r in (old, new)]
     if shapes[0] != shapes[1]:
         described.insert(0, f"{shapes[0]} → {shapes[1]} (compared at {pairs[0][0]})")
     return RunComparison(rows=rows, differences=described + found)
@@ -118,22 +120,44 @@ def matched_points(old: RunResult, new: RunResult) -> tuple[list[tuple[str, RunR
     single run with the sweep's point at its value (else the sweep's last point); otherwise the
     two results themselves."""
     notes: list[str] = []
-    if old.sweep is not None and new.sweep is not None and old.sweep.parameter == new.sweep.parameter:
-        parameter = old.sweep.parameter
-        before = {_key(p.params.get(parameter)): p for p in old.points}
-        after = {_key(p.params.get(parameter)): p for p in new.points}
-        pairs = [(f"{parameter}={key}", before[key], after[key]) for key in after if key in before]
-        only_old = [key for key in before if key not in after]
-        only_new = [key for key in after if key not in before]
-        if only_old:
-            notes.append(f"{parameter}={', '.join(only_old)}: measured in the old run only")
-        if only_new:
-            notes.append(f"{parameter}={', '.join(only_new)}: measured in the new run only")
+    if old.sweep is not None and new.sweep is not None and old.sweep.parameters == new.sweep.parameters:
+        parameters = old.sweep.parameters
+        before = {_cell(p, parameters): p for p in old.points}
+        after = {_cell(p, parameters): p for p in new.points}
+        pairs = [(_label(parameters, key), before[key], after[key]) for key in after if key in before]
+        for side, keys in (
+            ("old", [k for k in before if k not in after]),
+            ("new", [k for k in after if k not in before]),
+        ):
+            if not keys:
+                continue
+            if len(parameters) == 1:  # n_args=1, 4: measured in the old run only
+                notes.append(f"{parameters[0]}={', '.join(k[0] for k in keys)}: measured in the {side} run only")
+            else:  # a grid's cells: n_args=1, size=64; n_args=4, size=64: ...
+                notes.append(f"{'; '.join(_label(parameters, k) for k in keys)}: measured in the {side} run only")
         return pairs, notes
     old_point, new_point = _point_like(old, new), _point_like(new, old)
-    swept = next((r.sweep.parameter for r in (new, old) if r.sweep is not None), None)
-    label = f"{swept}={(new_point if new.sweep else old_point).params.get(swept)}" if swept else ""
+    swept_run = new if new.sweep is not None else old
+    label = ""
+    if swept_run.sweep is not None:
+        parameters = swept_run.sweep.parameters
+        label = _label(parameters, _cell(new_point if swept_run is new else old_point, parameters))
     return [(label, old_point, new_point)], notes
+
+
+def _shape(run: RunResult) -> str:
+    if run.sweep is None:
+        return "a single run"
+    return f"a {'grid' if run.sweep.grid else 'sweep'} over {' × '.join(run.sweep.parameters)}"
+
+
+def _cell(point: RunResult, parameters: list[str]) -> tuple[str, ...]:
+    """A point's swept values, as the key that matches it with the other run's point."""
+    return tuple(_key(point.params.get(p)) for p in parameters)
+
+
+def _label(parameters: list[str], cell: tuple[str, ...]) -> str:
+    return ", ".join(f"{p}={value}" for p, value in zip(parameters, cell, strict=True))
 
 
 def _key(value: object) -> str:
@@ -141,11 +165,12 @@ def _key(value: object) -> str:
 
 
 def _point_like(run: RunResult, other: RunResult) -> RunResult:
-    """``run`` itself, or a sweep's point at the value ``other`` (a single run) has."""
+    """``run`` itself, or a sweep's point at the values ``other`` (a single run) has."""
     if run.sweep is None or not run.points:
         return run
-    value = _key(other.shown.params.get(run.sweep.parameter))
-    return next((p for p in run.points if _key(p.params.get(run.sweep.parameter)) == value), run.shown)
+    parameters = run.sweep.parameters
+    wanted = _cell(other.shown, parameters)
+    return next((p for p in run.points if _cell(p, parameters) == wanted), run.shown)
 
 
 def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: list[str]) -> list[VariantChange]:

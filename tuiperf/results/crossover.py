@@ -69,7 +69,7 @@ def _series(result: RunResult, name: str) -> tuple[list[float], list[float], lis
 def sizes_of(result: RunResult) -> list[float] | None:
     """The swept values as sizes (numbers ≥ 0, three or more distinct), else None."""
     sweep = result.sweep
-    if sweep is None or not result.points:
+    if sweep is None or not result.points or sweep.grid:
         return None
     values = sweep.values[: len(result.points)]
     if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in values):
@@ -229,11 +229,17 @@ def sentence(c: Crossover, parameter: str, device: str, swept: Sequence[float]) 
     return f"{text} on {one_line(device)}{fit}"
 
 
+# A grid's cells vary two parameters at once: a fit along one of them would mix in the other.
+GRID_NOTE = "not answered for a grid: the fit (fixed + per-unit × size) needs a sweep over one size parameter alone"
+
+
 def sentences(result: RunResult, compute: bool = True) -> list[str]:
     """The sweep's crossovers as sentences, each variant's 10 % then 1 %: the stored ones, else (an
     older result, ``compute``) computed now."""
     sweep = result.sweep
     swept = sizes_of(result)
+    if sweep is not None and sweep.grid:
+        return [GRID_NOTE]
     if sweep is None or swept is None:
         return []
     found = sweep.crossovers or (crossovers(result) if compute else [])

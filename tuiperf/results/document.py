@@ -33,6 +33,7 @@ from tuiperf.results.model import (
     Stats,
     Struct,
     Sweep,
+    SweepAxis,
     Tool,
     VariantResult,
     VariantStatus,
@@ -272,15 +273,21 @@ def sweep_result(
     duration_s: float,
     warnings: Sequence[str] = (),
     anchor: RunResult | None = None,
+    columns: tuple[str, list[Any]] | None = None,
 ) -> RunResult:
     """A sweep: one complete result per value (``points``), medians and log-log slopes per variant.
+    With ``columns`` (a second swept parameter) a grid: ``values`` are its rows and ``points`` its
+    cells row by row; no slopes (along which parameter?) and no crossovers (a fit over one size).
 
     ``anchor`` is the first point measured again after the last: a variant whose median moved beyond
     both CIs and by more than :data:`DRIFT_LIMIT` gets a warning (the points between saw that drift).
     """
     from tuiperf.results.stats import loglog_slope
 
-    measured_values = values[: len(points)]
+    grid = [SweepAxis(parameter, list(values)), SweepAxis(*columns)] if columns is not None else []
+    cells = [row for row in values for _ in columns[1]] if columns is not None else list(values)
+    measured_values = cells[: len(points)]
+    shape = Sweep(parameter=parameter, values=measured_values, medians_ns={}, slopes={}, grid=grid)
     names = list(dict.fromkeys(v.name for point in points for v in point.variants))
     medians: dict[str, list[float | None]] = {}
     for name in names:
@@ -290,13 +297,13 @@ def sweep_result(
             series.append(entry.stats.median_ns if entry is not None and entry.stats is not None else None)
         medians[name] = series
     memory = {name: [_program_total(point.variant(name)) for point in points] for name in names}
-    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
+    numeric = not grid and all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
     slopes: dict[str, float | None] = {}
     for name, series in medians.items():
         pairs = [(x, y) for x, y in zip(measured_values, series) if y is not None] if numeric else []
         slopes[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
-    partial = any(p.partial for p in points) or len(points) < len(values)
-    point_warnings = [f"[{parameter}={p.params.get(parameter)}] {w}" for p in points for w in p.warnings]
+    partial = any(p.partial for p in points) or len(points) < len(cells)
+    point_warnings = [f"[{shape.label(i)}] {w}" for i, p in enumerate(points) for w in p.warnings]
     anchor_ns: dict[str, float | None] = {}
     if anchor is not None and points:
         for name in names:
@@ -308,7 +315,7 @@ def sweep_result(
             if drift is not None:
                 point_warnings.insert(
                     0,
-                    f"drift: {name} at {parameter}={measured_values[0]} read {_ns(start.stats.median_ns)} at the "
+                    f"drift: {name} at {shape.label(0)} read {_ns(start.stats.median_ns)} at the "
                     f"start of the sweep and {_ns(end.stats.median_ns)} after its last point ({100 * drift:+.1f} %): "
                     "the points between may carry up to that much drift, so read slopes and ratios across points "
                     "with that margin (or run the points one at a time)",
@@ -326,9 +333,8 @@ def sweep_result(
         duration_s=duration_s,
         partial=partial,
         warnings=list(dict.fromkeys([*warnings, *point_warnings])),
-        sweep=Sweep(
-            parameter=parameter,
-            values=measured_values,
+        sweep=msgspec.structs.replace(
+            shape,
             medians_ns=medians,
             slopes=slopes,
             anchor_ns=anchor_ns,

@@ -47,7 +47,9 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "point", "variant", "sample", "ns", "loops_per_sample"])
     points = result.points if result.sweep is not None else [result]
-    values = result.sweep.values if result.sweep is not None else [""]
+    sweep = result.sweep
+    # a sweep's point is its value; a grid's cell its label ("n_args=4, size=64")
+    values = [sweep.label(i) if sweep.grid else v for i, v in enumerate(sweep.values)] if sweep is not None else [""]
     for value, point in zip(values, points, strict=False):
         for variant in point.variants:
             name = _csv_text(variant.name)
@@ -111,10 +113,18 @@ def markdown(result: RunResult) -> str:
     lines = [f"## tuiperf: {_cell(result.scenario.title or result.scenario.id)}", ""]
     if result.partial:
         lines += ["**Partial result**: the run was cancelled or its measuring process stopped.", ""]
-    swept = result.sweep.parameter if result.sweep is not None else None
-    params = ", ".join(_code(f"{k}={v}") for k, v in shown.params.items() if k != swept) or "defaults"
+    swept = result.sweep.parameters if result.sweep is not None else []
+    params = ", ".join(_code(f"{k}={v}") for k, v in shown.params.items() if k not in swept) or "defaults"
     lines += [f"Scenario {_code(result.scenario.id)} with {params}."]
-    if result.sweep is not None:
+    if result.sweep is not None and result.sweep.grid:
+        first, second = result.sweep.grid
+        lines += [
+            f"Grid over {_code(first.parameter)} × {_code(second.parameter)} ({result.sweep.cell_count} cells): "
+            f"{_code(first.parameter)} = {', '.join(_cell(v) for v in first.values)}; "
+            f"{_code(second.parameter)} = {', '.join(_cell(v) for v in second.values)}; "
+            "each variant's table over every cell first, then each cell's tables."
+        ]
+    elif result.sweep is not None:
         values = ", ".join(_cell(v) for v in result.sweep.values)
         n = len(result.sweep.values)
         lines += [
@@ -143,10 +153,9 @@ def markdown(result: RunResult) -> str:
     lines += _environments_section(result)
 
     if result.sweep is not None and result.points:
-        lines += _sweep_section(result)
-        for point in result.points:
-            value = point.params.get(result.sweep.parameter)
-            lines += ["", f"### At {_code(f'{result.sweep.parameter}={value}')}"]
+        lines += _grid_section(result) if result.sweep.grid else _sweep_section(result)
+        for index, point in enumerate(result.points):
+            lines += ["", f"### At {_code(result.sweep.label(index))}"]
             lines += _point(point, "####")
     else:
         lines += _point(shown, "###")
@@ -188,6 +197,32 @@ def _sweep_section(result: RunResult) -> list[str]:
     return lines
 
 
+def _grid_section(result: RunResult) -> list[str]:
+    """A grid: per variant, rows the first parameter, columns the second, each cell the median and
+    its ratio to the baseline there with the 95 % CI."""
+    from tuiperf.results.grid import grid_tables, ratio_text, time_text
+
+    lines: list[str] = []
+    for table in grid_tables(result):
+        (row_name, row_values), (column_name, column_values) = table.rows, table.columns
+        versus = " (the baseline)" if table.is_baseline else f", ratio to {_code(table.baseline)} [95% CI]"
+        lines += ["", f"### {_code(table.variant)}: time per call{versus}", ""]
+        header = [f"{_code(row_name)} \\\\ {_code(column_name)}", *(_cell(v) for v in column_values)]
+        rows = [
+            [
+                _code(f"{row_name}={value}"),
+                *(_cell(time_text(c) if table.is_baseline else f"{time_text(c)} · {ratio_text(c)}") for c in cells),
+            ]
+            for value, cells in zip(row_values, table.cells, strict=True)
+        ]
+        lines += _table(header, rows)
+    from tuiperf.results.crossover import sentences
+
+    note = _cell(sentences(result)[0])
+    lines += ["", f"_Does the extra fixed cost matter at your size? {note[:1].upper()}{note[1:]}._"]
+    return lines
+
+
 def _environments_section(result: RunResult) -> list[str]:
     """A run over several Python environments: each one's Python and library versions, then each
     variant against the same variant in the reference environment, as sentences that name the
@@ -204,12 +239,12 @@ def _environments_section(result: RunResult) -> list[str]:
         rows.append([_code(run.name), python, *versions, status])
     lines += _table(["environment", "python", *COMPARED_PACKAGES, "status"], rows)
     points = result.points if result.sweep is not None else [result]
-    for point in points:
+    for index, point in enumerate(points):
         found = changes(point)
         if not found:
             continue
         sweep = result.sweep
-        where = f" at {_code(f'{sweep.parameter}={point.params.get(sweep.parameter)}')}" if sweep else ""
+        where = f" at {_code(sweep.label(index))}" if sweep else ""
         heading = f"Each variant against {_code(result.environments[0].name)}{where} (ratio of medians, 95% CI, p)"
         lines += ["", heading, ""] + [f"- {_cell(row.sentence())}" for row in found]
     return lines

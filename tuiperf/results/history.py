@@ -108,17 +108,56 @@ class StoredRun:
     jax_version: str
     status: str
     medians: dict[str, float | None]
-    sweep: str = ""  # the swept parameter ("" for a single run)
-    # A sweep's points in order: (value, {variant: median}); a single run's are in ``medians``.
+    sweep: str = ""  # the swept parameter ("" for a single run); a grid's two as "n_args × size"
+    # A sweep's points in order: (value, {variant: median}) (a grid's value: its cell, "n_args=4, size=64");
+    # a single run's are in ``medians``.
     points: list[tuple[str, dict[str, float | None]]] = field(default_factory=list)
+
+    @property
+    def is_grid(self) -> bool:
+        return GRID_JOIN in self.sweep
+
+    def point_label(self, value: str) -> str:
+        """``n_args=4``, or a grid cell's ``n_args=4, size=64`` (stored as such)."""
+        return value if self.is_grid else f"{self.sweep}={value}"
+
+    @property
+    def shape(self) -> str:
+        """``sweep over n_args (3 points)``, ``grid over n_args × size (6 cells)``; "" for a single run."""
+        if not self.sweep:
+            return ""
+        n = len(self.points)
+        if self.is_grid:
+            return f"grid over {self.sweep} ({n} cell{'s' * (n != 1)})"
+        return f"sweep over {self.sweep} ({n} point{'s' * (n != 1)})"
 
     @property
     def label(self) -> str:
         """How the run reads in a list: its parameters, a sweep's values named as such."""
         if not self.sweep:
             return self.params
+        if self.is_grid:
+            return f"{self.shape} {self.params}".strip()
         values = ",".join(value for value, _ in self.points)
         return f"sweep over {self.sweep} ({len(self.points)} points: {values}) {self.params}".strip()
+
+
+GRID_JOIN = " × "  # between a grid's two parameters in the ``sweep`` column (names are identifiers)
+
+
+def swept_text(result: RunResult) -> str:
+    """The ``sweep`` column: the swept parameter, a grid's two joined by :data:`GRID_JOIN`."""
+    return GRID_JOIN.join(result.sweep.parameters) if result.sweep is not None else ""
+
+
+def point_values(result: RunResult) -> list[str]:
+    """The ``value`` column of each point: the swept value, a grid cell's label."""
+    sweep = result.sweep
+    if sweep is None:
+        return []
+    if sweep.grid:
+        return [sweep.label(i) for i in range(len(sweep.values))]
+    return [str(v) for v in sweep.values]
 
 
 def default_path() -> Path | None:
@@ -141,8 +180,8 @@ def status_of(result: RunResult) -> str:
 
 def params_text(result: RunResult) -> str:
     """The run's parameters; for a sweep, those it held fixed (the swept one is in its own column)."""
-    swept = result.sweep.parameter if result.sweep is not None else None
-    return " ".join(f"{k}={v}" for k, v in result.params.items() if k != swept)
+    swept = result.sweep.parameters if result.sweep is not None else []
+    return " ".join(f"{k}={v}" for k, v in result.params.items() if k not in swept)
 
 
 def parse_date(text: str, option: str) -> str:
@@ -295,7 +334,7 @@ class History:
                     status_of(result),
                     result.scenario.source_sha256 or "",
                     encode(result),
-                    result.sweep.parameter if result.sweep is not None else "",
+                    swept_text(result),
                 ),
             )
             run_id = int(cursor.lastrowid or 0)
@@ -307,8 +346,8 @@ class History:
                 db.executemany(
                     "INSERT INTO point_medians (run_id, point, value, variant, median_ns) VALUES (?, ?, ?, ?, ?)",
                     [
-                        (run_id, index, str(value), name, medians[index] if index < len(medians) else None)
-                        for index, value in enumerate(result.sweep.values)
+                        (run_id, index, value, name, medians[index] if index < len(medians) else None)
+                        for index, value in enumerate(point_values(result))
                         for name, medians in result.sweep.medians_ns.items()
                     ],
                 )

@@ -368,7 +368,20 @@ class Crossover(Struct):
     misfit: float  # root-mean-square relative residual of the variant's linear fit
 
 
+class SweepAxis(Struct):
+    """One swept parameter of a grid and its values, in the order given."""
+
+    parameter: str
+    values: list[Scalar]
+
+
 class Sweep(Struct):
+    """A sweep over one parameter (one point per value) or a grid over two (``grid``: one point per
+    cell, row by row: the first parameter's values are the rows, the second's the columns).
+
+    ``values`` holds each measured point's value of ``parameter`` (for a grid: the row of each cell), so
+    it always lines up with ``points`` and ``medians_ns``; name a point with :meth:`label`."""
+
     parameter: str
     values: list[Scalar]
     medians_ns: dict[str, list[float | None]]
@@ -379,6 +392,43 @@ class Sweep(Struct):
     memory_bytes: dict[str, list[int | None]] = {}
     # For a sweep over a size: where each variant's extra fixed cost stops mattering (see Crossover).
     crossovers: list[Crossover] = []
+    # A grid (two ``--sweep``): both parameters and their values; empty for a sweep over one parameter.
+    grid: list[SweepAxis] = []
+
+    @property
+    def parameters(self) -> list[str]:
+        return [axis.parameter for axis in self.grid] if self.grid else [self.parameter]
+
+    @property
+    def cell_count(self) -> int:
+        """The points a complete sweep has (a grid's rows × columns); ``values`` holds those measured."""
+        if not self.grid:
+            return len(self.values)
+        count = 1
+        for axis in self.grid:
+            count *= len(axis.values)
+        return count
+
+    def cell(self, index: int) -> dict[str, Scalar]:
+        """The swept parameters' values at point ``index``."""
+        if not self.grid:
+            return {self.parameter: self.values[index]}
+        found: dict[str, Scalar] = {}
+        for axis in reversed(self.grid):  # the last parameter varies fastest
+            index, at = divmod(index, len(axis.values))
+            found[axis.parameter] = axis.values[at]
+        return {p: found[p] for p in self.parameters}
+
+    def label(self, index: int) -> str:
+        """``n_args=4`` or, in a grid, ``n_args=4, size=64`` (values as given; callers sanitise)."""
+        return ", ".join(f"{name}={value}" for name, value in self.cell(index).items())
+
+    def title(self) -> str:
+        """``sweep over n_args (3 points)`` or ``grid over n_args × size (6 cells)``."""
+        n = self.cell_count
+        if self.grid:
+            return f"grid over {' × '.join(self.parameters)} ({n} cell{'s' * (n != 1)})"
+        return f"sweep over {self.parameter} ({n} point{'s' * (n != 1)})"
 
 
 class RunResult(Struct, kw_only=True):

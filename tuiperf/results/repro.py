@@ -300,7 +300,7 @@ def generate(result: RunResult, source: str) -> str:
                 stored.setdefault(base_name(v), []).append([v.environment, v.stats.median_ns])
         variants = [base_name(v) for v in point.variants if v.ok]
         points.append({"params": dict(point.params), "variants": list(dict.fromkeys(variants)), "stored": stored})
-    swept = [result.sweep.parameter] if result.sweep is not None else []
+    swept = result.sweep.parameters if result.sweep is not None else []
     packages = {k: v for k, v in (result.env.packages if result.env else {}).items() if v}
     header = (
         '"""Re-times a tuiperf run without tuiperf: python THIS_FILE [SECONDS].\n\n'
@@ -317,9 +317,10 @@ def generate(result: RunResult, source: str) -> str:
         f"DEVICE_KIND = {literal(result.device.kind)}\n"
         f"DISPATCH = {literal(result.options.dispatch)}\n"
         f"PACKAGES = {literal(packages)}\n"
-        f"SWEPT = {literal(swept)}  # the swept parameter of a sweep\n"
+        f"SWEPT = {literal(swept)}  # the swept parameter of a sweep (a grid's two)\n"
         "# Each point's parameters, the variants it measured and their stored medians (ns, each with the\n"
-        "# environment it was measured in when the run had several): a sweep's every point; a run's one.\n"
+        "# environment it was measured in when the run had several): a sweep's every point (a grid's every\n"
+        "# cell); a run's one.\n"
         f"POINTS = {_points_literal(points)}\n"
         f"SOURCE_NAME = {literal(result.scenario.id + '.py')}\n"
         f"SOURCE_SHA256 = {literal(hashlib.sha256(source.encode('utf-8')).hexdigest())}\n"

@@ -107,7 +107,10 @@ def run_header(request: RunRequest) -> str:
     """The progress block's first line: what runs, where (device, Python environments) and how."""
     params = " ".join(f"{k}={v}" for k, v in request.params.items())
     sweep = ""
-    if request.sweep:
+    if request.sweep and request.grid:
+        n = len(request.sweep[1]) * len(request.grid[1])
+        sweep = f" · grid over {request.sweep[0]} × {request.grid[0]} ({n} cell{'s' * (n != 1)})"
+    elif request.sweep:
         n = len(request.sweep[1])
         sweep = f" · sweep over {request.sweep[0]} ({n} point{'s' * (n != 1)})"
     environments = f" · in {', '.join(request.environments)}" if request.environments else ""

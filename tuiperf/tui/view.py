@@ -46,8 +46,7 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
     note = "PARTIAL" if result.partial else ""
     if result.sweep is not None and shown is not result:
         shown = msgspec.structs.replace(shown, partial=result.partial, warnings=result.warnings)
-        value = shown.params.get(result.sweep.parameter)
-        note = f"{note} ({one_line(result.sweep.parameter)}={one_line(value)})".strip()
+        note = f"{note} ({one_line(point_of(result.sweep, shown))})".strip()
     variants = shown.variants
     return ResultView(
         shown=shown,
@@ -65,15 +64,15 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
 
 def header_of(shown: RunResult, run: RunResult | None = None) -> str:
     """``scenario · device · 4 devices · dispatch · a=1 b=2``: what produced the figures on screen;
-    for a sweep (``run``), ``sweep over n (3 points) · size=1 · at n=16`` (the point on screen)."""
+    for a sweep (``run``), ``sweep over n (3 points) · size=1 · at n=16`` (the point on screen); for a
+    grid, ``grid over n × size (6 cells) · at n=16, size=64``."""
     run = run or shown
-    swept = run.sweep.parameter if run.sweep is not None else None
-    params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in shown.params.items() if k != swept)
+    swept = run.sweep.parameters if run.sweep is not None else []
+    params = " ".join(f"{one_line(k)}={one_line(v)}" for k, v in shown.params.items() if k not in swept)
     shape = ""
     if run.sweep is not None:
-        n = len(run.sweep.values)
-        shape = f"sweep over {one_line(swept)} ({n} point{'s' * (n != 1)})"
-        params = f"{params} · at {one_line(swept)}={one_line(shown.params.get(swept or ''))}".lstrip(" ·")
+        shape = one_line(run.sweep.title())
+        params = f"{params} · at {one_line(point_of(run.sweep, shown))}".lstrip(" ·")
     processes = run.options.processes if run.cluster is None else run.cluster.processes
     parts = [
         one_line(run.scenario.id),
@@ -85,6 +84,11 @@ def header_of(shown: RunResult, run: RunResult | None = None) -> str:
         params,
     ]
     return " · ".join(p for p in parts if p)
+
+
+def point_of(sweep: Sweep, point: RunResult) -> str:
+    """``n_args=16``, or a grid cell's ``n_args=16, size=64``: the point ``point`` is of ``sweep``."""
+    return ", ".join(f"{name}={point.params.get(name)}" for name in sweep.parameters)
 
 
 def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
