@@ -28,9 +28,9 @@ def strips_through_ansi(plot: LatencyHistogram) -> list:
     with _PLOTEXT_LOCK:
         plot.set_up_figure(width, height, theme)
         plt = plot.plt
-        plot.finish(lay_out(plt))  # the lines drawn into the cells
-        plt.monitor.matrix.set_canvas()
-        picture = Text.from_ansi(plt.monitor.matrix.get_canvas())
+        canvas = lay_out(plt)
+        plot.finish(canvas)  # the lines drawn into the cells
+        picture = Text.from_ansi(canvas.ansi_text())
     rows = height - len(plot.header)  # the title and legend lines above the figure are not plotext's
     return Visual.to_strips(plot, visualize(plot, picture), width, rows, plot.visual_style)
 

@@ -3,9 +3,10 @@
 plotext draws a line as a Python list of every dot on it, then groups the dots into 2 x 4 braille
 cells through a dict of nested lists: most of a histogram's build. Here each column of dots a segment
 crosses becomes one span of rows, and a span lights its cells' dots a whole cell at a time from a
-table: the same lines for a small fraction of that (benchmarks/ui_responsiveness.py). plotext still lays out everything
-else (axes, ticks, labels, title, median lines); :func:`overlay` writes the lines into its matrix
-afterwards, in the colours plotext chose for the series, then the legend on top, as plotext would.
+table: the same lines for a small fraction of that (benchmarks/ui_responsiveness.py). plotext still
+lays out everything else (axes, ticks, labels, title, median lines); :func:`overlay` writes the lines
+into its cells afterwards (through :class:`plotext_internals.Canvas`), in the colours plotext chose for
+the series, then the legend on top, as plotext would.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from tuiperf.tui.widgets.plotext_internals import Canvas
 
 Cells = dict[tuple[int, int], int]  # (column, row counted from the bottom) -> braille dots lit (or 1)
 
@@ -93,17 +95,15 @@ def trace(points: Sequence[tuple[int, int]], width: int, height: int, braille: b
     return cells
 
 
-def overlay(monitor: Any, lines: Sequence[Polyline]) -> None:
-    """Draw ``lines`` into the canvas of a built plotext monitor; line i takes plotext series i's
+def overlay(canvas: Canvas, lines: Sequence[Polyline]) -> None:
+    """Draw ``lines`` into a laid-out plotext figure's plot area; line i takes plotext series i's
     colour and style (plot each line's end points there first, so the axes and colours are set)."""
-    matrix = monitor.matrix
-    cols, rows = matrix.Cols_canvas, matrix.Rows_canvas
-    if not cols or not rows:
+    cols, rows = canvas.columns, canvas.rows
+    if not cols or not rows or not lines:  # (no lines: plotext may have set no limits)
         return
-    xlo, xhi = monitor.xlim[0]
-    ylo, yhi = monitor.ylim[0]
-    log_x = monitor.xscale[0] == "log"
-    markers, colours, styles = matrix.marker, matrix.fullground, matrix.style
+    xlo, xhi = canvas.x_limits
+    ylo, yhi = canvas.y_limits
+    log_x = canvas.log_x
     for index, line in enumerate(lines):
         braille = line.marker == "braille"
         xf, yf = (2, 4) if braille else (1, 1)
@@ -111,22 +111,20 @@ def overlay(monitor: Any, lines: Sequence[Polyline]) -> None:
         xs = [math.log10(x) for x, _ in kept] if log_x else [x for x, _ in kept]
         dot_xs = dot_positions(xs, xlo, xhi, len(cols) * xf)
         dot_ys = dot_positions([y for _, y in kept], ylo, yhi, len(rows) * yf)
-        colour, style = monitor.color[index][0], monitor.style[index][0]
+        colour, style = canvas.series_colour(index)
         for (col, row), bits in trace(list(zip(dot_xs, dot_ys)), len(cols), len(rows), braille).items():
             x, y = cols.start + col, rows.start + row
             if braille:
-                previous = markers[y][x]
+                previous = canvas.marker(x, y)
                 if "\u2800" <= previous <= "\u28ff":  # another line's dots there stay lit
                     bits |= ord(previous) - 0x2800
-            markers[y][x] = chr(0x2800 + bits) if braille else line.marker
-            colours[y][x], styles[y][x] = colour, style
-    _legend(monitor, lines)
+            canvas.set_cell(x, y, chr(0x2800 + bits) if braille else line.marker, colour, style)
+    _legend(canvas, lines)
 
 
-def _legend(monitor: Any, lines: Sequence[Polyline]) -> None:
+def _legend(canvas: Canvas, lines: Sequence[Polyline]) -> None:
     """plotext's legend for one axis pair: two markers and the label, one line a row from the top."""
-    matrix = monitor.matrix
-    cols, rows = matrix.Cols_canvas, matrix.Rows_canvas
+    cols, rows = canvas.columns, canvas.rows
     labelled = [(i, line) for i, line in enumerate(lines) if line.label is not None]
     if not labelled:
         return
@@ -136,8 +134,8 @@ def _legend(monitor: Any, lines: Sequence[Polyline]) -> None:
     for n, (index, line) in enumerate(labelled):
         row = rows.stop - 1 - n
         marker = BRAILLE_LEGEND if line.marker == "braille" else line.marker
-        matrix.insert_element(cols.start, row, " ")
+        canvas.insert(cols.start, row, " ")
         for col in (cols.start + 1, cols.start + 2):
-            matrix.insert_element(col, row, marker, monitor.color[index][0], monitor.style[index][0])
+            canvas.insert(col, row, marker, *canvas.series_colour(index))
         text = f" {line.label} ".ljust(width)
-        matrix.add_horizontal_string(cols.start + 3, row, text, monitor.ticks_color, monitor.ticks_style)
+        canvas.write(cols.start + 3, row, text, *canvas.ticks_colour)

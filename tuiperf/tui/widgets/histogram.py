@@ -29,6 +29,7 @@ from tuiperf.tui.formatting import (
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND, Polyline, overlay
 from tuiperf.tui.widgets.histogram_strips import AXIS_ROWS, MEDIAN_MARK, Strip, draw_strips
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_marker, variant_rgb
+from tuiperf.tui.widgets.plotext_internals import Canvas
 
 MAX_BINNED = 10_000  # / 50 a bin: 200 bins, the braille columns of a ~110-cell-wide plot
 MAX_OVERLAID = 3  # more distributions on one plot hide each other: then one strip each
@@ -127,8 +128,8 @@ class LatencyHistogram(CachedPlot):
         self.chosen = names
         self.invalidate()
 
-    def finish(self, monitor: Any) -> None:
-        overlay(monitor, self._lines)
+    def finish(self, canvas: Canvas) -> None:
+        overlay(canvas, self._lines)
 
     def _prepare(self, width: int, height: int) -> dict[str, Any] | None:
         """What both pictures need: the variants drawn, their sorted samples and medians, the range."""

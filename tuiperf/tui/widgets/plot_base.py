@@ -15,7 +15,7 @@ from textual.style import Style
 from textual.visual import Visual, visualize
 from textual_plotext import PlotextPlot
 
-from tuiperf.tui.widgets.plotext_internals import set_size
+from tuiperf.tui.widgets.plotext_internals import Canvas, set_size
 from tuiperf.tui.widgets.plotext_strips import figure_strips
 
 PictureKey = tuple[int, int, int, str]  # the data's version, the size, the theme: one picture each
@@ -95,8 +95,8 @@ class CachedPlot(PlotextPlot):
         """The whole picture as lines of text instead of a plotext figure (None: draw with plotext)."""
         return None
 
-    def finish(self, monitor: Any) -> None:
-        """Called with plotext's monitor once its cells are laid out, before they become strips."""
+    def finish(self, canvas: Canvas) -> None:
+        """Called with the figure's cells once they are laid out, before they become strips."""
 
     def _theme_name(self) -> str:
         """The plotext theme this plot draws with: for ``theme = "auto"`` the one textual-plotext

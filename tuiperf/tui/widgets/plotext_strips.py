@@ -4,7 +4,8 @@
 Textual lays that out into strips, which cost more than building the figure. The figure already
 holds the cells (marker, foreground, style and background matrices), so each run of equal colours
 becomes one segment, styled exactly as that path styles it (a test checks the two agree cell for
-cell), at a fraction of the cost. It reads plotext's matrix, which is why plotext is pinned.
+cell), at a fraction of the cost. It reads plotext's cells (through :class:`plotext_internals.Canvas`),
+which is why plotext is pinned.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from textual.style import Style
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from tuiperf.tui.widgets.plotext_internals import cell_ansi, lay_out
+from tuiperf.tui.widgets.plotext_internals import Canvas, Colours, cell_ansi, lay_out
 
-Colours = tuple[Any, Any, Any]  # plotext's (foreground, style, background) of a cell
 _OFFSETS: dict[tuple[int, int], RichStyle] = {}  # (x, y) -> its offset style: the same from build to build
 
 
@@ -30,23 +30,22 @@ def figure_strips(
     widget: Widget,
     figure: Any,
     style: Style,
-    finish: Callable[[Any], None] | None = None,
+    finish: Callable[[Canvas], None] | None = None,
     cell_styles: dict[Any, RichStyle] | None = None,
 ) -> list[Strip]:
-    """Lay out the figure (without rendering it to text), let ``finish`` add to its monitor's cells,
+    """Lay out the figure (without rendering it to text), let ``finish`` add to its cells,
     and return its rows as strips. ``cell_styles`` keeps each colour combination's style from one
     build to the next (rendering one is not free, and a histogram has about ten)."""
-    monitor = lay_out(figure)
+    canvas = lay_out(figure)
     if finish is not None:
-        finish(monitor)
-    matrix = monitor.matrix
+        finish(canvas)
     cell_styles = {} if cell_styles is None else cell_styles
     strips = []
-    for y, row in enumerate(reversed(matrix.Rows)):  # plotext counts rows from the bottom
-        markers, fg, st, bg = matrix.marker[row], matrix.fullground[row], matrix.style[row], matrix.background[row]
+    width = canvas.width
+    for y, (markers, fg, st, bg) in enumerate(canvas.rows_top_down()):
         segments, start = [], 0
-        for col in range(1, matrix.cols + 1):
-            if col < matrix.cols and fg[col] == fg[start] and st[col] == st[start] and bg[col] == bg[start]:
+        for col in range(1, width + 1):
+            if col < width and fg[col] == fg[start] and st[col] == st[start] and bg[col] == bg[start]:
                 continue
             colours = (fg[start], st[start], bg[start])
             key = (_hashable(colours), style)
@@ -60,7 +59,7 @@ def figure_strips(
                 offset = _OFFSETS[start, y] = RichStyle.from_meta({"offset": (start, y)})
             segments.append(Segment("".join(markers[start:col]), cell_style + offset))
             start = col
-        strips.append(Strip(segments, matrix.cols))
+        strips.append(Strip(segments, width))
     return strips
 
 
