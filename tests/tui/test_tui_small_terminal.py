@@ -175,6 +175,39 @@ async def test_a_sweep_too_flat_for_a_plot_is_a_table_with_distinct_legend_marks
         assert all(f"{mark} {name}" in caption for mark, name in zip(marks, ["jit", "aot", "broken"], strict=True))
 
 
+@pytest.mark.parametrize("no_color", [False, True])
+@sync
+async def test_a_log_scale_histogram_at_80x24_draws_its_lines_and_several_x_labels(
+    no_color, scenario_dirs, tmp_path, monkeypatch, saved
+):
+    """Two variants ten times apart are shown on a log axis (automatically): plotext took the axis's
+    limits in linear units as log10 ones, so the lines and every x label fell outside the plot."""
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.action_show_tab("histogram")
+        histogram = main.query_one(LatencyHistogram)
+        series = {
+            "jit": [14_000.0 + j % 97 * 20 for j in range(2_000)],
+            "eager": [145_000.0 + j % 89 * 300 for j in range(2_000)],
+        }
+        histogram.set_series(series, order=list(series), medians={n: sorted(v)[1_000] for n, v in series.items()})
+        await wait_until(pilot, lambda: histogram.settled, what="the histogram's picture")
+        assert histogram.effective_log
+        picture = [strip.text.rstrip() for strip in histogram._built[1]]
+        top = next(i for i, row in enumerate(picture) if "┌" in row)
+        bottom = next(i for i, row in enumerate(picture) if "└" in row)
+        left = picture[top].index("┌") + 1
+        inside = "".join(row[left:-1] for row in picture[top + 1 : bottom])
+        marks = {"x"} if no_color else {chr(c) for c in range(0x2801, 0x2900)}  # eager's marker / braille dots
+        assert marks & set(inside), "\n".join(picture)  # the lines are drawn
+        labels = picture[bottom + 1].split()
+        assert len(labels) >= 2 and all(float(label) > 0 for label in labels), "\n".join(picture)
+        assert float(labels[0]) < 50 < 100 <= float(labels[-1]), "\n".join(picture)  # µs: jit 14-16, eager 145-171
+
+
 @pytest.mark.parametrize(("size", "rows"), [((80, 24), 9), ((80, 23), 8)])
 @sync
 async def test_a_sweep_is_plotted_at_80x24_and_with_eight_rows(size, rows, saved, scenario_dirs, tmp_path, monkeypatch):

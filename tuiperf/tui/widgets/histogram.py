@@ -209,7 +209,7 @@ class LatencyHistogram(CachedPlot):
             plt.scatter(*ends, color=variant_rgb(index), marker=line.marker)
             if lo <= med <= hi:
                 plt.vline(med / div, color=variant_rgb(index))
-        plt.xlim(*axis)
+        plt.xlim(*(math.log10(end) for end in axis) if log else axis)  # plotext takes a log axis's limits as log10
         ylo, yhi = _span([y for line in lines for y in line.ys])
         ticks = round_ticks(min(ylo, 0.0), yhi, most=max(2, (height - len(self.header) - 6) // 3))
         if ticks:  # round percentages (0 20 40 60), a row or more apart
