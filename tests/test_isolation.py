@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tuiperf.common.errors import TuiperfError
+from tuiperf.common.errors import TuiperfError, UnknownScenario
 from tuiperf.contract.events import Event, PhaseChanged, RunFailed
 from tuiperf.contract.options import RunSettings
-from tuiperf.contract.request import RunRequest
+from tuiperf.contract.request import ResolvedRequest, RunRequest
 from tuiperf.processes import python_envs
 from tuiperf.processes.isolation import MAX_RESTARTS, Attempt, isolating
 from tuiperf.processes.multi_env import run_in_environments
@@ -92,6 +92,25 @@ def test_the_callers_request_is_left_as_it_was(fixture_dir: str) -> None:
     finally:
         runner.close()
     assert request.scenario_path is None and request.variants == ["ok"]
+
+
+def test_the_scenario_is_resolved_before_anything_is_measured(fixture_dir: str) -> None:
+    # resolve() was a step inside run(): now what measures takes only a ResolvedRequest
+    request = RunRequest(scenario="faults", scenario_dirs=[fixture_dir])
+    runner = ProcessRunner([fixture_dir])
+    try:
+        resolved = runner.resolve(request)
+        assert isinstance(resolved, ResolvedRequest) and runner.resolve(resolved) is resolved
+        assert resolved.scenario_path == str(Path(fixture_dir) / "faults.py")
+        assert resolved.variants is not None and {"ok", "segfaults"} <= set(resolved.variants)
+        with pytest.raises(UnknownScenario, match="no scenario 'nope'"):
+            runner.resolve(RunRequest(scenario="nope"))
+        assert runner._measuring is None and runner._spare is None  # nothing started to measure yet
+    finally:
+        runner.close()
+    assert request.scenario_path is None and request.variants is None
+    with pytest.raises(ValueError, match="names the file"):
+        ResolvedRequest(scenario="faults")
 
 
 def test_restarts_are_bounded_and_the_last_crash_ends_the_run() -> None:

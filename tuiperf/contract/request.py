@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from tuiperf.contract import options
@@ -40,6 +40,22 @@ class RunRequest:
     settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)
     # Python environments to measure in, by name (tuiperf env): the first is the reference; empty: this one.
     environments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ResolvedRequest(RunRequest):
+    """A request as a runner measures it: its scenario folders given, the file that defines its scenario
+    found (``scenario_path``) and, where the file's own list is known, its variants named. Built by a
+    runner's ``resolve`` from the caller's request, which stays as it was; what measures takes only this."""
+
+    def __post_init__(self) -> None:
+        if self.scenario_path is None:
+            raise ValueError("a resolved request names the file that defines its scenario")
+
+    @classmethod
+    def of(cls, request: RunRequest, **changes: Any) -> ResolvedRequest:
+        """A resolved copy of ``request`` with ``changes`` (by field name)."""
+        return cls(**{**{f.name: getattr(request, f.name) for f in fields(request)}, **changes})
 
 
 class Runner(Protocol):

@@ -34,7 +34,7 @@ from tuiperf.contract.catalog import Catalog, ScenarioEntry
 from tuiperf.contract.environments import CURRENT
 from tuiperf.contract.events import Event, Progress, RunFailed
 from tuiperf.contract.protocol import ListDevices, Measure, Memory
-from tuiperf.contract.request import RunRequest
+from tuiperf.contract.request import ResolvedRequest, RunRequest
 from tuiperf.processes.isolation import Attempt, isolating
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.processes.tracking import StreamTracker
@@ -192,37 +192,48 @@ class ProcessRunner:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Measure in measuring processes (how many and which: :func:`strategy_of`); a crash, a timeout
-        or a forced cancel returns what was measured so far, marked partial; a variant that crashes its
-        process fails alone (:mod:`tuiperf.processes.isolation`). ``request`` is left as it was."""
-        resolved = self.resolve(request)
-        if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
-            seen = StreamTracker(resolved)
-            return seen.after_crash(seen.crash("was not started: the run was cancelled first"))
-        return STRATEGIES[strategy_of(resolved)](self, resolved, on_event, cancel)
+        """Measure ``request`` in measuring processes: :meth:`resolve`, then :meth:`measure`.
+        ``request`` is left as it was."""
+        return self.measure(self.resolve(request), on_event, cancel)
 
-    def resolve(self, request: RunRequest) -> RunRequest:
+    def resolve(self, request: RunRequest) -> ResolvedRequest:
         """A copy of ``request`` with its folders and the file that defines its scenario; an unknown
-        environment or scenario is said here, before anything starts."""
+        environment or scenario is said here, before anything is measured (the catalog may be read
+        in a loader process)."""
+        if isinstance(request, ResolvedRequest):
+            return request
         if strategy_of(request) == "environments":
             from tuiperf.processes.python_envs import lookup
 
             for name in request.environments:
                 lookup(name)
         scenario_dirs = list(request.scenario_dirs or self.scenario_dirs)
-        resolved = dataclasses.replace(request, scenario_dirs=scenario_dirs)
         if request.scenario_path is not None:
-            return resolved
-        entry = self._entry_of(resolved)
+            return ResolvedRequest.of(request, scenario_dirs=scenario_dirs)
+        entry = self._entry_of(dataclasses.replace(request, scenario_dirs=scenario_dirs))
         variants = request.variants
         if not variants and entry.source_sha256 == file_sha256(Path(entry.path)):
             # Named, so that a variant that crashes the process can be blamed even before any RunStarted
             # (an interleaved sweep holds those until every point is sampled): the file's own list.
             variants = [v.name for v in entry.variants]
-        return dataclasses.replace(resolved, scenario_path=entry.path, variants=variants)
+        return ResolvedRequest.of(request, scenario_dirs=scenario_dirs, scenario_path=entry.path, variants=variants)
+
+    def measure(
+        self,
+        request: ResolvedRequest,
+        on_event: Callable[[Event], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> RunResult:
+        """Measure a resolved request in measuring processes (how many and which: :func:`strategy_of`);
+        a crash, a timeout or a forced cancel returns what was measured so far, marked partial; a
+        variant that crashes its process fails alone (:mod:`tuiperf.processes.isolation`)."""
+        if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
+            seen = StreamTracker(request)
+            return seen.after_crash(seen.crash("was not started: the run was cancelled first"))
+        return STRATEGIES[strategy_of(request)](self, request, on_event, cancel)
 
     def _in_environments(
-        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+        self, request: ResolvedRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
     ) -> RunResult:
         from tuiperf.processes.multi_env import run_in_environments
         from tuiperf.processes.python_envs import lookup
@@ -231,7 +242,7 @@ class ProcessRunner:
             return run_in_environments(request, [lookup(n) for n in request.environments], on_event, cancel)
 
     def _in_cluster(
-        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+        self, request: ResolvedRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
     ) -> RunResult:
         from tuiperf.processes.cluster import run_cluster
 
@@ -239,7 +250,7 @@ class ProcessRunner:
             return run_cluster(request, on_event, cancel)
 
     def _repeated(
-        self, request: RunRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
+        self, request: ResolvedRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None
     ) -> RunResult:
         """The same request in ``settings.processes`` fresh processes, combined."""
         from tuiperf.processes.repeat import combine
@@ -254,7 +265,7 @@ class ProcessRunner:
 
     def _once(
         self,
-        request: RunRequest,
+        request: ResolvedRequest,
         on_event: Callable[[Event], None] | None,
         cancel: threading.Event | None,
         *,
@@ -263,6 +274,7 @@ class ProcessRunner:
         """One measuring process, or a fresh one for the rest after each variant that crashes one."""
 
         def attempt(asked: RunRequest, again: bool) -> Attempt:
+            assert isinstance(asked, ResolvedRequest)  # isolating asks for copies of the request it was given
             return self._attempt(asked, on_event, cancel, fresh=fresh or again)
 
         result = isolating(attempt, request, on_event)
@@ -292,13 +304,13 @@ class ProcessRunner:
 
     def _attempt(
         self,
-        request: RunRequest,
+        request: ResolvedRequest,
         on_event: Callable[[Event], None] | None,
         cancel: threading.Event | None,
         *,
         fresh: bool,
     ) -> Attempt:
-        assert request.scenario_path is not None
+        assert request.scenario_path is not None  # ResolvedRequest's promise, for the type checker
         key = (request.scenario_path, file_sha256(Path(request.scenario_path)))
         seen = StreamTracker(request, on_event)
         with self._lock:
@@ -319,7 +331,7 @@ class ProcessRunner:
         return Attempt(seen.after_crash(crash), crash if stop.crashed else None, seen.names)
 
 
-Strategy = Callable[[ProcessRunner, RunRequest, Callable[[Event], None] | None, threading.Event | None], RunResult]
+Strategy = Callable[[ProcessRunner, ResolvedRequest, Callable[[Event], None] | None, threading.Event | None], RunResult]
 STRATEGIES: dict[str, Strategy] = {
     "environments": ProcessRunner._in_environments,
     "cluster": ProcessRunner._in_cluster,
