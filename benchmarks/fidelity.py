@@ -71,13 +71,13 @@ print(json.dumps({"median_ns": plain_loop(seconds)}))
 SAME_PROCESS = (
     BUILD
     + r"""
-from tuiperf.measuring.sampler import Target, block_size, sample_interleaved
+from tuiperf.measuring.sampler import Pace, Target, block_size, sample_interleaved
 from tuiperf.measuring.timing import blocker_for
 block = blocker_for(fn(*args))
 ours, theirs = [], []
 for turn in range(10):
     theirs.append(plain_loop(seconds / 10))
-    target = Target("v", fn, args, block, per_turn=block_size(theirs[-1]))
+    target = Target("v", fn, args, block, Pace(per_turn=block_size(theirs[-1])))
     sample_interleaved([target], samples=None, budget_s=seconds / 10, cancel=threading.Event())
     ours.append(statistics.median(target.samples))
 print(json.dumps({"ours": ours, "theirs": theirs}))

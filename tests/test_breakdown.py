@@ -8,7 +8,8 @@ import threading
 import pytest
 from fakes import FakeClock
 
-from tuiperf.measuring.breakdown import BreakdownInput, Paths, TimedPath, measure_breakdowns
+from tuiperf.measuring.breakdown import BreakdownInput, Paths, SteadyState, TimedPath, measure_breakdowns
+from tuiperf.measuring.xla_costs import ProgramCosts
 from tuiperf.results import document
 from tuiperf.results.reconcile import reconcile
 
@@ -40,9 +41,8 @@ def breakdown_input(
     return BreakdownInput(
         name=name,
         call=TimedPath(clock.call(costs["call"]), ()),
-        paths=Paths(paths=paths, call_is_jit=call_is_jit, single_output=single_output, flops=path_flops),
-        total_ns=total,
-        total_ci_ns=total_ci or (total * 0.999, total * 1.001),
+        paths=Paths(paths, call_is_jit, single_output, ProgramCosts(flops=path_flops)),
+        steady=SteadyState(total, total_ci or (total * 0.999, total * 1.001)),
         call_flops=call_flops,
     )
 

@@ -96,7 +96,7 @@ def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays
     jitted = jax.jit(forward)
     call_flops = flops_of(jitted.trace(model, x, 2.0).lower().compile())
     paths = build_paths(jitted, (model, x, 2.0), call_is_jit=True)
-    assert paths.flops == call_flops  # baked in as constants, XLA folded alpha * alpha: 0.833× the FLOPs
+    assert paths.program.flops == call_flops  # baked in as constants, XLA folded alpha * alpha: 0.833× the FLOPs
     assert len(paths.paths["flat_jit"].args) == 4  # w, x, power and alpha, as jax.jit traces them
     jit_fn, jit_args = eqx_filter_jit_level(forward, model, x, 2.0)  # Equinox holds both floats static
     eqx_paths = build_paths(jit_fn, jit_args, call_is_jit=False)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from tuiperf.measuring.guard import Subject, check_equivalence
+from tuiperf.measuring.guard import Costs, Subject, check_equivalence
 
 
 def subject(name, output, *, compare=None, tolerance=None, flops=None, params=None):
-    return Subject(name, output, flops, params, compare=compare, tolerance=tolerance)
+    return Subject(name, output, Costs(flops, param_count=params), compare=compare, tolerance=tolerance)
 
 
 def as_flat_dict(params):
@@ -191,10 +191,10 @@ def test_equal_values_by_different_programs_are_a_note_not_a_mismatch():
 
 
 def test_values_only_equivalence_keeps_the_value_check_and_drops_the_costs():
-    from tuiperf.measuring.guard import Subject, check
+    from tuiperf.measuring.guard import Costs, Subject, check
 
     def values_only(name, output):
-        return Subject(name, output, 506.0, 3, check_costs=False)
+        return Subject(name, output, Costs(506.0, param_count=3, checked=False))
 
     same = check([subject("a", B, flops=708.0, params=4), values_only("b", B)], 1e-6)
     assert same.mismatches == [] and same.notes == []
@@ -305,8 +305,8 @@ def test_transcendental_operations_are_counted_apart_from_the_flops():
     same_values = np.ones(3)
     found = check(
         [
-            Subject("sin", same_values, 8.0, None, transcendentals=8.0),
-            Subject("sin+cos", same_values, 8.0, None, transcendentals=16.0),
+            Subject("sin", same_values, Costs(8.0, transcendentals=8.0)),
+            Subject("sin+cos", same_values, Costs(8.0, transcendentals=16.0)),
         ],
         1e-6,
     )

@@ -41,7 +41,7 @@ def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
     jit_fn, jit_args = nnx_jit_level(step, model, optimizer, x, y)
     prepared = prepare("nnx.jit", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jit_fn, jit_args=jit_args))
     assert prepared.paths is not None and prepared.call_flops is not None
-    assert prepared.paths.flops == pytest.approx(prepared.call_flops)
+    assert prepared.paths.program.flops == pytest.approx(prepared.call_flops)
 
     graphdef, state = nnx.split((model, optimizer))
 
@@ -51,7 +51,7 @@ def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
     forward = prepare(
         "old level", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jax.jit(loss_only), jit_args=(state, x, y))
     )
-    assert forward.paths is not None and forward.paths.flops < 0.6 * prepared.paths.flops
+    assert forward.paths is not None and forward.paths.program.flops < 0.6 * prepared.paths.program.flops
 
 
 def test_nnx_jit_level_needs_a_graph_node():
@@ -69,7 +69,7 @@ def test_eqx_filter_jit_level_computes_what_filter_jit_computes():
         "filter_jit", Bench(eqx.filter_jit(lambda m, x: m(x)), model, x, jit_fn=jit_fn, jit_args=jit_args)
     )
     assert prepared.paths is not None and prepared.call_flops is not None
-    assert prepared.paths.flops == pytest.approx(prepared.call_flops)
+    assert prepared.paths.program.flops == pytest.approx(prepared.call_flops)
 
 
 def test_arguments_already_on_the_run_device_are_timed_as_built():

@@ -8,13 +8,13 @@ import threading
 import pytest
 from fakes import FakeClock
 
-from tuiperf.measuring.sampler import Target, sample_interleaved
+from tuiperf.measuring.sampler import Pace, Target, sample_interleaved
 
 
 def targets_of(clock: FakeClock, costs: dict[str, int], per_turn: dict[str, int] | None = None) -> list[Target]:
     per_turn = per_turn or {}
     return [
-        Target(name, clock.call(cost), (), lambda out: out, per_turn=per_turn.get(name, 1))
+        Target(name, clock.call(cost), (), lambda out: out, pace=Pace(per_turn=per_turn.get(name, 1)))
         for name, cost in costs.items()
     ]
 
@@ -43,13 +43,13 @@ def test_fixed_sampling_spreads_every_variant_over_the_same_rounds():
 def test_auto_sampling_keeps_a_converged_variant_in_the_rotation_until_all_stop():
     """Drift must hit every variant alike: the stable one converges at once but keeps being sampled."""
     clock = FakeClock()
-    stable = Target("stable", clock.call(1_000_000), (), lambda o: o, per_turn=5)
+    stable = Target("stable", clock.call(1_000_000), (), lambda o: o, pace=Pace(per_turn=5))
     noisy_costs = iter([1_000_000 + (i * 7919 % 400_000) for i in range(100_000)])
 
     def noisy_call() -> None:
         clock.now += next(noisy_costs)
 
-    noisy = Target("noisy", noisy_call, (), lambda o: o, per_turn=5)
+    noisy = Target("noisy", noisy_call, (), lambda o: o, pace=Pace(per_turn=5))
     outcome = sample_interleaved([stable, noisy], samples=None, budget_s=3.0, cancel=threading.Event(), clock=clock)
     assert stable.first_round == noisy.first_round == 0
     assert stable.last_round == noisy.last_round == outcome.rounds - 1
@@ -104,13 +104,13 @@ def test_block_mode_warms_up_each_turn_and_call_mode_does_not():
     keeps cold calls out of the samples; call mode measures every call after a neighbour."""
     clock = FakeClock()
     last: list[str] = []
-    a = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, per_turn=3)
-    b = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, per_turn=3)
+    a = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, pace=Pace(per_turn=3))
+    b = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, pace=Pace(per_turn=3))
     sample_interleaved([a, b], samples=30, budget_s=1.0, cancel=threading.Event(), clock=clock)
     assert set(a.samples) == set(b.samples) == {1_000}
     last.clear()
-    a2 = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, per_turn=3)
-    b2 = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, per_turn=3)
+    a2 = Target("a", clock.cold_call(1_000, 5_000, last, "a"), (), lambda o: o, pace=Pace(per_turn=3))
+    b2 = Target("b", clock.cold_call(1_000, 5_000, last, "b"), (), lambda o: o, pace=Pace(per_turn=3))
     sample_interleaved([a2, b2], samples=30, budget_s=1.0, cancel=threading.Event(), interleave="call", clock=clock)
     assert set(a2.samples) == set(b2.samples) == {5_000}
     assert len(a2.round_starts) == 30  # one call per turn
@@ -127,7 +127,7 @@ def test_cancel_stops_within_one_sample():
         if calls[0] == 8:  # the warm-up call, then 7 samples
             cancel.set()
 
-    target = Target("a", call, (), lambda o: o, per_turn=50)
+    target = Target("a", call, (), lambda o: o, pace=Pace(per_turn=50))
     outcome = sample_interleaved([target], samples=100, budget_s=1.0, cancel=cancel, clock=clock)
     assert outcome.reason == "cancelled" and len(target.samples) == 7
 
@@ -229,7 +229,7 @@ def test_auto_sampling_goes_on_until_the_median_is_known_within_one_percent():
     def noisy() -> None:
         clock.now += next(spread)
 
-    target = Target("noisy", noisy, (), lambda o: o, per_turn=50)
+    target = Target("noisy", noisy, (), lambda o: o, pace=Pace(per_turn=50))
     outcome = sample_interleaved([target], samples=None, budget_s=10.0, cancel=threading.Event(), clock=clock)
     assert outcome.reason == "converged" and TARGET_REL_CI == 0.01
     assert relative_ci_halfwidth(target.samples) <= 0.01
@@ -461,7 +461,7 @@ def test_calls_are_timed_at_a_scripts_stack_depth_however_deep_the_caller():
         clock.now += 1_000
         depths.append(frames_above(sys._getframe(1)))
 
-    target = Target("a", call, (), lambda out: out, per_turn=5)
+    target = Target("a", call, (), lambda out: out, pace=Pace(per_turn=5))
     called_deep(
         40, lambda: sample_interleaved([target], samples=20, budget_s=1.0, cancel=threading.Event(), clock=clock)
     )

@@ -35,7 +35,7 @@ def analyse(
             notes=item.notes,
             warnings=item.warnings,
             samples_ns=target.samples,
-            loops_per_sample=target.loops,
+            loops_per_sample=target.pace.loops,
             span=sampled.span_of(target),
             round_starts=target.round_starts,
             stages_ms=item.stages_ms,

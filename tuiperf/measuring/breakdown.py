@@ -43,11 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from tuiperf.measuring.sampler import Cancel, Outcome, Target, block_size, needs_warm_up, sample_interleaved
+from tuiperf.measuring.sampler import Cancel, Outcome, Pace, Target, sample_interleaved
 from tuiperf.measuring.shallow import Scope
-from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, choose_loops, take_sample
-from tuiperf.measuring.xla_costs import flops_of, memory_of, transcendentals_of
-from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, ProgramMemory, Stage
+from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, blocker_for, take_sample
+from tuiperf.measuring.xla_costs import ProgramCosts
+from tuiperf.results.model import BREAKDOWN_STAGES, STAGE_PATHS, Breakdown, Stage
 
 assert list(STAGE_PATHS) == [key for key, _, _ in BREAKDOWN_STAGES]
 
@@ -79,10 +79,17 @@ class Paths:
     paths: dict[str, TimedPath]
     call_is_jit: bool  # the call is a jax.jit function: its own jit level, framework is zero
     single_output: bool = False  # the program returns one array: no output pytree, outputs is zero
-    flops: float | None = None  # XLA's FLOPs of the jit level's program
-    transcendentals: float | None = None  # and its transcendental operations
-    memory: ProgramMemory | None = None  # XLA's memory figures of the jit level's program
-    framework_holds: str | None = None  # what call − jit holds when it is not a library's Python work
+    program: ProgramCosts = field(default_factory=ProgramCosts)  # XLA's figures of the jit level's program
+    # what call − jit holds when it is not a library's Python work (set by whoever knows)
+    framework_holds: str | None = field(default=None, init=False)
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """A call's steady-state median and its 95 % interval, from sampling: what its paths must add up to."""
+
+    median_ns: float
+    ci95_ns: tuple[float, float]
 
 
 @dataclass
@@ -92,10 +99,8 @@ class BreakdownInput:
     name: str
     call: TimedPath
     paths: Paths
-    total_ns: float  # the steady-state median of the call
-    total_ci_ns: tuple[float, float]
+    steady: SteadyState
     call_flops: float | None = None  # XLA's FLOPs of the call, where its wrapper reports them
-    notes: list[str] = field(default_factory=list)
 
 
 def build_paths(jit_fn: Callable[..., Any], jit_args: tuple[Any, ...], *, call_is_jit: bool) -> Paths:
@@ -156,9 +161,7 @@ def build_paths(jit_fn: Callable[..., Any], jit_args: tuple[Any, ...], *, call_i
         paths=paths,
         call_is_jit=call_is_jit,
         single_output=single_output,
-        flops=flops_of(program),
-        transcendentals=transcendentals_of(program),
-        memory=memory_of(program, of="jit level"),
+        program=ProgramCosts.of(program, "jit level"),
     )
 
 
@@ -219,17 +222,7 @@ def measure_breakdowns(
             estimate = statistics.median(take_sample(path.fn, path.args, 1, block, clock) for _ in range(3))
             name = f"{item.name}/{path_name}"
             owner[name] = (item.name, path_name)
-            targets.append(
-                Target(
-                    name,
-                    path.fn,
-                    path.args,
-                    block,
-                    loops=choose_loops(estimate, resolution_ns),
-                    per_turn=block_size(estimate),
-                    warm_up=needs_warm_up(estimate),
-                )
-            )
+            targets.append(Target(name, path.fn, path.args, block, Pace.of(estimate, resolution_ns)))
     if not targets:
         return {}
     outcome = sample_interleaved(
@@ -282,8 +275,8 @@ def _breakdown(item: BreakdownInput, targets: dict[str, Target], outcome: Outcom
     return Breakdown(
         stages=stages,
         call_ns=call,
-        total_ns=item.total_ns,
-        residual_ns=item.total_ns - call,
+        total_ns=item.steady.median_ns,
+        residual_ns=item.steady.median_ns - call,
         reliable=reliable,
         reason=reason,
         paths_ns=medians,
@@ -372,21 +365,21 @@ def _verdict(
             )
         elif lo > call * (1 + NEGLIGIBLE) + 30.0:
             problems.append(f"{label} ({stage.ns:.0f} ns) is larger than the whole call ({call:.0f} ns)")
-    residual = item.total_ns - call
+    residual = item.steady.median_ns - call
     # Never waived for a wide steady-state interval: that is noise the split cannot be read through.
-    if abs(residual) > RESIDUAL_LIMIT * item.total_ns:
-        main_half = (item.total_ci_ns[1] - item.total_ci_ns[0]) / 2
+    if abs(residual) > RESIDUAL_LIMIT * item.steady.median_ns:
+        main_half = (item.steady.ci95_ns[1] - item.steady.ci95_ns[0]) / 2
         wide = (
-            f" (the steady-state median itself is uncertain by ±{100 * main_half / item.total_ns:.0f} %)"
-            if main_half > RESIDUAL_LIMIT * item.total_ns
+            f" (the steady-state median itself is uncertain by ±{100 * main_half / item.steady.median_ns:.0f} %)"
+            if main_half > RESIDUAL_LIMIT * item.steady.median_ns
             else ""
         )
         problems.append(
-            f"the call measured {100 * -residual / item.total_ns:+.0f} % against its steady-state "
+            f"the call measured {100 * -residual / item.steady.median_ns:+.0f} % against its steady-state "
             f"median while the paths were timed{wide}: the two phases saw different conditions"
         )
-    if item.call_flops and item.paths.flops is not None:
-        ratio = item.paths.flops / item.call_flops
+    if item.call_flops and item.paths.program.flops is not None:
+        ratio = item.paths.program.flops / item.call_flops
         if abs(ratio - 1) > FLOPS_TOLERANCE:
             problems.append(
                 f"the jit level computes {ratio:.3g}× the call's XLA FLOPs: it is not the same "

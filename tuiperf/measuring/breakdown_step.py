@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tuiperf.contract.events import PhaseChanged
-from tuiperf.measuring.breakdown import BreakdownInput, TimedPath, compiling_breakdown, measure_breakdowns
+from tuiperf.measuring.breakdown import BreakdownInput, SteadyState, TimedPath, compiling_breakdown, measure_breakdowns
 from tuiperf.measuring.context import RunContext
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.sampler import Target
@@ -40,8 +40,7 @@ def breakdowns(ctx: RunContext, measured: list[Prepared], sampled: Sampled, *, a
                 name=item.name,
                 call=TimedPath(item.bench.fn, item.bench.args),
                 paths=item.paths,
-                total_ns=float(np.median(samples)),
-                total_ci_ns=median_ci(samples),
+                steady=SteadyState(float(np.median(samples)), median_ci(samples)),
                 call_flops=item.call_flops,
             )
         )
@@ -72,5 +71,5 @@ def breakdowns(ctx: RunContext, measured: list[Prepared], sampled: Sampled, *, a
     for timed in inputs:  # a call that compiled while its paths were timed: the same, found later
         compiles = watch.snapshot(timed.name)[1] - before[timed.name]
         if compiles and timed.name in found:
-            found[timed.name] = compiling_breakdown(timed.total_ns, compiles, None)
+            found[timed.name] = compiling_breakdown(timed.steady.median_ns, compiles, None)
     return {**found, **withheld}

@@ -31,16 +31,23 @@ MAX_COMPARED_ELEMENTS = 50_000_000  # beyond this, values are not copied to the 
 SHOWN_KEYS = 3
 
 
+@dataclass(frozen=True)
+class Costs:
+    """The work XLA and the parameters say a variant does, compared between equivalent variants."""
+
+    flops: float | None = None
+    transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
+    param_count: int | None = None
+    checked: bool = True  # False: declared equivalent in values only (FLOPs, parameters unchecked)
+
+
 @dataclass
 class Subject:
     name: str
     output: Any
-    flops: float | None
-    param_count: int | None
+    costs: Costs = Costs()
     compare: Callable[[Any], Any] | None = None  # projection applied before comparing
     tolerance: float | None = None  # this variant's relative tolerance
-    check_costs: bool = True  # False: declared equivalent in values only (FLOPs, parameters unchecked)
-    transcendentals: float | None = None  # XLA counts them apart from the FLOPs
 
 
 @dataclass
@@ -100,7 +107,7 @@ def compare_pair(reference: Subject, other: Subject, rtol: float) -> Findings:
         _compare_outputs(projected[0], projected[1], reference, other, rtol, mismatch)
     values_agree = not found
     costs: list[dict[str, str]] = []
-    if reference.check_costs and other.check_costs:
+    if reference.costs.checked and other.costs.checked:
         _compare_costs(
             reference,
             other,
@@ -178,21 +185,21 @@ def _compare_outputs(
 
 
 def _compare_costs(reference: Subject, other: Subject, mismatch: Callable[[str, str], None]) -> None:
-    if reference.flops and other.flops is not None:
-        ratio = other.flops / reference.flops
+    if reference.costs.flops and other.costs.flops is not None:
+        ratio = other.costs.flops / reference.costs.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
-            mismatch("XLA FLOPs", f"{_si(other.flops)} vs {_si(reference.flops)} ({ratio:.3g}×)")
-    if reference.transcendentals is not None and other.transcendentals is not None:
-        theirs, ours = reference.transcendentals, other.transcendentals
+            mismatch("XLA FLOPs", f"{_si(other.costs.flops)} vs {_si(reference.costs.flops)} ({ratio:.3g}×)")
+    if reference.costs.transcendentals is not None and other.costs.transcendentals is not None:
+        theirs, ours = reference.costs.transcendentals, other.costs.transcendentals
         if abs(ours - theirs) > FLOPS_REL_TOL * max(ours, theirs):
             ratio_words = f" ({ours / theirs:.3g}×)" if theirs else ""
             mismatch("XLA transcendentals", f"{_si(ours, '')} vs {_si(theirs, '')}{ratio_words}")
     if (
-        reference.param_count is not None
-        and other.param_count is not None
-        and reference.param_count != other.param_count
+        reference.costs.param_count is not None
+        and other.costs.param_count is not None
+        and reference.costs.param_count != other.costs.param_count
     ):
-        mismatch("parameter count", f"{other.param_count:,} vs {reference.param_count:,}")
+        mismatch("parameter count", f"{other.costs.param_count:,} vs {reference.costs.param_count:,}")
 
 
 def _tolerance(rtol: float, reference: Subject, other: Subject, *dtypes: str) -> float:

@@ -9,7 +9,7 @@ from typing import Any
 
 from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.context import Outcomes, RunContext
-from tuiperf.measuring.guard import Subject, check, describe, digest
+from tuiperf.measuring.guard import Costs, Subject, check, describe, digest
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.results.model import Equivalence, Mismatch
 
@@ -19,19 +19,7 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
     ctx.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
     checked = [p for p in prepared if scenario.variants[p.name].same_as_default and found.results[p.name].ok]
     ctx.policy.before_guard(checked)
-    subjects = [
-        Subject(
-            p.name,
-            p.output,
-            p.flops,
-            p.param_count,
-            compare=p.bench.compare,
-            tolerance=p.bench.tolerance,
-            transcendentals=p.transcendentals,
-            check_costs=scenario.variants[p.name].check_costs,
-        )
-        for p in checked
-    ]
+    subjects = [subject_of(p, check_costs=scenario.variants[p.name].check_costs) for p in checked]
     reference = scenario.reference_name()
     reference = reference if any(s.name == reference for s in subjects) else None
     tolerance = scenario.tolerance_for(SimpleNamespace(**params))
@@ -49,6 +37,12 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
     )
 
 
+def subject_of(p: Prepared, *, check_costs: bool = True) -> Subject:
+    """What the guard compares of a prepared variant: its output, its costs, how the author compares it."""
+    costs = Costs(p.flops, p.transcendentals, p.param_count, checked=check_costs)
+    return Subject(p.name, p.output, costs, compare=p.bench.compare, tolerance=p.bench.tolerance)
+
+
 def keep_outputs(ctx: RunContext, prepared: list[Prepared], tolerance: float, found: Outcomes) -> None:
     """Each measured variant's output, for the comparison across environments (when asked)."""
     digests = ctx.hooks.digests
@@ -57,11 +51,8 @@ def keep_outputs(ctx: RunContext, prepared: list[Prepared], tolerance: float, fo
     for p in prepared:
         if not found.results[p.name].ok:
             continue
-        subject = Subject(
-            p.name, p.output, p.flops, p.param_count, compare=p.bench.compare, tolerance=p.bench.tolerance
-        )
         try:
-            digests[p.name] = digest(subject, tolerance)
+            digests[p.name] = digest(subject_of(p), tolerance)
         except BaseException as exc:  # noqa: BLE001 - a projection that fails is reported by the guard
             found.results[p.name].notes.append(
                 f"its output could not be carried out for the comparison across environments: {type(exc).__name__}"

@@ -18,9 +18,8 @@ from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exce
 from tuiperf.measuring.env import device_id
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.progress import PREPARE_SHARE, SAMPLE_SHARE, PassProgress
-from tuiperf.measuring.sampler import Target, block_size, needs_warm_up
+from tuiperf.measuring.sampler import Pace, Target
 from tuiperf.measuring.sampling import Sampled, sample_watched
-from tuiperf.measuring.timing import choose_loops
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
 from tuiperf.results.model import RunResult, VariantResult
@@ -90,15 +89,7 @@ class Pass:
         """The policy's plan, and what the sampler times for each prepared variant."""
         plan = self.ctx.policy.plan_sampling(prepared, resolution, self.ctx.settings)
         targets = [
-            Target(
-                p.name,
-                p.bench.fn,
-                p.bench.args,
-                p.block,
-                loops=choose_loops(p.estimate_ns, plan.resolution_ns),
-                per_turn=block_size(p.estimate_ns),
-                warm_up=needs_warm_up(p.estimate_ns),
-            )
+            Target(p.name, p.bench.fn, p.bench.args, p.block, Pace.of(p.estimate_ns, plan.resolution_ns))
             for p in prepared
         ]
         return Sampled(plan, targets), targets

@@ -32,11 +32,11 @@ class Prepared:
     name: str
     bench: Bench
     block: Callable[[Any], Any]
-    output: Any
-    estimate_ns: float
+    output: Any  # of the first call (a step's first calls), what the guard compares
     stages_ms: CompileStagesMs
-    param_count: int | None = None
     # What preparing finds after the first call (not given to the constructor):
+    estimate_ns: float = field(default=0.0, init=False)  # one call's time, from a few calls after warming up
+    param_count: int | None = field(default=None, init=False)
     flops: float | None = field(default=None, init=False)  # the call's XLA FLOPs (or its jit level's)
     call_flops: float | None = field(default=None, init=False)  # the call's own, through its AOT API
     transcendentals: float | None = field(default=None, init=False)  # XLA's, from the same program as flops
@@ -173,10 +173,9 @@ def prepare(
         bench=bench,
         block=blocker_for(output),
         output=call.guard_output(output),
-        estimate_ns=0.0,
         stages_ms=CompileStagesMs(**stages),
-        param_count=count_params(call.param_tree()),
     )
+    prepared.param_count = count_params(call.param_tree())
     prepared.warnings.extend(placement_warnings)
     prepared.warnings.extend(output_warnings(output))
     if note and not bench.eager:
@@ -207,14 +206,14 @@ def prepare(
         return prepared
     build_breakdown_paths(prepared)
     if prepared.memory is None and prepared.paths is not None:
-        prepared.memory = prepared.paths.memory
+        prepared.memory = prepared.paths.program.memory
     prepared.flops = (
         prepared.call_flops
         if prepared.call_flops is not None
-        else (prepared.paths.flops if prepared.paths is not None else None)
+        else (prepared.paths.program.flops if prepared.paths is not None else None)
     )
     if prepared.call_flops is None and prepared.paths is not None:
-        prepared.transcendentals = prepared.paths.transcendentals
+        prepared.transcendentals = prepared.paths.program.transcendentals
     return prepared
 
 

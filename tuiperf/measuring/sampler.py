@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from tuiperf.contract.options import INTERLEAVE_MODES, MAX_SAMPLES_PER_VARIANT
 from tuiperf.measuring.shallow import Scope, in_fresh_thread
-from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, take_sample
+from tuiperf.measuring.timing import DEFAULT_CLOCK, Clock, choose_loops, take_sample
 from tuiperf.results.stats import median_ci
 
 TARGET_REL_CI = 0.01  # auto mode stops once every median's 95 % CI is within ±1 %
@@ -60,6 +60,20 @@ def needs_warm_up(estimate_ns: float) -> bool:
     return estimate_ns < WARM_UP_BELOW_NS
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How a target is called in its turns: chosen together from its estimated time per call."""
+
+    loops: int = 1  # calls per sample
+    per_turn: int = 1  # samples taken in a row each turn in block mode (see block_size)
+    warm_up: bool = True  # an untimed call at the start of each block-mode turn
+
+    @classmethod
+    def of(cls, estimate_ns: float, resolution_ns: float) -> Pace:
+        """The pace of a call estimated at ``estimate_ns`` under a clock that resolves ``resolution_ns``."""
+        return cls(choose_loops(estimate_ns, resolution_ns), block_size(estimate_ns), needs_warm_up(estimate_ns))
+
+
 @dataclass
 class Target:
     """One callable being sampled, and where and when its samples were taken."""
@@ -68,9 +82,7 @@ class Target:
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     block: Callable[[Any], Any]
-    loops: int = 1
-    per_turn: int = 1  # samples taken in a row each turn in block mode (see block_size)
-    warm_up: bool = True  # an untimed call at the start of each block-mode turn
+    pace: Pace = Pace()
     # What sampling records (not given to the constructor):
     samples: list[float] = field(default_factory=list, init=False)
     round_starts: list[int] = field(default_factory=list, init=False)  # index of each turn's first sample
@@ -110,7 +122,7 @@ def fixed_rounds(targets: list[Target], samples: int, interleave: str) -> tuple[
     """(rounds, samples per turn) so that every target takes ``samples`` in the same rounds."""
     if interleave == "call":
         return samples, 1
-    rounds = max(math.ceil(samples / max(t.per_turn, 1)) for t in targets)
+    rounds = max(math.ceil(samples / max(t.pace.per_turn, 1)) for t in targets)
     return rounds, math.ceil(samples / rounds)
 
 
@@ -202,16 +214,16 @@ def _sample_rounds(
             if samples is not None:  # never 0 before the planned rounds end (see fixed_rounds)
                 wanted = min(per_turn, samples - len(target.samples))
             else:
-                wanted = 1 if interleave == "call" else target.per_turn
+                wanted = 1 if interleave == "call" else target.pace.per_turn
             on_turn(target)
             target.round_starts.append(len(target.samples))
             if target.first_round is None:
                 target.first_round, target.first_ns = round_index, clock()
             try:
-                if interleave == "block" and target.warm_up:
+                if interleave == "block" and target.pace.warm_up:
                     target.block(target.fn(*target.args))  # untimed: bring this variant's data back into cache
                 for _ in range(wanted):
-                    target.samples.append(take_sample(target.fn, target.args, target.loops, target.block, clock))
+                    target.samples.append(take_sample(target.fn, target.args, target.pace.loops, target.block, clock))
                     if cancel.is_set():
                         target.last_round, target.last_ns = round_index, clock()
                         return outcome("cancelled")

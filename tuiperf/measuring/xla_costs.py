@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tuiperf.results.model import ProcessMemory, ProgramMemory
+
+
+@dataclass(frozen=True)
+class ProgramCosts:
+    """What XLA says of one compiled program: its FLOPs, transcendental operations and memory."""
+
+    flops: float | None = None
+    transcendentals: float | None = None  # sin, exp, tanh, ... counted apart from the FLOPs
+    memory: ProgramMemory | None = None
+
+    @classmethod
+    def of(cls, program: Any, of: str) -> ProgramCosts:
+        """``program``'s figures; ``of`` names it in the memory figures ("call", "jit level")."""
+        return cls(flops_of(program), transcendentals_of(program), memory_of(program, of=of))
 
 
 def devices_of(compiled: Any) -> int:
