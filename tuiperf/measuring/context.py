@@ -59,12 +59,12 @@ class RunContext:
     hooks: Hooks
     policy: PassPolicy
     device: Any  # a jax Device: the resolved one, or the one the policy measures on instead
-    started: float = field(default_factory=time.monotonic, init=False)  # when the run began: the ETA counts from it
+    started: float  # time.monotonic() when the run began: the ETA counts from it (copies keep it)
 
     @classmethod
     def create(cls, request: RunRequest, hooks: Hooks, policy: PassPolicy) -> RunContext:
         resolved = resolve(request)
-        return cls(resolved, request, hooks, policy, policy.device(resolved.device))
+        return cls(resolved, request, hooks, policy, policy.device(resolved.device), time.monotonic())
 
     @property
     def settings(self) -> RunSettings:
