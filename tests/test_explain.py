@@ -100,7 +100,7 @@ def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays
     assert len(paths.paths["flat_jit"].args) == 4  # w, x, power and alpha, as jax.jit traces them
     jit_fn, jit_args = eqx_filter_jit_level(forward, model, x, 2.0)  # Equinox holds both floats static
     eqx_paths = build_paths(jit_fn, jit_args, call_is_jit=False)
-    assert eqx_paths.flops == flops_of(jit_fn.trace(*jit_args).lower().compile())
+    assert eqx_paths.program.flops == flops_of(jit_fn.trace(*jit_args).lower().compile())
     assert len(eqx_paths.paths["flat_jit"].args) == 2  # the arrays only
 
 
