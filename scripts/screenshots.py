@@ -52,6 +52,14 @@ SHOTS = [
         {"budget_s": 0.5, "sweep": ("n_static", [10, 100, 1000, 10000])},
     ),
     (
+        "dispatch-floor-grid-80x24",
+        "dispatch-floor",
+        {},
+        "sweep",
+        (80, 24),
+        {"budget_s": 0.5, "sweep": ("n_args", [1, 16, 256]), "grid": ("size", [1, 4096])},
+    ),
+    (
         "sharded-step-devices-sweep",
         "sharded-step",
         {},

@@ -125,3 +125,37 @@ def test_snapshot_two_environments_statistics_80x24_no_color(snap_compare, saved
         await pilot.pause()
 
     assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def _show_grid(grid):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        main = await ready(pilot)
+        main.show_result(grid)
+        main.action_show_tab("sweep")
+        app.query_one("#tabs Tabs").focus()
+        await pilot.pause(0.2)
+        await app.plots_settled()
+        await pilot.pause()
+
+    return run_before
+
+
+def _grid():
+    """A stored grid (two --sweep): one variant slower than the baseline at small cells, faster at the last."""
+    import factories
+
+    medians = {
+        "jax.jit": [11000.0, 11100.0, 11200.0, 11300.0, 11400.0, 11500.0],
+        "eqx.filter_jit": [78000.0, 60000.0, 40000.0, 20000.0, 11400.0, 9000.0],
+    }
+    return factories.grid(medians, rows=("n_args", (1, 4, 16)), columns=("size", (1, 64)), scenario="dispatch-floor")
+
+
+def test_snapshot_grid_heat_map_80x24(snap_compare, saved, tmp_path):
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_show_grid(_grid()))
+
+
+def test_snapshot_grid_heat_map_80x24_no_color(snap_compare, saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(_app(saved, tmp_path), terminal_size=(80, 24), run_before=_show_grid(_grid()))

@@ -214,6 +214,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             device=request.device,
             environments=request.environments,
             sweep=request.sweep,
+            grid=request.grid,
         )
     finally:
         runner.close()

@@ -18,6 +18,7 @@ class LaunchOptions:
     variants: list[str] | None = None  # preselected variants (None: all)
     autorun: bool = False  # run as soon as the scenario's form is ready
     sweep: tuple[str, list[Any]] | None = None  # run this sweep instead
+    grid: tuple[str, list[Any]] | None = None  # with ``sweep``: a second swept parameter, the sweep a grid
     tab: str | None = None  # result tab to show
     device: str | None = None
     environments: list[str] = field(default_factory=list)  # Python environments to tick, the reference first

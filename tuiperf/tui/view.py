@@ -13,6 +13,7 @@ import msgspec
 
 from tuiperf.common.text import inert_data, one_line
 from tuiperf.results.crossover import sentences
+from tuiperf.results.grid import GridTable, grid_tables
 from tuiperf.results.model import RunResult, Sweep
 
 CLUSTER_SHARE = 0.02  # cluster centres drawn on the histogram: those holding at least this share
@@ -30,6 +31,7 @@ class ResultView:
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (severity, text)
     header: str = ""
     crossovers: list[str] = field(default_factory=list)  # a sweep over a size: does the extra cost matter?
+    grid: list[GridTable] = field(default_factory=list)  # a grid (two --sweep): each variant's table of cells
 
     @property
     def warning_count(self) -> int:
@@ -59,6 +61,7 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
         warnings=collect_warnings(shown),
         header=header_of(shown, result),
         crossovers=sentences(result, compute=False),
+        grid=grid_tables(result),
     )
 
 

@@ -218,17 +218,24 @@ class MainScreen(MainCommands):
             return
         self._launched = True
         if launch.sweep:
-            self.start_run(sweep=(launch.sweep[0], list(launch.sweep[1])))
+            grid = (launch.grid[0], list(launch.grid[1])) if launch.grid else None
+            self.start_run(sweep=(launch.sweep[0], list(launch.sweep[1])), grid=grid)
         elif launch.autorun:
             self.start_run()
         if launch.tab:
             self.action_show_tab(launch.tab)
 
     # -- runs ---------------------------------------------------------------------------------------
-    def build_request(self, sweep: tuple[str, list[Any]] | None = None) -> RunRequest | None:
-        """The request for the form, or None with the reason shown (and kept in ``blocked_reason``)."""
+    def build_request(
+        self, sweep: tuple[str, list[Any]] | None = None, grid: tuple[str, list[Any]] | None = None
+    ) -> RunRequest | None:
+        """The request for the form, or None with the reason shown (and kept in ``blocked_reason``);
+        ``grid``: a second swept parameter (a launch's two ``--sweep``)."""
         try:
             request = self.setup.request(self.shell.scenario_dirs, sweep)
+            if grid is not None:
+                request.grid = grid
+                request.params.pop(grid[0], None)
         except ParamError as exc:
             self.blocked_reason = exc.message
             self.notify(
@@ -238,9 +245,15 @@ class MainScreen(MainCommands):
         self.blocked_reason = None
         return request
 
-    def start_run(self, sweep: tuple[str, list[Any]] | None = None, *, by_live_mode: bool = False) -> bool:
+    def start_run(
+        self,
+        sweep: tuple[str, list[Any]] | None = None,
+        *,
+        grid: tuple[str, list[Any]] | None = None,
+        by_live_mode: bool = False,
+    ) -> bool:
         """Run what the form describes (a run in progress is cancelled); False when the form cannot."""
-        request = self.build_request(sweep)
+        request = self.build_request(sweep, grid)
         if request is None:
             return False
         self.runs.start(request, by_live_mode=by_live_mode)

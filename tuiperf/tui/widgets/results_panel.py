@@ -78,7 +78,7 @@ class ResultsPanel(Vertical):
             ),
             "stats": lambda: stats.show(view.shown),
             "breakdown": lambda: breakdown.show(view.shown, baseline),
-            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers),
+            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers, view.grid),
             "profile": lambda: self.query_one(ProfileTable).show(view.shown),
         }
         self._set_warnings(list(view.warnings), error)
@@ -203,7 +203,8 @@ class ResultsPanel(Vertical):
         if quantity is None:
             self.notify("No program memory in this sweep: nothing else to plot", timeout=3)
             return False
-        self.notify(f"Sweep plot: {'program memory' if quantity == 'memory' else 'median time per call'}", timeout=2)
+        shown = {"memory": "program memory", "ratio": "ratio to the baseline"}.get(quantity, "median time per call")
+        self.notify(f"Sweep {'grid' if quantity == 'ratio' else 'plot'}: {shown}", timeout=2)
         return True
 
     def next_baseline(self) -> bool:

@@ -1,4 +1,5 @@
-"""Sweep plot: median time per call against the swept parameter, log-log, with fitted slopes.
+"""Sweep plot: median time per call against the swept parameter, log-log, with fitted slopes (a
+grid: a heat map per variant instead, :mod:`tuiperf.tui.widgets.sweep_grid`).
 
 A slope near 0 means the cost does not grow with the parameter; near 1, it grows linearly. Where the
 plot would get fewer than MIN_PLOT_ROWS rows of its own (two y ticks on rows apart and a line between
@@ -14,12 +15,14 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from tuiperf.common.units import format_bytes
+from tuiperf.results.grid import GridTable
 from tuiperf.results.model import Sweep
 from tuiperf.tui.formatting import format_ns, log_ticks
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
 from tuiperf.tui.widgets.histogram import _unit
 from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_rgb
+from tuiperf.tui.widgets.sweep_grid import SweepGrid
 from tuiperf.tui.widgets.text_block import TextBlock
 
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
@@ -146,19 +149,42 @@ def _byte_unit(count: float) -> tuple[str, float]:
 
 
 class SweepPlot(Vertical):
+    """A sweep's plot and caption; a grid's heat maps instead (:mod:`tuiperf.tui.widgets.sweep_grid`)."""
+
     def compose(self) -> ComposeResult:
         yield SweepLines(id="sweep-lines")
         yield TextBlock("", id="sweep-caption")
+        yield SweepGrid(id="sweep-grid")
 
     def toggle_quantity(self) -> str | None:
-        """Plot the other quantity; the one now plotted, or None when the sweep has no program memory."""
+        """Plot the other quantity; the one now plotted, or None when the sweep has no program memory.
+        A grid's heat maps switch between the ratio to the baseline and the time per call."""
+        heat = self.query_one(SweepGrid)
+        if heat.display:
+            return heat.toggle_quantity()
         lines = self.query_one(SweepLines)
         if lines.quantity == "time" and not (lines.sweep and lines.sweep.memory_bytes):
             return None
         lines.set_quantity(QUANTITIES[(QUANTITIES.index(lines.quantity) + 1) % len(QUANTITIES)])
         return lines.quantity
 
-    def show(self, sweep: Sweep | None, order: list[str], crossovers: list[str] | None = None) -> None:
+    def show(
+        self,
+        sweep: Sweep | None,
+        order: list[str],
+        crossovers: list[str] | None = None,
+        grid: list[GridTable] | None = None,
+    ) -> None:
+        heat = self.query_one(SweepGrid)
+        is_grid = bool(sweep and sweep.grid and grid)
+        heat.display = is_grid
+        for widget in (self.query_one(SweepLines), self.query_one("#sweep-caption")):
+            widget.display = not is_grid
+        if sweep is not None and grid and is_grid:
+            ranked = {name: i for i, name in enumerate(order)}
+            tables = sorted(grid, key=lambda t: ranked.get(t.variant, len(ranked)))
+            heat.show(tables, sweep.title(), crossovers)
+            return
         self.query_one(SweepLines).set_sweep(sweep, order)
         caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
