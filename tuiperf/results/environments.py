@@ -185,6 +185,7 @@ def _merge_sweep(runs: list[tuple[str, RunResult]], duration_s: float) -> RunRes
         slopes=slopes,
         anchor_ns=anchors,
         memory_bytes=memory,
+        grid=base.sweep.grid,  # a grid over several environments stays a grid
     )
     warnings = [f"[{environment}] {w}" for environment, result in runs for w in result.warnings]
     return msgspec.structs.replace(
