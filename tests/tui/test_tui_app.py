@@ -304,6 +304,33 @@ async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs
 
 
 @sync
+async def test_a_live_re_run_shows_on_the_results_tab_while_setup_shows(saved, scenario_dirs, tmp_path):
+    """At 80x24 the Setup half shows alone: a live re-run after a change says so on the Results tab,
+    then that a new result is there, until the results are shown."""
+    runner = FakeRunner(saved)
+    gate = threading.Event()
+    runner.gates = [gate]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        results_tab = app.query_one("#view-results")
+        app.query_one("#live").value = True
+        field = main.setup.form._field("size")
+        field.focus()
+        field.value = "32"
+        await wait_until(pilot, lambda: main.running, what="the live re-run")
+        assert main.view == "setup" and not app.query_one("#results").display
+        await wait_until(pilot, lambda: results_tab.label.plain == "Results · live re-run…", what="the re-run's sign")
+        gate.set()
+        await main.runs.wait_for_end(10)
+        await wait_until(pilot, lambda: results_tab.label.plain == "Results · new result", what="the new result's sign")
+        assert main.view == "setup" and app.focused is field  # the sign moves neither the view nor the focus
+        main.split.show("results")
+        await pilot.pause()
+        assert results_tab.label.plain == "Results"
+
+
+@sync
 async def test_r_and_q_during_a_run_ask_first(saved, scenario_dirs, tmp_path):
     runner = FakeRunner(saved)
     gate = threading.Event()

@@ -265,9 +265,11 @@ class MainScreen(MainCommands):
         if isinstance(news, RunBegan):
             if not news.state.started_by_live_mode:  # live mode's re-runs never move the focus or the view
                 self.split.show("results")
+            self.split.tell_results("live re-run…" if news.state.started_by_live_mode else "running…")
             self.results_panel.begin_run(news.state)
         elif isinstance(news, RunDone | RunError):
             self.setup.options.set_running(False)
+            self.split.tell_results("new result" if isinstance(news, RunDone) else "run failed")
             self._run_ended(news)
 
     def _redraw(self) -> None:

@@ -2,16 +2,20 @@
 chosen with the Setup/Results tabs (``#view-tabs``, above this row), with focus kept in the half shown.
 
 Which half shows is set on the two halves' ``display``, not as a class on the screen: a class on the
-screen restyles every widget.
+screen restyles every widget. While the Setup half shows alone, the Results tab says what a run started
+from there is doing (live mode re-runs after each change without switching to the results).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Tabs
+from textual.widgets import Tab, Tabs
+
+RESULTS = "Results"
 
 
 class SplitView(Horizontal):
@@ -46,6 +50,19 @@ class SplitView(Horizontal):
         self._half("setup").display = not narrow or self.view == "setup"
         if self.switchable:
             self._half("results").display = not narrow or self.view == "results"
+            if self._half("results").display:
+                self._label_results(RESULTS)  # seen: no news left to tell
+
+    def tell_results(self, news: str) -> None:
+        """Say on the Results tab what a run is doing, while the results half is hidden (a narrow screen
+        showing Setup); the tab reads plain "Results" again once the results are shown."""
+        if self.switchable and not self._half("results").display:
+            self._label_results(f"{RESULTS} · {news}")
+
+    def _label_results(self, label: str) -> None:
+        tab = self.screen.query_one("#view-results", Tab)
+        if tab.label.plain != label:  # a new label lays the tabs out again
+            tab.label = Text(label)
 
     def keep_focus_visible(self) -> None:
         if self.app.screen is self.screen and self.narrow:
