@@ -44,6 +44,7 @@ def test_two_sweeps_measure_every_cell_of_the_grid(order, fixture_dir, tmp_path,
     text = capsys.readouterr().out
     assert "eqx.filter_jit: time per call · ratio to jax.jit [95 % CI], size × scale" in text
     assert "size \\ scale      1.0      2.0      3.0" in text  # jax.jit's table: times only
+    assert "jax.jit: program memory (per device), as XLA sizes it" in text  # a table per variant too
     assert all(len(line) <= 80 for line in text.splitlines())
     run = resultfile.load(out)
     assert [a.parameter for a in run.sweep.grid] == ["size", "scale"] and run.sweep.cell_count == 6
@@ -155,3 +156,25 @@ def test_the_app_header_and_text_report_name_the_grid(tmp_path, capsys):
     assert "eager: time per call · ratio to jit [95 % CI], n_args × size" in out
     assert "per-call latency at n_args=16, size=64" in out
     assert "not answered for a grid" in out
+
+
+def test_a_grid_of_hostile_names_reaches_every_output_as_data(tmp_path, capsys):
+    from test_hostile_outputs import raw_controls
+
+    hostile = "p\x1b]0;owned\x07[bold]|x"
+    run = factories.grid(
+        {"jit": [1000.0] * 4, hostile: [2000.0] * 4}, rows=(hostile, ("a\x1b[2J", "b")), columns=("size", (1, 2))
+    )
+    path = resultfile.save(run, tmp_path / "g.json")
+    assert main(["show", str(path), "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert not raw_controls(out) and "[bold]" in out  # printed as text, never applied as markup
+    for fmt in ("markdown", "csv"):
+        assert not raw_controls(export(run, fmt))
+    history = tmp_path / "h.sqlite"
+    with History(history) as stored:
+        stored.add(run)
+    assert main(["--history", str(history), "history", "--width", "200"]) == 0
+    assert not raw_controls(capsys.readouterr().out)
+    view = view_of(run)
+    assert not raw_controls(view.header) and not any(raw_controls(f"{t.variant}{t.rows}{t.columns}") for t in view.grid)

@@ -423,6 +423,28 @@ def sweep_memory_grid(sweep: Sweep, width: int, console: Console) -> list[Any]:
     """Each variant's compiled program memory at each point (XLA's sizes: arguments, outputs, temporaries)."""
     if not sweep.memory_bytes:
         return []
+    if len(sweep.grid) == 2:  # a grid: a table per variant, rows × columns as its times are
+        rows_axis, columns_axis = sweep.grid
+        parts: list[Any] = []
+        for name, series in sweep.memory_bytes.items():
+            headers = [
+                f"{one_line(rows_axis.parameter)} \\ {one_line(columns_axis.parameter)}",
+                *(one_line(v) for v in columns_axis.values),
+            ]
+            count = len(columns_axis.values)
+            rows: list[list[Cell]] = [
+                [
+                    f"{one_line(rows_axis.parameter)}={one_line(value)}",
+                    *(
+                        format_bytes(series[r * count + c]) if r * count + c < len(series) else "–"
+                        for c in range(count)
+                    ),
+                ]
+                for r, value in enumerate(rows_axis.values)
+            ]
+            title = f"{one_line(name)}: program memory (per device), as XLA sizes it"
+            parts.extend([grid(title, headers, rows, width, console), Text("")])
+        return parts
     headers = ["variant", *[one_line(sweep.label(i)) for i in range(len(sweep.values))]]
     rows = [[one_line(name), *[format_bytes(b) for b in series]] for name, series in sweep.memory_bytes.items()]
     title = f"{one_line(sweep.title())}: program memory (per device), as XLA sizes it"
