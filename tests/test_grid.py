@@ -178,3 +178,15 @@ def test_a_grid_of_hostile_names_reaches_every_output_as_data(tmp_path, capsys):
     assert not raw_controls(capsys.readouterr().out)
     view = view_of(run)
     assert not raw_controls(view.header) and not any(raw_controls(f"{t.variant}{t.rows}{t.columns}") for t in view.grid)
+
+
+def test_a_grid_too_wide_for_the_terminal_says_so_and_keeps_every_cell(tmp_path, capsys):
+    columns = ("size", (1, 16, 256, 4096, 65536))
+    run = grid(
+        {"jit": [1000.0] * 10, "eager": [5000.0 + 100 * i for i in range(10)]}, rows=("n_args", (1, 4)), columns=columns
+    )
+    path = resultfile.save(run, tmp_path / "wide.json")
+    assert main(["show", str(path), "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert "eager: time per call · ratio to jit [95 % CI], n_args × size (one row per line:" in out
+    assert "size=65536 5.90 µs · 5.9× [" in out and all(len(line) <= 80 for line in out.splitlines())
