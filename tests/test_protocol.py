@@ -1,9 +1,9 @@
 """The typed protocol between a parent and its measuring or loading process: errors keep their class,
-a stop keeps its reason, and an answer that cannot be sent as is still arrives as text."""
+a stop keeps its reason, an answer that cannot be sent as is still arrives as text, and the bytes on the
+wire are msgpack decoded into the protocol's classes (no pickle: a message that is not one is refused)."""
 
 from __future__ import annotations
 
-import pickle
 import threading
 from pathlib import Path
 
@@ -12,10 +12,28 @@ import pytest
 
 from tuiperf.common import errors
 from tuiperf.common.errors import ParamError, TuiperfError
-from tuiperf.contract.catalog import Catalog
-from tuiperf.contract.protocol import Answer, DescribeFile, Measured, Refused, Request, Streamed
+from tuiperf.contract import wire
+from tuiperf.contract.catalog import Catalog, LoadError
+from tuiperf.contract.events import PhaseChanged, Progress, RunStarted
+from tuiperf.contract.options import RunSettings
+from tuiperf.contract.protocol import (
+    SAMPLE,
+    Answer,
+    Described,
+    DescribeFile,
+    Gate,
+    Measure,
+    Measured,
+    MeasuredInLockstep,
+    Refused,
+    Request,
+    Streamed,
+    Waiting,
+)
+from tuiperf.contract.request import RunRequest
 from tuiperf.processes.loader import load_isolated
 from tuiperf.processes.process import Ended, IgnoredCancel, ProcessStopped, TimedOut
+from tuiperf.results.outputs import Leaf, OutputDigest
 
 SIMPLE_ERRORS = [
     errors.ScenarioError,
@@ -29,7 +47,8 @@ SIMPLE_ERRORS = [
 
 @pytest.mark.parametrize("cls", SIMPLE_ERRORS)
 def test_an_error_raised_in_the_child_is_raised_in_the_parent_as_its_own_class(cls: type[TuiperfError]) -> None:
-    sent = pickle.loads(pickle.dumps(Refused.of(cls("bad value", where="size"))))
+    sent = wire.answer_of(wire.encode(Refused.of(cls("bad value", where="size"))))
+    assert isinstance(sent, Refused)
     raised = sent.exception()
     assert type(raised) is cls
     assert (raised.message, raised.where, raised.title) == ("bad value", "size", cls.title)
@@ -82,31 +101,32 @@ def test_the_loader_reports_a_crash_at_import(tmp_path: Path) -> None:
     assert error.error == "was killed by SIGSEGV at import"
 
 
-class PicklingConn:
+class WireConn:
+    """The child's end of the socket: what it sends, decoded as the parent decodes it."""
+
     def __init__(self) -> None:
         self.sent: list[Answer] = []
 
-    def send(self, message: Answer) -> None:
-        pickle.dumps(message)
-        self.sent.append(message)
+    def send_bytes(self, data: bytes) -> None:
+        self.sent.append(wire.answer_of(data))
 
 
-def test_a_result_with_a_note_that_cannot_be_pickled_still_arrives() -> None:
+def test_a_result_with_a_note_that_is_not_data_still_arrives() -> None:
     from tuiperf.measuring.serve import safe_send
 
     run = factories.result({"a": [1.0, 2.0]})
     run.variants[0].warnings.append(threading.Lock())  # type: ignore[arg-type]  # any object a document can hold
-    conn = PicklingConn()
+    conn = WireConn()
     safe_send(conn, Measured(run))
     [answer] = conn.sent
     assert isinstance(answer, Measured) and answer.result.variants[0].warnings[-1].startswith("<unlocked _thread.lock")
 
 
-def test_an_event_that_cannot_be_pickled_is_dropped_and_an_answer_that_cannot_is_an_internal_error() -> None:
+def test_an_event_that_is_not_data_is_dropped_and_an_answer_that_is_not_is_an_internal_error() -> None:
     from tuiperf.contract.events import PhaseChanged
     from tuiperf.measuring.serve import safe_send
 
-    conn = PicklingConn()
+    conn = WireConn()
     safe_send(conn, Streamed(PhaseChanged("sample", message=threading.Lock())))  # type: ignore[arg-type]
     safe_send(conn, Measured(threading.Lock()))  # type: ignore[arg-type]
     [answer] = conn.sent
@@ -126,3 +146,44 @@ def test_a_param_error_in_the_measuring_process_is_a_param_error_in_the_caller(f
             runner.run(RunRequest(scenario="tiny", params={"size": 0}, settings=RunSettings(dispatch="sync")))
     finally:
         runner.close()
+
+
+def test_every_message_crosses_the_wire_as_its_own_class_with_typed_values() -> None:
+    request = RunRequest(
+        "tiny", params={"size": "8", "scale": 2.0}, sweep=("size", ["8", 16]), settings=RunSettings(samples=5)
+    )
+    assert wire.request_of(wire.encode(Measure(request))) == Measure(request)
+    result = factories.result({"a": [1.0, 2.0, 3.0]}, params={"size": 8})
+    header = RunStarted("tiny", ["a"], "cpu:0", "sync", 16, None)
+    answers: list[Answer] = [
+        Measured(result),
+        Streamed(header),
+        Streamed(Progress(0.5, 1.0, None, {"a": 1000.0}, {"a": 3})),
+        Streamed(PhaseChanged("sample", "a", "sampling")),
+        Waiting(Gate(0, SAMPLE, 3), done=True),
+        Described(error=LoadError(path="/x/broken.py", error="SyntaxError", line=3)),
+    ]
+    for answer in answers:
+        assert wire.answer_of(wire.encode(answer)) == answer
+    assert wire.answer_of(wire.encode(answers[4])).gate.kind is SAMPLE  # type: ignore[union-attr]
+
+
+def test_an_output_carried_for_the_comparison_crosses_as_an_array_without_pickle() -> None:
+    import numpy as np
+
+    digest = OutputDigest(leaves={"w": Leaf("float32", (2, 2), np.eye(2, dtype=np.float32))}, tolerance=1e-6)
+    sent = wire.answer_of(wire.encode(MeasuredInLockstep(factories.result({"a": [1.0]}), {"a": digest})))
+    assert isinstance(sent, MeasuredInLockstep)
+    values = sent.digests["a"].leaves["w"].values
+    assert values.dtype == np.float32 and values.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_bytes_that_are_not_a_message_are_one_clear_error() -> None:
+    import pickle
+
+    with pytest.raises(wire.Unreadable, match="cannot read from its measuring process"):
+        wire.answer_of(pickle.dumps(Refused.of(errors.InternalError("x"))))  # pickle is not spoken
+    with pytest.raises(wire.Unreadable, match="a request this measuring process cannot read"):
+        wire.request_of(wire.encode(Measured(factories.result({"a": [1.0]}))))  # an answer is no request
+    with pytest.raises(wire.Unsendable, match="is not data"):
+        wire.encode(Measure(RunRequest("tiny", params={"size": threading.Lock()})))  # type: ignore[dict-item]

@@ -205,7 +205,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             runner,
             request.scenario,
             args.out,
-            params=request.params,
+            params=dict(request.params),
             scenario_dirs=request.scenario_dirs,
             variants=request.variants,
             tab=args.tab,
@@ -213,8 +213,8 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
             settings=request.settings,
             device=request.device,
             environments=request.environments,
-            sweep=request.sweep,
-            grid=request.grid,
+            sweep=(request.sweep[0], list(request.sweep[1])) if request.sweep else None,
+            grid=(request.grid[0], list(request.grid[1])) if request.grid else None,
         )
     finally:
         runner.close()

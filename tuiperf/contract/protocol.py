@@ -54,9 +54,8 @@ class Shared:
 # The parent sends one request at a time. A request that ``Asks[R]`` is answered by any number of
 # Streamed events (and, in lockstep, Waiting), then exactly one R or a Refused; Proceed and Stop are
 # not answered. Each side matches on the class, so a misspelt verb is a type error, not a silently
-# ignored string. Messages are msgspec tagged Structs, pickled through the socket: their payloads
-# (the request's raw parameter values, a result's notes) may hold any Python object. (msgspec's
-# msgpack encodes and decodes a result faster, benchmarks/wire_format.py, but carries only typed data.)
+# ignored string. Messages are msgspec tagged Structs of typed data, sent as msgspec's msgpack and
+# decoded into their classes (:mod:`tuiperf.contract.wire`).
 
 
 class Reply(msgspec.Struct, tag=True, frozen=True):
@@ -71,7 +70,17 @@ class Asks(msgspec.Struct, Generic[R], frozen=True):
 
 
 class Described(Reply, frozen=True):
-    entry: ScenarioEntry | LoadError
+    """A scenario file described, or why it cannot be used (exactly one of the two)."""
+
+    scenario: ScenarioEntry | None = None
+    error: LoadError | None = None
+
+    @property
+    def entry(self) -> ScenarioEntry | LoadError:
+        entry = self.scenario or self.error
+        if entry is None:
+            raise ValueError("a description names a scenario or an error")
+        return entry
 
 
 class DeviceList(Reply, frozen=True):

@@ -14,7 +14,7 @@ one sample; the result is then partial. A request's run options are :mod:`tuiper
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
@@ -22,7 +22,7 @@ from tuiperf.contract import options
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.options import RunSettings
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import RunResult, Scalar
 
 
 @dataclass
@@ -30,11 +30,11 @@ class RunRequest:
     """What to measure (scenario, parameter values, variants, device, sweep) and how (``settings``)."""
 
     scenario: str
-    params: dict[str, Any] = field(default_factory=dict)  # raw values (strings are parsed)
+    params: Mapping[str, Scalar] = field(default_factory=dict)  # raw values (strings are parsed)
     variants: list[str] | None = None  # None: all
     device: str | None = None  # "cpu:0", "cuda:1", or None for the first device
-    sweep: tuple[str, list[Any]] | None = None  # (parameter, values)
-    grid: tuple[str, list[Any]] | None = None  # a second swept parameter: the sweep becomes a grid (its columns)
+    sweep: tuple[str, Sequence[Scalar]] | None = None  # (parameter, values)
+    grid: tuple[str, Sequence[Scalar]] | None = None  # a second swept parameter: the sweep becomes a grid (its columns)
     scenario_dirs: list[str] = field(default_factory=list)
     scenario_path: str | None = None  # the file defining `scenario`: import only it (set by runners)
     settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)

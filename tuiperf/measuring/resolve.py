@@ -44,7 +44,7 @@ def point_label(swept: dict[str, Any]) -> str:
 def resolve(request: RunRequest) -> Resolved:
     options.check(request.settings)
     scenario = load_scenario(request)
-    params = validate(scenario.params, request.params)
+    params = validate(scenario.params, dict(request.params))
     check_together(scenario, params)
     names = list(scenario.variants)
     if request.variants:
@@ -55,7 +55,8 @@ def resolve(request: RunRequest) -> Resolved:
     baseline = request.settings.baseline
     if baseline is not None and baseline not in names:
         raise ParamError(f"unknown baseline {baseline!r} (variants of this run: {', '.join(names)})")
-    axes = [axis(scenario, params, sweep) for sweep in (request.sweep, request.grid) if sweep is not None]
+    swept = [sweep for sweep in (request.sweep, request.grid) if sweep is not None]
+    axes = [axis(scenario, params, (name, list(values))) for name, values in swept]
     check_grid(axes)
     for cell in Resolved(scenario, params, names, None, axes).points() if len(axes) > 1 else []:
         check_together(scenario, {**params, **cell})

@@ -10,8 +10,8 @@ Ctrl-C (the parent decides when to stop) and dies with its parent.
 
 Protocol (:mod:`tuiperf.contract.protocol`): the parent sends one ``Request``; the child answers with
 any number of ``Streamed`` events, then the request's own ``Reply`` or ``Refused`` (naming the error's
-class, so the parent raises the same one). A note that cannot be pickled is sent as text; a run is
-never lost to it.
+class, so the parent raises the same one), as msgspec's msgpack (:mod:`tuiperf.contract.wire`). A
+note that is not data is sent as text; a run is never lost to it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
+from tuiperf.contract import wire
 from tuiperf.contract.events import Event, PhaseChanged, RunStarted
 from tuiperf.contract.protocol import (
     ROLE_VARIABLE,
@@ -83,23 +83,23 @@ def die_with_parent(parent: int) -> None:
 
 
 def safe_send(conn: Connection, message: Answer) -> None:
-    """Send ``message``; if it cannot be pickled, send the best text version of it instead."""
+    """Send ``message``; if it holds something that is not data, send the best text version of it instead."""
     try:
-        conn.send(message)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+        conn.send_bytes(wire.encode(message))
+    except (wire.Unsendable, RecursionError) as exc:
         from tuiperf.common.text import one_line
 
         match message:
             case Streamed():
                 return  # a live update is not worth a failure
-            case Reply():  # a result holding an object that cannot be pickled: send it as text
+            case Reply():  # a result holding an object that is not data: send it as text
                 try:
-                    conn.send(as_plain(message))
+                    conn.send_bytes(wire.encode(as_plain(message)))
                     return
                 except Exception:  # noqa: BLE001 - then say why it could not be sent
                     pass
         error = InternalError(one_line(f"the answer could not be sent: {exc}", 300))
-        conn.send(Refused.of(error))
+        conn.send_bytes(wire.encode(Refused.of(error)))
 
 
 def as_plain(reply: R) -> R:
@@ -134,7 +134,7 @@ class TakingTurns:
         safe_send(self.conn, Waiting(gate, done))
         while True:
             try:
-                message = self.conn.recv()
+                message = wire.request_of(self.conn.recv_bytes())
             except (EOFError, OSError):
                 os._exit(0)  # the parent is gone: nothing is waiting for this run any more
             match message:
@@ -153,9 +153,13 @@ class Server:
         self.conn, self.shared = conn, shared
 
     def describe_file(self, request: DescribeFile) -> Described:
+        from tuiperf.contract.catalog import LoadError
         from tuiperf.measuring.loading import describe_file
 
-        return Described(describe_file(Path(request.path)))
+        described = describe_file(Path(request.path))
+        if isinstance(described, LoadError):
+            return Described(error=described)
+        return Described(scenario=described)
 
     def list_devices(self) -> DeviceList:
         from tuiperf.measuring.env import list_devices
@@ -234,9 +238,12 @@ def serve(conn: Connection, shared: Shared) -> None:
     server = Server(conn, shared)
     while True:
         try:
-            request: Request = conn.recv()
+            request: Request = wire.request_of(conn.recv_bytes())
         except (EOFError, OSError):
             return
+        except wire.Unreadable as exc:  # said, and the next request is read
+            safe_send(conn, Refused.of(exc))
+            continue
         if isinstance(request, Stop):
             return
         server.answer(request)
@@ -251,7 +258,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(args.parent)
     conn = Connection(args.conn)
-    conn.send(Started(os.getpid()))  # its Python runs: the rest is importing JAX (see READY_TIMEOUT_S)
+    # Its Python runs: the rest is importing JAX (see READY_TIMEOUT_S).
+    conn.send_bytes(wire.encode(Started(os.getpid())))
     shared = Shared(args.shared)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import jax
@@ -265,7 +273,7 @@ def main() -> None:
             __import__(module)
         except Exception:  # noqa: BLE001 - an optional framework may be missing
             pass
-    conn.send(Ready(os.getpid()))
+    conn.send_bytes(wire.encode(Ready(os.getpid())))
     serve(conn, shared)
     sys.stdout.flush()
 

@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable
 
 from tuiperf.common.errors import ClusterError, InternalError, ParamError, TuiperfError, WorkerCrashed
-from tuiperf.contract import options
+from tuiperf.contract import options, wire
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event, RunFailed
-from tuiperf.contract.protocol import MeasureInCluster
+from tuiperf.contract.protocol import MeasureInCluster, Stop
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.processes.tracking import StreamTracker
@@ -213,12 +213,11 @@ def others_after(ids: list[int], outcomes: list[RunResult | TuiperfError | None]
 def close_all(children: list[MeasuringProcess]) -> None:
     """Ask every process to stop, give them :data:`STOP_WAIT_S` together, then kill each process group:
     nothing is left running, whatever state the cluster is in."""
-    from tuiperf.contract.protocol import Stop
 
     for child in children:
         if child.alive:
             try:
-                child.conn.send(Stop())
+                child.conn.send_bytes(wire.encode(Stop()))
             except OSError:
                 pass
     deadline = time.monotonic() + STOP_WAIT_S

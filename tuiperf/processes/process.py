@@ -24,6 +24,7 @@ from typing import Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
+from tuiperf.contract import wire
 from tuiperf.contract.events import Event
 from tuiperf.contract.protocol import (
     SHARED_SIZE,
@@ -272,10 +273,13 @@ class MeasuringProcess:
                 tail = self.log.text() if isinstance(reason, NeverStarted) else ""  # what its Python said
                 raise ProcessStopped(reason, stderr_tail=tail)
             try:
-                message = self.conn.recv() if self.conn.poll(POLL_S) else None
+                message = wire.answer_of(self.conn.recv_bytes()) if self.conn.poll(POLL_S) else None
             except (EOFError, OSError):
                 message = None
                 self.process.wait(5)
+            except wire.Unreadable:
+                self.kill()  # it says something this tuiperf does not understand: it cannot go on
+                raise
             if message is None:
                 if not self.alive:
                     raise ProcessStopped(Ended(self.process.wait()), stderr_tail=self.log.text())
@@ -307,7 +311,7 @@ class MeasuringProcess:
 
     def _send(self, message: Request | Asks[R]) -> None:
         try:
-            self.conn.send(message)
+            self.conn.send_bytes(wire.encode(message))
         except (OSError, BrokenPipeError):
             self.process.wait(5)
             raise ProcessStopped(Ended(self.process.poll()), stderr_tail=self.log.text()) from None
@@ -329,7 +333,7 @@ class MeasuringProcess:
         """Stop politely, then firmly; never hangs."""
         if self.alive:
             try:
-                self.conn.send(Stop())
+                self.conn.send_bytes(wire.encode(Stop()))
                 self.process.wait(1.0)
             except (OSError, subprocess.TimeoutExpired):
                 pass

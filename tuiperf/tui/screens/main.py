@@ -235,7 +235,7 @@ class MainScreen(MainCommands):
             request = self.setup.request(self.shell.scenario_dirs, sweep)
             if grid is not None:
                 request.grid = grid
-                request.params.pop(grid[0], None)
+                request.params = {name: value for name, value in request.params.items() if name != grid[0]}
         except ParamError as exc:
             self.blocked_reason = exc.message
             self.notify(
