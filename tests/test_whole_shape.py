@@ -265,3 +265,32 @@ def test_the_history_trend_groups_runs_by_parameters_and_environments(tmp_path):
     assert small.medians_ns["jit"] == [pytest.approx(1000.0), pytest.approx(1100.0)]
     two = trend(listed, like=by_id[ids[3]])
     assert two.values == [f"#{ids[3]} 2 environments"] and set(two.medians_ns) == {"jit @ current", "jit @ other"}
+
+
+@pytest.mark.parametrize("shape", ["sweep", "grid"])
+def test_a_sweep_in_several_processes_pools_every_point_of_every_process(shape):
+    """`--processes 2 --sweep ...`: every point pools both processes' samples and keeps their medians (before,
+    a sweep kept the first process's points alone while its header said "2 processes")."""
+    from tuiperf.processes.repeat import combine
+
+    def one(scale: float):
+        if shape == "grid":
+            return factories.grid({"jit": [scale * m for m in (1000, 1100, 1200, 1300, 1400, 1500)]}, processes=2)
+        return sweep({"jit": [scale * m for m in (1000, 1100, 1500)]}, processes=2)
+
+    first, second = one(1.0), one(1.3)
+    combined = combine([first, second], planned=2)
+    assert combined.sweep is not None and combined.sweep.grid == first.sweep.grid
+    assert combined.sweep.values == first.sweep.values and len(combined.points) == len(first.points)
+    for i, point in enumerate(combined.points):
+        jit = point.variant("jit")
+        one_process = first.points[i].variant("jit")
+        assert jit is not None and one_process is not None and jit.stats is not None
+        assert len(jit.samples_ns) == 2 * len(one_process.samples_ns)
+        assert jit.process_medians_ns == [
+            first.points[i].variant("jit").stats.median_ns,
+            second.points[i].variant("jit").stats.median_ns,
+        ]
+        assert combined.sweep.medians_ns["jit"][i] == jit.stats.median_ns
+    assert not combined.partial
+    assert combine([first], planned=2).warnings[0] == "partial result: 1 of 2 processes ran"

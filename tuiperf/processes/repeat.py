@@ -3,7 +3,8 @@
 One process can land ~30 % away from another on the same machine (memory placement, layout), so a
 single process's CI says nothing about the next one. Like pyperf's worker processes: the samples of
 all processes are pooled (the within-process figures), each variant keeps its per-process medians,
-and a warning says when the spread between processes exceeds the pooled median's CI.
+and a warning says when the spread between processes exceeds the pooled median's CI. A sweep or a
+grid is combined point by point, then summarised again (medians, slopes, crossovers) from those points.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from tuiperf.results.model import RunResult, VariantResult
 
 
 def combine(results: list[RunResult], planned: int) -> RunResult:
+    if results[0].sweep is not None:
+        return _combine_sweep(results, planned)
     first = results[0]
     variants: list[VariantResult] = []
     warnings: list[str] = []
@@ -73,6 +76,42 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
     )
     base.warnings = list(dict.fromkeys([*warnings, *first.warnings]))
     return base
+
+
+def _combine_sweep(results: list[RunResult], planned: int) -> RunResult:
+    """Each point pooled over the processes that measured it; the points every process reached."""
+    first = results[0]
+    shape = first.sweep
+    assert shape is not None
+    reached = min(len(r.points) for r in results)
+    points = [combine([r.points[i] for r in results], len(results)) for i in range(reached)]
+    rows = list(shape.grid[0].values) if shape.grid else shape.values[:reached]
+    columns = (shape.grid[1].parameter, list(shape.grid[1].values)) if len(shape.grid) > 1 else None
+    base = document.RunHeader(
+        scenario=first.scenario,
+        params=first.params,
+        device=first.device,
+        options=first.options,
+        env=first.env,
+        calibration=first.calibration,
+        started_at=first.started_at,
+    )
+    own = [w for r in results for w in r.warnings if w.startswith("drift:")]  # each process's own drift check
+    if len(results) < planned:
+        own.insert(0, f"partial result: {len(results)} of {planned} processes ran")
+    combined = document.sweep_result(
+        shape.parameter,
+        rows,
+        points,
+        base,
+        duration_s=sum(r.duration_s for r in results),
+        warnings=own,
+        columns=columns,
+    )
+    assert combined.sweep is not None
+    combined.sweep.anchor_ns = shape.anchor_ns
+    combined.partial = combined.partial or any(r.partial for r in results) or len(results) < planned
+    return combined
 
 
 def _derived(warning: str) -> bool:
