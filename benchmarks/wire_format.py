@@ -1,6 +1,7 @@
 """Evidence for the wire format between a parent and its measuring process: pickle (what
-``multiprocessing.Connection.send`` does) against msgspec's msgpack, for the largest message a run
-sends, its result (here three variants of 20,000 samples each).
+``multiprocessing.Connection.send`` does, and what tuiperf sent before ``tuiperf/contract/wire.py``)
+against msgspec's msgpack (what it sends now), for the largest message a run sends, its result (here
+three variants of 20,000 samples each).
 
 Alternates the two formats ``--rounds`` times and prints, per round, the best of five timings of
 encoding and decoding each, and the size. msgspec decodes into the typed result (it validates as it
