@@ -2,25 +2,26 @@
 
 The built-in ``filter-jit-overhead`` (model=mlp) is timed here without tuiperf: the same MLP (Equinox
 Linear layers, relu between them), ``jax.jit`` and ``eqx.filter_jit`` of the same forward pass,
-``perf_counter_ns`` around each call and ``block_until_ready``, the two variants alternating in rounds
-at every batch size. The crossover is computed by another method than tuiperf's fit: the extra fixed
-cost is the mean gap (filter_jit − jax.jit) at the smallest sizes, where the per-row cost is a few
-per cent of it; the crossover is where eqx.filter_jit's measured time reaches ten times that gap
+``perf_counter_ns`` around each call and ``block_until_ready``; the batches and the two variants
+take turns in short rounds (every batch in every round, as tuiperf's interleaved sweep), each figure
+the median of its rounds' medians. The crossover is computed by another method than tuiperf's fit: the
+extra fixed cost is the mean gap (variant − baseline) at the two smallest sizes, where the per-row cost
+is a few per cent of it; the crossover is where the variant's measured time reaches ten times that gap
 (the gap is then 10 % of its call), interpolated on a log-log line between the two measured sizes
 that bracket it. Then tuiperf sweeps the same sizes and its figure is read from ``--json``.
 
-    python benchmarks/crossover_check.py [--batches 16,64,256,1024,4096] [--seconds 0.4]
+    python benchmarks/crossover_check.py [--batches 16,32,64,128,256,512,1024] [--seconds 1.0]
 
 Run both on one quiet CPU setting: the script sets XLA to one thread (XLA_FLAGS) for itself and for
 the tuiperf run, so that the per-row cost is a line and not the Eigen pool's contention on a busy
 machine. It prints both crossovers and their ratio; the acceptance is agreement within ±25 %.
 
-Measured 2026-11-27 on the shared 2-core development VM at load 13.7-17.1 (jax 0.10.2, equinox
-0.13.8), jax.jit over jax.jit-preflattened: the extra fixed cost agreed (plain 18.1 / 18.9 / 18.5 /
-18.6 µs, tuiperf 14.3 / 22.7 / 21.5 / 20.0 µs), the crossover batch did not reliably: 167 vs 172
-(ratio 1.03), not reached by the plain loops vs 213, 189 vs 270 (1.43), 150 vs 292 (1.95). At that
-load the plain loops' own medians at one batch moved up to 2x between runs (batch 64: 66 and 123 µs),
-so the check needs a quiet machine before it says anything about tuiperf's fit.
+Measured 2026-11-27 on the shared 2-core development VM (jax 0.10.2, equinox 0.13.8), jax.jit over
+jax.jit-preflattened, the default batches: three runs in a row at load 3.0-3.6 read plain 367 / 395 /
+372 vs tuiperf 298 / 341 / 336, ratios 0.81, 0.86, 0.90 (within ±25 %; extra fixed cost plain 23.3 /
+23.4 / 23.6 µs, tuiperf 21.7 / 26.0 / 24.3 µs). Before the plain loops took every batch in every round,
+they measured one batch after another and a busy spell bent their curve (batch 64 read faster than 16
+at load 4: ratios 0.28-0.68 at load 3-4, 1.03-1.95 at load 13-17).
 """
 
 from __future__ import annotations
@@ -37,15 +38,16 @@ import tempfile
 import time
 from pathlib import Path
 
-ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+ONE_THREAD = "--xla_cpu_multi_thread_eigen=false"  # XLA rejects an unknown flag; a bare word it ignores
 WIDTH, DEPTH = 64, 3
 SHARE = 0.10
 
 
 def plain_medians(
-    batches: list[int], seconds: float, baseline: str, variant: str, rounds: int = 5
+    batches: list[int], seconds: float, baseline: str, variant: str, rounds: int = 20
 ) -> dict[int, dict[str, float]]:
-    """Median ns per call of each variant at each batch, the two alternating round by round."""
+    """Median ns per call of each variant at each batch: the batches and the two variants take turns in
+    short rounds, and each figure is the median of its rounds' medians."""
     import equinox as eqx
     import jax
     import jax.numpy as jnp
@@ -89,22 +91,28 @@ def plain_medians(
     }
     jitted, filtered = jax.jit(forward), eqx.filter_jit(forward)
     variants = {name: every[name] for name in (baseline, variant)}
-    found: dict[int, dict[str, float]] = {}
-    for batch in batches:
-        x = jnp.asarray(rng.standard_normal((batch, WIDTH)), jnp.float32)
-        samples: dict[str, list[int]] = {name: [] for name in variants}
+    inputs = {batch: jnp.asarray(rng.standard_normal((batch, WIDTH)), jnp.float32) for batch in batches}
+    for x in inputs.values():
         for fn in variants.values():
             for _ in range(20):
                 jax.block_until_ready(fn(x))
-        for _ in range(rounds):
+    # Every round visits every batch and both variants, so a busy spell on the machine moves one round
+    # of every batch alike instead of the few batches measured during it.
+    share = seconds / rounds
+    round_medians = {(batch, name): [] for batch in batches for name in variants}
+    for _ in range(rounds):
+        for batch, x in inputs.items():
             for name, fn in variants.items():
-                deadline = time.perf_counter() + seconds / rounds
-                while time.perf_counter() < deadline:
+                deadline = time.perf_counter() + share
+                samples: list[int] = []
+                while time.perf_counter() < deadline or len(samples) < 3:
                     start = time.perf_counter_ns()
                     jax.block_until_ready(fn(x))
-                    samples[name].append(time.perf_counter_ns() - start)
-        found[batch] = {name: statistics.median(values) for name, values in samples.items()}
-        print(f"  batch={batch:<6} " + "  ".join(f"{n} {m / 1e3:8.1f} µs" for n, m in found[batch].items()))
+                    samples.append(time.perf_counter_ns() - start)
+                round_medians[batch, name].append(statistics.median(samples))
+    found = {batch: {name: statistics.median(round_medians[batch, name]) for name in variants} for batch in batches}
+    for batch, medians in found.items():
+        print(f"  batch={batch:<6} " + "  ".join(f"{n} {m / 1e3:8.1f} µs" for n, m in medians.items()))
     return found
 
 
@@ -141,10 +149,10 @@ def tuiperf_crossover(batches: list[int], budget: float, baseline: str, variant:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batches", default="1,4,16,64,256")
+    parser.add_argument("--batches", default="16,32,64,128,256,512,1024")
     parser.add_argument("--baseline", default="jax.jit-preflattened", choices=("jax.jit-preflattened", "jax.jit"))
     parser.add_argument("--variant", default="jax.jit", choices=("jax.jit", "eqx.filter_jit"))
-    parser.add_argument("--seconds", type=float, default=0.4, help="per variant and batch, plain loops")
+    parser.add_argument("--seconds", type=float, default=1.0, help="per variant and batch, plain loops")
     parser.add_argument("--budget", type=float, default=1.0, help="tuiperf's --budget per point")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
