@@ -189,4 +189,4 @@ def test_a_grid_too_wide_for_the_terminal_says_so_and_keeps_every_cell(tmp_path,
     assert main(["show", str(path), "--width", "80"]) == 0
     out = capsys.readouterr().out
     assert "eager: time per call · ratio to jit [95 % CI], n_args × size (one row per line:" in out
-    assert "size=65536 5.90 µs · 5.9× [" in out and all(len(line) <= 80 for line in out.splitlines())
+    assert "size=65536 5.90 µs · 5.90× [" in out and all(len(line) <= 80 for line in out.splitlines())

@@ -232,7 +232,16 @@ def test_every_ratio_sentence_keeps_one_unit():
     """ "4.58× as slow as jax.jit (95 % CI 357.9–359.6 %)" and "23.5× as fast (95 % CI 95.7–95.8 %)" before."""
     from tuiperf.common.units import how_much_interval
 
-    assert how_much_interval(4.58, 4.579, 4.596) == "4.58× as slow (95 % CI 4.58–4.6×)"
+    assert how_much_interval(4.58, 4.579, 4.596) == "4.58× as slow (95 % CI 4.58–4.60×)"
     assert how_much_interval(1 / 23.5, 1 / 23.6, 1 / 23.4) == "23.5× as fast (95 % CI 23.4–23.6×)"
     assert how_much_interval(1.12, 1.115, 1.126) == "12.0 % slower (95 % CI 11.5–12.6 %)"
     assert how_much_interval(0.88, 0.874, 0.885) == "12.0 % faster (95 % CI 11.5–12.6 %)"
+
+
+def test_a_ratio_and_its_interval_keep_three_significant_figures():
+    """ "1.07× [0.98–1.2]" before: `.3g` dropped the trailing zeros, so the bounds read unevenly."""
+    from tuiperf.common.units import ratio_with_interval, sig3
+
+    assert ratio_with_interval(1.07, 0.98, 1.2) == "1.07× [0.980–1.20]"
+    assert ratio_with_interval(9.91, 9.908, 11.0) == "9.91× [9.91–11.0]"
+    assert [sig3(x) for x in (100, 9.996, 0.5, 1234.5)] == ["100", "10.0", "0.500", "1.23e+03"]

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_bytes, format_ns, format_p
+from tuiperf.common.units import format_bytes, format_ns, format_p, ratio_with_interval
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
@@ -165,11 +165,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
         assert s is not None
         lo, hi = s.ci95_median_ns
         row = ratios.get(v.name)
-        ratio = (
-            f"{row.ratio:.3g}× [{row.ci95[0]:.3g}–{row.ci95[1]:.3g}]"
-            if row
-            else ("baseline" if v.name == baseline else "–")
-        )
+        ratio = ratio_with_interval(row.ratio, *row.ci95) if row else ("baseline" if v.name == baseline else "–")
         main.append(
             [
                 one_line(v.name),

@@ -47,6 +47,18 @@ def format_bytes(count: float | None) -> str:
     return f"{sign}{size:.0f} B"
 
 
+def sig3(value: float) -> str:
+    """Three significant figures, trailing zeros kept so that a range reads evenly: ``0.980``, ``1.20``,
+    ``12.0``, ``123`` (``.3g`` drops them: ``[0.98–1.2]``)."""
+    text = f"{value:#.3g}"
+    return text[:-1] if text.endswith(".") else text
+
+
+def ratio_with_interval(ratio: float, lo: float, hi: float) -> str:
+    """``1.07× [0.980–1.23]``: a ratio and its 95 % interval, each to three significant figures."""
+    return f"{sig3(ratio)}× [{sig3(lo)}–{sig3(hi)}]"
+
+
 def how_much(ratio: float) -> str:
     """``26.6× as slow`` (not ``2558.6 % slower``), ``12.0 % slower``, ``3× as fast``, ``40.0 % faster``."""
     if ratio >= 100:
@@ -78,5 +90,5 @@ def interval_words(ratio: float, lo: float, hi: float) -> str:
         bounds, unit = ((1 - hi) * 100, (1 - lo) * 100), " %"
     else:
         bounds, unit = ((1 / hi if hi > 0 else math.inf), (1 / lo if lo > 0 else math.inf)), "×"
-    first, second = (f"{b:.3g}" if unit == "×" else f"{b:.1f}" for b in bounds)
+    first, second = (sig3(b) if unit == "×" else f"{b:.1f}" for b in bounds)
     return f"95 % CI {first}–{second}{unit}"

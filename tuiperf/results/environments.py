@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from tuiperf.common.units import format_p, how_much, interval_words
+from tuiperf.common.units import format_p, how_much, interval_words, sig3
 from tuiperf.results import document
 from tuiperf.results.covers import PROCESSES
 from tuiperf.results.model import (
@@ -229,7 +229,7 @@ class EnvironmentChange:
         versions = f"{self.versions}: " if with_versions else ""
         caveat = f", {ONE_PROCESS_WORDS}" if self.one_process else ""
         if lo <= 1 <= hi:
-            return f"{versions}{self.variant} no different [{lo:.3g}–{hi:.3g}×{caveat}]"
+            return f"{versions}{self.variant} no different [{sig3(lo)}–{sig3(hi)}×{caveat}]"
         p = format_p(self.p_value)
         p = p if p.startswith("<") else f"= {p}"
         return f"{versions}{self.variant} {how_much(self.ratio)} [{interval_words(self.ratio, lo, hi)}, p {p}{caveat}]"

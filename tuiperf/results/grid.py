@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tuiperf.common.units import format_ns
+from tuiperf.common.units import format_ns, ratio_with_interval, sig3
 from tuiperf.results.model import Comparison, RunResult, Scalar
 from tuiperf.results.ratios import against
 
@@ -66,4 +66,4 @@ def ratio_text(cell: GridCell, interval: bool = True) -> str:
     if cell.ratio is None:
         return "–"
     ratio, (lo, hi) = cell.ratio.ratio, cell.ratio.ci95
-    return f"{ratio:.3g}× [{lo:.3g}–{hi:.3g}]" if interval else f"{ratio:.3g}×"
+    return ratio_with_interval(ratio, lo, hi) if interval else f"{sig3(ratio)}×"
