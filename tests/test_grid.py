@@ -63,7 +63,7 @@ def test_two_sweeps_measure_every_cell_of_the_grid(order, fixture_dir, tmp_path,
     ("sweeps", "message"),
     [
         (["size=1,2", "scale=1,2", "op=sin"], "tuiperf: 3 --sweep options; a run sweeps one parameter, or two"),
-        (["size=1,2", "size=4,8"], "tuiperf: --sweep size given twice; a grid sweeps two different parameters"),
+        (["size=1,2", "size=4,8"], "tuiperf: size is swept twice; a grid sweeps two different parameters"),
         (
             ["size=" + ",".join(map(str, range(1, 101))), "scale=" + ",".join(str(i / 10) for i in range(11))],
             "tuiperf: a grid over size × scale has 1100 cells (100 × 11); at most 1000",

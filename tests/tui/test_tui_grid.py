@@ -4,8 +4,9 @@ cell, or its time per call (m); every number printed, the shading extra; the hea
 from __future__ import annotations
 
 import factories
+import pytest
 from textual.app import App
-from tui_helpers import sync
+from tui_helpers import ready, run_to_end, sync, wait_until
 
 from tuiperf.tui.view import view_of
 from tuiperf.tui.widgets.sweep_grid import SweepGrid, shade
@@ -69,3 +70,110 @@ def test_shading_marks_only_ratios_told_apart_from_one(monkeypatch):
     assert same.ratio is not None and shade(same).bgcolor is None  # its 95 % CI holds 1x
     monkeypatch.setenv("NO_COLOR", "1")
     assert shade(slower).bgcolor is None
+
+
+# -- a grid started from the app's sweep dialog (w): a second parameter and its values ------------------
+
+
+class Dialog(App):
+    """The sweep dialog alone over tiny_sin's parameters; ``answers`` collects what it returns."""
+
+    def __init__(self):
+        super().__init__()
+        self.answers = []
+
+    def on_mount(self):
+        from tuiperf.api.params import Float, Int
+        from tuiperf.tui.screens.sweep import SweepScreen
+
+        specs = {"size": Int(8, min=1, max=4096).named("size"), "scale": Float(1.0, min=0.0, max=10.0).named("scale")}
+        self.push_screen(SweepScreen(specs), self.answers.append)
+
+
+async def open_dialog(pilot):
+    await wait_until(pilot, lambda: pilot.app.screen.query("#sweep-values-2"), what="the sweep dialog")
+    return pilot.app.screen
+
+
+@sync
+async def test_the_sweep_dialog_returns_a_grid_with_a_second_parameter_and_a_sweep_without():
+    app = Dialog()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot)
+        dialog.query_one("#sweep-values").value = "4, 1024"
+        dialog.query_one("#sweep-param-2").value = "scale"
+        await pilot.pause()
+        assert dialog.query_one("#sweep-values-2").value  # a suggestion, as for the first parameter
+        dialog.query_one("#sweep-values-2").value = "0.5; 2"
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.answers, what="the dialog's answer")
+        assert app.answers == [[("size", [4, 1024]), ("scale", [0.5, 2.0])]]
+
+    app = Dialog()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot)
+        dialog.query_one("#sweep-values").value = "4, 1024"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.answers, what="the dialog's answer")
+        assert app.answers == [[("size", [4, 1024])]]  # the second left empty: a sweep, as before
+
+
+@pytest.mark.parametrize(
+    ("second", "values", "message"),
+    [
+        ("scale", "1, 99", "✗ scale: 99.0 is above the maximum 10.0"),
+        ("size", "1, 2", "✗ size is swept twice; a grid sweeps two different parameters"),
+        ("scale", ", ".join(str(i / 10) for i in range(30)), "✗ a grid over size × scale has 1200 cells (40 × 30)"),
+        (None, "1, 2", "✗ choose the parameter the second values are for ('and over')"),
+    ],
+    ids=["bad value", "same parameter twice", "too many cells", "values without a parameter"],
+)
+@sync
+async def test_an_invalid_second_sweep_keeps_the_dialog_open_with_its_message_and_what_was_typed(
+    second, values, message
+):
+    app = Dialog()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot)
+        first = ", ".join(str(i) for i in range(1, 41))
+        dialog.query_one("#sweep-values").value = first
+        if second:
+            dialog.query_one("#sweep-param-2").value = second
+            await pilot.pause()
+        dialog.query_one("#sweep-values-2").value = values
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog and not app.answers
+        assert str(dialog.query_one("#sweep-error").render()).startswith(message)
+        assert dialog.query_one("#sweep-values").value == first and dialog.query_one("#sweep-values-2").value == values
+
+
+@sync
+async def test_a_grid_started_from_the_sweep_dialog_runs_every_cell_and_ends_with_the_heat_map(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(samples=30)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.setup.options.query_one("#variants").deselect("broken")
+        await pilot.press("escape", "w")
+        dialog = await open_dialog(pilot)
+        dialog.query_one("#sweep-values").value = "4, 64"
+        dialog.query_one("#sweep-param-2").value = "size"
+        await pilot.pause()
+        await pilot.press("enter")  # the same parameter twice: nothing runs
+        await pilot.pause()
+        assert app.screen is dialog and main.runs.run_id == 0
+        dialog.query_one("#sweep-param-2").value = "scale"
+        await pilot.pause()  # choosing a parameter suggests its values: typed after
+        dialog.query_one("#sweep-values-2").value = "1, 2"
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: main.runs.run_id == 1, what="the grid run")
+        assert "grid over size × scale (4 cells)" in str(app.query_one("#run-header").content)
+        await run_to_end(pilot, key=None)
+        sweep = main.result.sweep
+        assert sweep.parameters == ["size", "scale"] and len(main.result.points) == sweep.cell_count == 4
+        assert app.query_one("#tabs").active == "sweep" and app.query_one(SweepGrid).display
+        assert maps_text(app).splitlines()[0] == "aot ÷ jit (95 % CI) · grid over size × scale (4 cells)"

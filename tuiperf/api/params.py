@@ -361,7 +361,7 @@ def check_grid(axes: Sequence[tuple[str, Sequence[Any]]]) -> None:
         return
     (first, rows), (second, columns) = axes
     if first == second:
-        raise ParamError(f"--sweep {first} given twice; a grid sweeps two different parameters")
+        raise ParamError(f"{first} is swept twice; a grid sweeps two different parameters")
     cells = len(rows) * len(columns)
     if cells > MAX_CELLS:
         raise ParamError(

@@ -34,7 +34,13 @@ class MainCommands(Screen[None]):
     result: RunResult | None
     panels_ready: bool
 
-    def start_run(self, sweep: tuple[str, list[Any]] | None = None, *, by_live_mode: bool = False) -> bool:
+    def start_run(
+        self,
+        sweep: tuple[str, list[Any]] | None = None,
+        *,
+        grid: tuple[str, list[Any]] | None = None,
+        by_live_mode: bool = False,
+    ) -> bool:
         raise NotImplementedError  # MainScreen's
 
     def reload_scenarios(self) -> None:
@@ -91,9 +97,9 @@ class MainCommands(Screen[None]):
             return
         from tuiperf.tui.screens.sweep import SweepScreen
 
-        def chosen(sweep: tuple[str, list[Any]] | None) -> None:
-            if sweep is not None:
-                self.start_run(sweep)
+        def chosen(axes: list[tuple[str, list[Any]]] | None) -> None:
+            if axes:  # one axis: a sweep; two: a grid, run interleaved as a launch's two --sweep
+                self.start_run(axes[0], grid=axes[1] if len(axes) > 1 else None)
 
         self.app.push_screen(SweepScreen(specs), chosen)
 

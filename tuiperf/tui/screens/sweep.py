@@ -1,4 +1,5 @@
-"""``w``: choose a parameter and the values to sweep it over; each value is validated by the core."""
+"""``w``: choose a parameter and the values to sweep it over, and optionally a second one to make a
+grid; each value is validated by the core, the pair as the command line's two ``--sweep`` are."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from tuiperf.api.params import Param
+from tuiperf.api.params import MAX_LIST, Param, check_grid
 from tuiperf.common.errors import ParamError
 from tuiperf.common.text import one_line
 from tuiperf.tui.formatting import split_values, suggest_sweep
 
+Axis = tuple[str, list[Any]]  # a swept parameter and its typed values
 
-class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
-    """Returns ``(parameter, typed values)`` or None when dismissed."""
+ONE_PARAMETER = "(none: sweep one)"
+
+
+class SweepScreen(ModalScreen["list[Axis] | None"]):
+    """Returns the swept axes, one (a sweep) or two (a grid, rows then columns), or None when dismissed."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]
     AUTO_FOCUS = "#sweep-values"
@@ -27,20 +32,19 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
         super().__init__()
         self.specs = specs
         self.current = current if current in specs else next(iter(specs), None)
+        self.second: str | None = None
 
     def compose(self) -> ComposeResult:
+        names = [(Text(n), n) for n in self.specs]
         with Vertical(id="sweep-box"):
-            yield Static("[b]Sweep a parameter[/b]")
-            yield Static("One run per value; the medians are plotted log-log with a fitted slope.", classes="dim")
+            yield Static("[b]Sweep a parameter[/b] (or two: a grid)")
+            yield Static(
+                "One run per value, plotted log-log; with a second parameter, one per pair: a heat map.",
+                classes="dim",
+            )
             with Horizontal(classes="param-line"):
                 yield Label("parameter", classes="param-name")
-                yield Select(
-                    [(Text(n), n) for n in self.specs],
-                    value=self.current,
-                    allow_blank=False,
-                    id="sweep-param",
-                    compact=True,
-                )
+                yield Select(names, value=self.current, allow_blank=False, id="sweep-param", compact=True)
             with Horizontal(classes="param-line"):
                 yield Label("values", classes="param-name")
                 yield Input(
@@ -49,19 +53,38 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
                     compact=True,
                     placeholder="comma-separated values",
                 )
+            with Horizontal(classes="param-line"):
+                yield Label("and over", classes="param-name")
+                yield Select(names, prompt=ONE_PARAMETER, id="sweep-param-2", compact=True)
+            with Horizontal(classes="param-line"):
+                yield Label("its values", classes="param-name")
+                yield Input(id="sweep-values-2", compact=True, placeholder="empty: sweep one parameter")
             yield Static("", id="sweep-error", classes="param-error")
             with Horizontal(id="sweep-buttons"):
                 yield Button("Sweep", id="sweep-go", variant="primary", compact=True)
                 yield Button("Cancel", id="sweep-cancel", compact=True)
 
-    def parsed(self) -> tuple[str, list[Any]]:
-        name = str(self.query_one("#sweep-param", Select).value)
+    def _axis(self, name: str, text: str) -> Axis:
         spec = self.specs[name]
-        raw = split_values(self.query_one("#sweep-values", Input).value)
+        raw = split_values(text)
         if len(raw) < 2:
             raise ParamError("give at least two values", where=name)
-        values = [spec.parse(v) for v in raw]
-        return name, values
+        if len(raw) > MAX_LIST:
+            raise ParamError(f"sweep over {name} has {len(raw)} values; at most {MAX_LIST}")
+        return name, [spec.parse(v) for v in raw]
+
+    def parsed(self) -> list[Axis]:
+        """The first axis, then the second when its values are given (the same checks as two ``--sweep``)."""
+        first = str(self.query_one("#sweep-param", Select).value)
+        axes = [self._axis(first, self.query_one("#sweep-values", Input).value)]
+        second = self.query_one("#sweep-param-2", Select).value
+        text = self.query_one("#sweep-values-2", Input).value
+        if split_values(text):
+            if not isinstance(second, str):
+                raise ParamError("choose the parameter the second values are for ('and over')")
+            axes.append(self._axis(second, text))
+        check_grid(axes)
+        return axes
 
     def _check(self) -> bool:
         err = self.query_one("#sweep-error", Static)
@@ -77,10 +100,16 @@ class SweepScreen(ModalScreen["tuple[str, list[Any]] | None"]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        values = self.query("#sweep-values")
-        if isinstance(event.value, str) and event.value in self.specs and values and event.value != self.current:
-            self.current = event.value
-            values.first(Input).value = suggest_sweep(self.specs[event.value])
+        value = event.value if isinstance(event.value, str) and event.value in self.specs else None
+        if event.select.id == "sweep-param-2":
+            if value != self.second:
+                self.second = value
+                self.query_one("#sweep-values-2", Input).value = suggest_sweep(self.specs[value]) if value else ""
+        elif value is not None and value != self.current:
+            self.current = value
+            self.query_one("#sweep-values", Input).value = suggest_sweep(self.specs[value])
+        if self.is_mounted:
+            self._check()  # the same parameter twice is told at once, whatever the values
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
