@@ -156,7 +156,8 @@ def on_screen(app) -> list[str]:  # type: ignore[no-untyped-def]
     if not main.panels_ready or app.screen is not main:
         return []
     panel = main.results_panel
-    return [panel.active_tab, f"baseline {panel.stats.baseline}", f"result {id(main.result)}"]
+    stats = panel.query_one("#stats-view")  # not panel.stats, which fills the tab: the observer would do the work
+    return [panel.active_tab, f"baseline {stats.baseline}", f"result {id(main.result)}"]
 
 
 async def time_commands(app, pilot, shown: dict[str, float], rounds: int = 3) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]

@@ -626,7 +626,7 @@ async def test_a_tab_that_cannot_show_a_result_is_reported_and_the_app_stays_up(
     async with app.run_test(size=(140, 45)) as pilot:
         main = await ready(pilot)
 
-        def broken(self, result):
+        def broken(self, result, prepared=None):
             raise ValueError("no profile here")
 
         monkeypatch.setattr(ProfileTable, "show", broken)

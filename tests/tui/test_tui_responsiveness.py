@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import ast
+import threading
 from pathlib import Path
 
+from tui_helpers import FakeRunner, ready, sync, wait_until
+
 import tuiperf.tui
+from tuiperf.tui import tab_contents
+from tuiperf.tui.app import TuiperfApp
+from tuiperf.tui.widgets import breakdown, profile_table, stats_table
 
 TUI = Path(tuiperf.tui.__file__).parent
 
@@ -60,3 +66,41 @@ def test_a_described_worker_does_not_repr_its_arguments(monkeypatch):
             return quiet.description, loud.description
 
     assert asyncio.run(body()) == ("quiet", "<worker>")
+
+
+@sync
+async def test_a_results_tab_contents_are_made_off_the_ui_thread(saved, scenario_dirs, tmp_path, monkeypatch):
+    """GIVEN a result shown WHEN Statistics, Breakdown and Profile are then shown THEN their text (rows,
+    aligned columns, verdicts, the stage tables) was made in a worker thread when the result came, and
+    the UI thread only applies it (it built them at each tab's first show: 10-60 ms a tab under load)."""
+    made: list[tuple[str, bool]] = []  # (what, on the UI thread)
+
+    def recorded(module, name):  # type: ignore[no-untyped-def]
+        original = getattr(module, name)
+
+        def record(*args, **kwargs):  # type: ignore[no-untyped-def]
+            made.append((name, threading.current_thread() is threading.main_thread()))
+            return original(*args, **kwargs)
+
+        for where in (module, tab_contents):
+            monkeypatch.setattr(where, name, record)
+
+    recorded(stats_table, "stats_content")
+    recorded(breakdown, "detail_text")
+    recorded(profile_table, "profile_content")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        panel = main.results_panel
+        result = saved["result"]
+        main.show_result(result)
+        await wait_until(pilot, lambda: len(made) == 3, what="the tabs' contents made")
+        assert sorted(made) == [("detail_text", False), ("profile_content", False), ("stats_content", False)]
+        for tab in ("stats", "breakdown", "profile"):
+            main.action_show_tab(tab)
+            await pilot.pause()
+        assert [what for what, on_ui in made if on_ui] == []  # applied, not made again
+        stats = panel.query_one("#stats-view")
+        assert stats.query_one("#stats-table").keys == [v.name for v in result.variants]
+        assert "per call" in str(panel.query_one("#breakdown-detail").content)
+        assert panel.query_one("#profile-rows").row_count > 0

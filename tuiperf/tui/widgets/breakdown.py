@@ -44,6 +44,9 @@ NAME_WIDTH = 24
 RESOLUTION_NOTE = "< x: below what the method resolves at this size (the stage's CI, or two compiles of one program)"
 
 
+Prepared = tuple[RunResult | None, int, Text]  # the detail's text made off the UI thread: (result, width, text)
+
+
 def stage_ns(breakdown: Breakdown, key: str) -> float:
     stage = breakdown.stages.get(key)
     return max(stage.ns, 0.0) if stage is not None else 0.0  # noise below zero reads as zero
@@ -94,6 +97,8 @@ class OverheadBreakdown(VerticalScroll):
         self._reconciling: set[str] = set()
         self._across: list[Reconciliation] | None = None  # between environments, for the result shown
         self._splitting_across = False
+        self._detail_for: tuple[RunResult | None, int] | None = None  # the detail's result and width
+        self._prepared: Prepared | None = None  # the detail made off the UI thread for the result shown
 
     def compose(self) -> ComposeResult:
         yield TextBlock("", id="breakdown-bars")
@@ -103,13 +108,21 @@ class OverheadBreakdown(VerticalScroll):
         self._render_bars()
         self._render_detail()  # its tables stack their rows where they do not fit
 
-    def show(self, result: RunResult | None, baseline: str | None = None) -> None:
+    def show(
+        self,
+        result: RunResult | None,
+        baseline: str | None = None,
+        prepared: Prepared | None = None,
+    ) -> None:
+        """``prepared``: the detail's text made off the UI thread (see :meth:`_render_detail`)."""
         if result is not self.result:
             self._generation += 1
             self._splits, self._why, self._reconciling = {}, {}, set()
             self._across, self._splitting_across = None, False
         self.result = result
         self.baseline = baseline
+        if prepared is not None:
+            self._prepared = prepared
         self._render_bars()
         self._render_detail()
 
@@ -246,41 +259,55 @@ class OverheadBreakdown(VerticalScroll):
         self._render_bars()
 
     def _render_detail(self) -> None:
+        """The per-call and one-time tables: the text prepared off the UI thread when it was made for
+        this result at this width (0: not laid out yet, until the first layout gives it one), else made here."""
         detail = self.query_one("#breakdown-detail", TextBlock)
-        variants = self.result.variants if self.result else []
-        if not variants:
-            detail.show(Text(""))
-            return
-        header = [Text("variant", style="bold")]
-        header += [Text(label, style="bold" if no_color() else f"bold {colour}") for _, label, colour, _ in PARTS]
-        per_call = [[*header, Text("residual", style="bold")]]
-        stages = [[header[0], *[Text(label, style="bold") for _, label in COMPILE_STAGES]]]
-        for v in variants:
-            b = v.breakdown_ns
-            name = Text(one_line(v.name, NAME_WIDTH))
-            cells = []
-            for key, *_ in PARTS:
-                stage = b.stages.get(key) if b else None
-                if stage is None:
-                    cells.append(Text("—"))
-                    continue
-                half = (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2 if stage.ci95_ns else 0.0
-                shown = stage_cell(stage, format_ns)
-                measured = shown == format_ns(stage.ns)
-                cells.append(Text(shown + (f" ±{format_ns(half)}" if half >= 0.5 and measured else "")))
-            per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
-            stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
         width = max(self.size.width - 3, 0)  # less the padding and a scrollbar
-        lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
-        lines += fitted(per_call, "l" + "r" * (len(PARTS) + 1), width)
-        if any(s.by_construction for v in variants if v.breakdown_ns for s in v.breakdown_ns.stages.values()):
-            lines += _note(BY_CONSTRUCTION_NOTE, width)
-        lines += _note(RESOLUTION_NOTE, width)
-        lines += [Text(""), Text("one-time stages", style="bold")]
-        lines += fitted(stages, "l" + "r" * len(COMPILE_STAGES), width)
-        if self.result is not None:
-            lines += memory_lines(self.result, width)
-        detail.show(Text("\n").join(lines))
+        if self._detail_for is not None and self._detail_for[0] is self.result and self._detail_for[1] == width:
+            return  # the same tables (a new baseline changes the bars only)
+        self._detail_for = (self.result, width)
+        prepared = self._prepared
+        if prepared is not None and prepared[0] is self.result and width in (prepared[1], 0):
+            detail.show(prepared[2])
+        else:
+            detail.show(detail_text(self.result, width))
+
+
+def detail_text(result: RunResult | None, width: int) -> Text:
+    """The per-call stages (± 95 % CI) and one-time stages of each variant, in tables ``width`` wide
+    (no Textual: a thread can make it)."""
+    variants = result.variants if result else []
+    if not variants:
+        return Text("")
+    header = [Text("variant", style="bold")]
+    header += [Text(label, style="bold" if no_color() else f"bold {colour}") for _, label, colour, _ in PARTS]
+    per_call = [[*header, Text("residual", style="bold")]]
+    stages = [[header[0], *[Text(label, style="bold") for _, label in COMPILE_STAGES]]]
+    for v in variants:
+        b = v.breakdown_ns
+        name = Text(one_line(v.name, NAME_WIDTH))
+        cells = []
+        for key, *_ in PARTS:
+            stage = b.stages.get(key) if b else None
+            if stage is None:
+                cells.append(Text("—"))
+                continue
+            half = (stage.ci95_ns[1] - stage.ci95_ns[0]) / 2 if stage.ci95_ns else 0.0
+            shown = stage_cell(stage, format_ns)
+            measured = shown == format_ns(stage.ns)
+            cells.append(Text(shown + (f" ±{format_ns(half)}" if half >= 0.5 and measured else "")))
+        per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
+        stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
+    lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
+    lines += fitted(per_call, "l" + "r" * (len(PARTS) + 1), width)
+    if any(s.by_construction for v in variants if v.breakdown_ns for s in v.breakdown_ns.stages.values()):
+        lines += _note(BY_CONSTRUCTION_NOTE, width)
+    lines += _note(RESOLUTION_NOTE, width)
+    lines += [Text(""), Text("one-time stages", style="bold")]
+    lines += fitted(stages, "l" + "r" * len(COMPILE_STAGES), width)
+    if result is not None:
+        lines += memory_lines(result, width)
+    return Text("\n").join(lines)
 
 
 def _note(text: str, width: int) -> list[Text]:

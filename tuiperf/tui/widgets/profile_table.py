@@ -7,6 +7,7 @@ JAX's C++ dispatch and the XLA executable appear as their own row (see
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -32,42 +33,57 @@ class ProfileTable(Vertical):
         for col in COLUMNS:
             table.add_column(col, key=col)
 
-    def show(self, result: RunResult | None) -> None:
+    def show(self, result: RunResult | None, prepared: ProfileContent | None = None) -> None:
+        """The table for ``result``: ``prepared`` off the UI thread for it, else made here."""
+        content = prepared if prepared is not None and prepared.result is result else profile_content(result)
         table = self.query_one(DataTable)
         table.clear()
-        inflation = []
-        for i, v in enumerate(result.variants if result else []):
-            style = "bold" if no_color() else f"bold {variant_hex(i)}"
-            rows = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
-            if not rows:
-                table.add_row(
-                    "",
-                    "",
-                    "",
-                    Text(one_line(v.name, 30), style=style),
-                    Text(one_line(v.profile_note or "no profile"), style="dim"),
-                )
-                continue
-            measured = _MEDIAN_AND_PROFILED.search(v.profile_note or "")
-            if measured:
-                inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
-            for j, r in enumerate(rows):
-                function = Text(_short(one_line(r.function)), style="bold" if r.kind == "executable" else "")
-                table.add_row(
+        table.add_rows(content.rows)
+        self.query_one("#profile-note", Static).update(content.note)
+
+
+@dataclass(frozen=True)
+class ProfileContent:
+    """What the Profile tab shows of a result: made in a thread."""
+
+    result: RunResult | None
+    rows: list[tuple[str | Text, ...]]
+    note: Text | str
+
+
+def profile_content(result: RunResult | None) -> ProfileContent:
+    """Each variant's top functions as the table's rows, and the note on how to read them."""
+    rows: list[tuple[str | Text, ...]] = []
+    inflation = []
+    for i, v in enumerate(result.variants if result else []):
+        style = "bold" if no_color() else f"bold {variant_hex(i)}"
+        top = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
+        if not top:
+            name = Text(one_line(v.name, 30), style=style)
+            rows.append(("", "", "", name, Text(one_line(v.profile_note or "no profile"), style="dim")))
+            continue
+        measured = _MEDIAN_AND_PROFILED.search(v.profile_note or "")
+        if measured:
+            inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
+        for j, r in enumerate(top):
+            function = Text(_short(one_line(r.function)), style="bold" if r.kind == "executable" else "")
+            rows.append(
+                (
                     f"{r.cumtime_us:.2f}",
                     f"{r.tottime_us:.2f}",
                     _calls(r.ncalls),
                     Text(one_line(v.name, 30), style=style) if j == 0 else "",
                     function,
                 )
-        note = Text(
-            "cProfile adds its own cost to every Python call: read shares and names, not latency. "
-            "JAX's C++ dispatch and the executable are their own (bold) row.",
-            style="dim",
-        )
-        if inflation:
-            note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
-        self.query_one("#profile-note", Static).update(note if result else "")
+            )
+    note = Text(
+        "cProfile adds its own cost to every Python call: read shares and names, not latency. "
+        "JAX's C++ dispatch and the executable are their own (bold) row.",
+        style="dim",
+    )
+    if inflation:
+        note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
+    return ProfileContent(result, rows, note if result else "")
 
 
 def _short(text: str, width: int = 70) -> str:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
 from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
 from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.run_state import RunState
+from tuiperf.tui.tab_contents import TabContents, Widths, prepare
 from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
@@ -33,6 +37,11 @@ def warnings_label(count: int) -> str:
 
 
 class ResultsPanel(Vertical):
+    @dataclass
+    class TabsPrepared(Message):
+        generation: int
+        contents: TabContents | None  # None: could not be made (each tab makes its own)
+
     def __init__(self, error: tuple[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._error_before_mount = error  # reported while the panel was not there yet
@@ -40,6 +49,8 @@ class ResultsPanel(Vertical):
         self._warnings: tuple[list[tuple[str, str]], tuple[str, str] | None] = ([], None)  # (items, error)
         self._warnings_label = warnings_label(0)
         self.order: list[str] = []  # the variants in the order every panel lists them
+        self._generation = 0  # counts the results shown: contents made for an older one are dropped
+        self._prepared: TabContents | None = None
 
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
@@ -72,19 +83,45 @@ class ResultsPanel(Vertical):
         """
         stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
         baseline = stats.choose_baseline(view.shown)
+        shown = view.shown
+
+        def ready() -> TabContents | None:
+            """The tabs' contents made off the UI thread for this result, if they have come."""
+            return self._prepared if self._prepared is not None and self._prepared.result is shown else None
+
         self._due = {
             "histogram": lambda: self.query_one(LatencyHistogram).set_series(
                 view.series, view.medians, order=view.order, note=view.note, marks=view.marks
             ),
-            "stats": lambda: stats.show(view.shown),
-            "breakdown": lambda: breakdown.show(view.shown, baseline),
+            "stats": lambda: stats.show(shown, c.stats if (c := ready()) else None),
+            "breakdown": lambda: breakdown.show(shown, baseline, c.breakdown if (c := ready()) else None),
             "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers, view.grid),
-            "profile": lambda: self.query_one(ProfileTable).show(view.shown),
+            "profile": lambda: self.query_one(ProfileTable).show(shown, c.profile if (c := ready()) else None),
         }
         self._set_warnings(list(view.warnings), error)
         if state != "running":
             self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
-        self.filled(self.active_tab)
+        self._generation += 1
+        if shown is not None and state != "running":
+            # a hidden tab has no size: each gets the width of the tab on screen (0 when none shows)
+            width = self.query_one("#tabs ContentSwitcher").size.width
+            widths = Widths(stats=max(width - 2, 0), breakdown=max(width - 3, 0))
+            self._prepare_tabs(shown, baseline, widths, self._generation)
+        self.filled(self.active_tab)  # now: the tab on screen never shows one result under another's header
+
+    @work(thread=True, group="tab-contents", exclusive=True, exit_on_error=False, description="tab contents")
+    def _prepare_tabs(self, result: RunResult, baseline: str | None, widths: Widths, generation: int) -> None:
+        try:
+            contents: TabContents | None = prepare(result, baseline, widths)
+        except Exception:  # noqa: BLE001 - each tab then makes its own, and says if it cannot
+            contents = None
+        self.post_message(self.TabsPrepared(generation, contents))
+
+    def on_results_panel_tabs_prepared(self, message: TabsPrepared) -> None:
+        """One message per result: its tabs' contents, for the tabs filled from now on."""
+        message.stop()
+        if message.generation == self._generation:  # (not another result shown since)
+            self._prepared = message.contents
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""

@@ -22,7 +22,7 @@ from tuiperf.tui.environment_lines import environment_lines
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
-from tuiperf.tui.widgets.text_grid import TextGrid
+from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
 
 # What matters first, so an 80-column terminal shows it without scrolling sideways.
 COLUMNS = [
@@ -82,6 +82,7 @@ class StatsTable(VerticalScroll):
         self.baseline: str | None = None
         self._measured: list[str] = []
         self._options: list[str] = []  # the baseline select's
+        self._prepared: StatsContent | None = None  # the rows made off the UI thread for the result shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
@@ -110,8 +111,10 @@ class StatsTable(VerticalScroll):
                 select.set_options([])
             self._options, self._measured, self.baseline = [], [], None
 
-    def show(self, result: RunResult | None) -> None:
+    def show(self, result: RunResult | None, prepared: StatsContent | None = None) -> None:
+        """``result`` against the baseline chosen for it; ``prepared``: its rows made off the UI thread."""
         self.result = result
+        self._prepared = prepared
         grid = self.query_one(TextGrid)
         if grid.display != (result is not None):  # only a change lays the tab out again
             grid.display = result is not None
@@ -149,6 +152,8 @@ class StatsTable(VerticalScroll):
             self._fill()  # the column order depends on the width
 
     def _fill(self) -> None:
+        """The table for the shown result and baseline: the one prepared off the UI thread when it was
+        made for them at this width (:mod:`tuiperf.tui.tab_contents`), else made here."""
         table = self.query_one(TextGrid)
         result = self.result
         note = self.query_one("#stats-note", Label)
@@ -156,57 +161,28 @@ class StatsTable(VerticalScroll):
             table.clear()
             self.query_one("#stats-verdict", Static).update("")
             self.query_one("#stats-why", Static).update("")
-            self._show_environments(None)
+            self._show_environments([])
             note.update("")
             return
-        self._show_environments(result)
-        self.query_one("#stats-verdict", Static).update(verdicts(result, self.baseline))
+        width = max(self.size.width - 2, 0)  # less a scrollbar
+        prepared = self._prepared
+        content = prepared if prepared is not None and prepared.fits(result, self.baseline, width) else None
+        content = content or stats_content(result, self.baseline, width)
+        self._show_environments(content.environments)
+        self.query_one("#stats-verdict", Static).update(content.verdicts)
         self.query_one("#stats-why", Static).update("")
         if self.baseline and len(result.measured) > 1:
             self._explain(result, self.baseline)
         partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
         note.update(partial if result.partial else "")
-        rows = []
-        for i, v in enumerate(result.variants):
-            s = v.stats
-            name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")
-            if v.skipped:
-                status = Text("skipped", style="dim")
-            elif not v.ok:
-                status = Text("FAILED", style="bold red")
-            elif result.equivalence.differs(v.name):
-                status = Text("⚠ differs", style="bold yellow")
-            else:
-                status = Text("ok", style="green")
-                if len(v.modes) > 1:
-                    status = Text(f"{len(v.modes)} modes", style="yellow")
-            ratio, rci, p = (None, None, None)
-            if self.baseline and v.ok and s:
-                ratio, rci, p = ratio_against(result, v.name, self.baseline)
-            cells = [
-                name,
-                Text(format_ns(s.median_ns), style="bold") if s else "—",
-                (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == self.baseline else ""),
-                f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
-                format_p(p),
-                status,
-                str(s.n) if s else "—",
-                f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}" if s else "—",
-                format_ns(s.p10_ns) if s else "—",
-                format_ns(s.p90_ns) if s else "—",
-                format_ns(s.iqr_ns) if s else "—",
-            ]
-            rows.append((v.name, [c if isinstance(c, Text) else Text(c) for c in cells]))
-        order = COLUMNS if _fits(rows, max(self.size.width - 2, 0)) else NARROW_COLUMNS  # less a scrollbar
-        if table.headers != order:
-            table.headers, table.justify = list(order), "".join(JUSTIFY[c] for c in order)
-        position = [COLUMNS.index(c) for c in order]
-        table.set_rows([(key, [cells[i] for i in position]) for key, cells in rows])
+        if table.headers != content.headers:
+            table.headers, table.justify = list(content.headers), "".join(JUSTIFY[c] for c in content.headers)
+        table.set_rows(content.rows, content.lines)
 
-    def _show_environments(self, result: RunResult | None) -> None:
+    def _show_environments(self, lines: list[Text]) -> None:
         block = self.query_one("#stats-environments", Static)
-        lines = environment_lines(result, max(self.size.width - 2, 0)) if result is not None else []
-        block.display = bool(lines)
+        if block.display != bool(lines):  # only a change lays the tab out again
+            block.display = bool(lines)
         block.update(Text("\n").join(lines) if lines else "")
 
     @work(thread=True, group="explain", exclusive=True, exit_on_error=False, description="explain")
@@ -222,6 +198,73 @@ class StatsTable(VerticalScroll):
             return  # a result or baseline shown since
         text = Text("\n").join(Text(f"• {one_line(s, 400)}") for s in message.sentences)
         self.query_one("#stats-why", Static).update(text)
+
+
+@dataclass(frozen=True)
+class StatsContent:
+    """What the Statistics tab shows of a result against a baseline at a width: made in a thread."""
+
+    result: RunResult
+    baseline: str | None
+    width: int
+    headers: list[str]
+    rows: list[tuple[str, list[Text]]]  # (variant, a cell per column of COLUMNS' order)
+    lines: list[Text]  # the header and the rows aligned in the order of ``headers``
+    verdicts: Text
+    environments: list[Text]
+
+    def fits(self, result: RunResult, baseline: str | None, width: int) -> bool:
+        """Made for this result and baseline at this width (0: a tab not laid out yet, which shows
+        them until its first layout gives it a width)."""
+        return self.result is result and self.baseline == baseline and width in (self.width, 0)
+
+
+def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsContent:
+    """The table's rows, column order and aligned lines, the verdicts and the environments' lines."""
+    rows = []
+    for i, v in enumerate(result.variants):
+        s = v.stats
+        name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")
+        if v.skipped:
+            status = Text("skipped", style="dim")
+        elif not v.ok:
+            status = Text("FAILED", style="bold red")
+        elif result.equivalence.differs(v.name):
+            status = Text("⚠ differs", style="bold yellow")
+        else:
+            status = Text("ok", style="green")
+            if len(v.modes) > 1:
+                status = Text(f"{len(v.modes)} modes", style="yellow")
+        ratio, rci, p = (None, None, None)
+        if baseline and v.ok and s:
+            ratio, rci, p = ratio_against(result, v.name, baseline)
+        cells = [
+            name,
+            Text(format_ns(s.median_ns), style="bold") if s else "—",
+            (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == baseline else ""),
+            f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
+            format_p(p),
+            status,
+            str(s.n) if s else "—",
+            f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}" if s else "—",
+            format_ns(s.p10_ns) if s else "—",
+            format_ns(s.p90_ns) if s else "—",
+            format_ns(s.iqr_ns) if s else "—",
+        ]
+        rows.append((v.name, [c if isinstance(c, Text) else Text(c) for c in cells]))
+    headers = COLUMNS if _fits(rows, width) else NARROW_COLUMNS
+    position = [COLUMNS.index(c) for c in headers]
+    ordered = [(key, [cells[i] for i in position]) for key, cells in rows]
+    return StatsContent(
+        result,
+        baseline,
+        width,
+        list(headers),
+        ordered,
+        grid_lines(headers, "".join(JUSTIFY[c] for c in headers), ordered),
+        verdicts(result, baseline),
+        environment_lines(result, width),
+    )
 
 
 def verdicts(result: RunResult, baseline: str | None) -> Text:

@@ -19,6 +19,15 @@ from textual.strip import Strip
 from tuiperf.tui.text_table import columns
 
 
+def grid_lines(headers: Sequence[str], justify: str, rows: Sequence[tuple[str, Sequence[Text]]]) -> list[Text]:
+    """The header's line and a line per row, each column as wide as its widest cell (no Textual: a
+    thread can make them)."""
+    header = [Text(name) for name in headers]
+    by_key = {key: list(cells) for key, cells in rows}  # a key once, as the table holds its rows
+    # A column of margin each side, as DataTable's cell padding had.
+    return [Text(" ") + line for line in columns([header, *by_key.values()], justify)]
+
+
 class TextGrid(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"text-grid--header", "text-grid--even-row"}
     DEFAULT_CSS = """
@@ -43,13 +52,13 @@ class TextGrid(ScrollView, can_focus=True):
         self._cells: dict[str, list[Text]] = {}  # each row's cells by its key, in order
         self._lines: list[Strip] = []  # the header's line, then a line per row
 
-    def set_rows(self, rows: Sequence[tuple[str, Sequence[Text]]]) -> None:
-        """Replace the rows: ``(key, cells)`` each, a cell per header."""
+    def set_rows(self, rows: Sequence[tuple[str, Sequence[Text]]], lines: list[Text] | None = None) -> None:
+        """Replace the rows: ``(key, cells)`` each, a cell per header; ``lines``, if given, are
+        :func:`grid_lines` of them (made off the UI thread)."""
         self._cells = {key: list(cells) for key, cells in rows}
-        header = [Text(name) for name in self.headers]
+        if lines is None:
+            lines = grid_lines(self.headers, self.justify, rows)
         console = self.app.console
-        # A column of margin each side, as DataTable's cell padding had.
-        lines = [Text(" ") + line for line in columns([header, *self._cells.values()], self.justify)]
         self._lines = [Strip(list(line.render(console)), line.cell_len) for line in lines]
         width = max(strip.cell_length for strip in self._lines) + 1
         self.virtual_size = Size(width, len(self._lines))  # lays the screen out only if it changed

@@ -1,0 +1,46 @@
+"""The result tabs' contents, made off the UI thread when a result arrives (as memray's ``batch_update``).
+
+Showing a result used to build the Statistics rows, the Breakdown tables and the Profile rows on the
+UI thread, each when its tab was first shown: 10-60 ms a tab under load, on top of Textual's own
+layout. :func:`prepare` makes them all in a worker, as plain Rich text, for the result, the baseline
+and the widths the tabs have now; the panel gets them in one message and each tab applies its part
+when shown (a tab shown before they come, or at another width, makes its own as before).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from tuiperf.results.model import RunResult
+from tuiperf.tui.widgets.breakdown import detail_text
+from tuiperf.tui.widgets.profile_table import ProfileContent, profile_content
+from tuiperf.tui.widgets.stats_table import StatsContent, stats_content
+
+
+@dataclass(frozen=True)
+class Widths:
+    """The widths each tab lays its text out to (read on the UI thread when the result came)."""
+
+    stats: int
+    breakdown: int
+
+
+@dataclass(frozen=True)
+class TabContents:
+    result: RunResult | None
+    stats: StatsContent | None
+    breakdown: tuple[RunResult | None, int, Text]  # (result, width, the detail's text)
+    profile: ProfileContent
+
+
+def prepare(result: RunResult | None, baseline: str | None, widths: Widths) -> TabContents:
+    """Every tab's text for ``result``; pure (no Textual), so it runs in a thread."""
+    stats = stats_content(result, baseline, widths.stats) if result is not None else None
+    return TabContents(
+        result,
+        stats,
+        (result, widths.breakdown, detail_text(result, widths.breakdown)),
+        profile_content(result),
+    )
