@@ -1,17 +1,22 @@
 """The Sweep tab of a grid (two --sweep): a heat map per variant of its ratio to the baseline at each
-cell, or its time per call (m); every number printed, the shading extra; the header names the grid."""
+cell, or its time per call (m); every number printed, the shading extra; the header names the grid.
+The sweep dialog (w) starts a grid with a second parameter, checked as two --sweep are."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import factories
 import pytest
 from textual.app import App
 from tui_helpers import ready, run_to_end, sync, wait_until
 
+from tuiperf.tui import app as tui_app
 from tuiperf.tui.view import view_of
 from tuiperf.tui.widgets.sweep_grid import SweepGrid, shade
 from tuiperf.tui.widgets.sweep_plot import SweepLines, SweepPlot
 
+APP_CSS = str(Path(tui_app.__file__).with_name("app.tcss"))
 MEDIANS = {
     "jax.jit": [11000.0, 11100.0, 11200.0, 11300.0, 11400.0, 11500.0],
     "eqx.filter_jit": [78000.0, 60000.0, 40000.0, 20000.0, 11400.0, 9000.0],
@@ -78,6 +83,8 @@ def test_shading_marks_only_ratios_told_apart_from_one(monkeypatch):
 class Dialog(App):
     """The sweep dialog alone over tiny_sin's parameters; ``answers`` collects what it returns."""
 
+    CSS_PATH = APP_CSS  # the app's layout: what fits at 80x24 is checked
+
     def __init__(self):
         super().__init__()
         self.answers = []
@@ -88,6 +95,12 @@ class Dialog(App):
 
         specs = {"size": Int(8, min=1, max=4096).named("size"), "scale": Float(1.0, min=0.0, max=10.0).named("scale")}
         self.push_screen(SweepScreen(specs), self.answers.append)
+
+
+def fits(widget) -> bool:
+    """Shown whole on an 80x24 screen."""
+    region = widget.region
+    return region.area > 0 and region.right <= 80 and region.bottom <= 24
 
 
 async def open_dialog(pilot):
@@ -106,6 +119,7 @@ async def test_the_sweep_dialog_returns_a_grid_with_a_second_parameter_and_a_swe
         assert dialog.query_one("#sweep-values-2").value  # a suggestion, as for the first parameter
         dialog.query_one("#sweep-values-2").value = "0.5; 2"
         await pilot.pause()
+        assert all(fits(w) for w in dialog.query("#sweep-box Input, #sweep-box Select, #sweep-box Button"))
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.answers, what="the dialog's answer")
         assert app.answers == [[("size", [4, 1024]), ("scale", [0.5, 2.0])]]
@@ -147,6 +161,7 @@ async def test_an_invalid_second_sweep_keeps_the_dialog_open_with_its_message_an
         await pilot.pause()
         assert app.screen is dialog and not app.answers
         assert str(dialog.query_one("#sweep-error").render()).startswith(message)
+        assert fits(dialog.query_one("#sweep-error")) and fits(dialog.query_one("#sweep-go"))  # at 80x24 still
         assert dialog.query_one("#sweep-values").value == first and dialog.query_one("#sweep-values-2").value == values
 
 
