@@ -106,7 +106,8 @@ class ResultsPanel(Vertical):
             # a hidden tab has no size: each gets the width of the tab on screen (0 when none shows)
             width = self.query_one("#tabs ContentSwitcher").size.width
             widths = Widths(stats=max(width - 2, 0), breakdown=max(width - 3, 0))
-            self._prepare_tabs(shown, baseline, widths, self._generation)
+            # after the frame that shows the result: the worker's Python competes for the GIL
+            self.call_after_refresh(self._prepare_tabs, shown, baseline, widths, self._generation)
         self.filled(self.active_tab)  # now: the tab on screen never shows one result under another's header
 
     @work(thread=True, group="tab-contents", exclusive=True, exit_on_error=False, description="tab contents")
