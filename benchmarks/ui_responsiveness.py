@@ -9,10 +9,14 @@
    (from showing the result until the picture is handed to the UI thread).
 3. Key-to-screen: pressing a result tab's key until the screen has refreshed, with that result shown.
 4. Memory: that process's RSS with that result loaded; the measuring process's RSS over 20 runs.
+5. (--only fills --result FILE) The UI thread's work per result: a stored result shown, then each other
+   tab; each tab's fill on the UI thread (its contents are made in a worker when the result comes,
+   tuiperf.tui.tab_contents) and the UI thread's CPU time from the result until every tab was drawn.
 
 Prints each figure with its target (issue 14) and ok/MISSED.
 
     python benchmarks/ui_responsiveness.py [--scenario mlp-closure-vs-argument] [--budget 3] [--only lag|big|memory]
+    python benchmarks/ui_responsiveness.py --only fills --result RESULT.json [--rounds 4]
 """
 
 from __future__ import annotations
@@ -321,6 +325,71 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
     return figures
 
 
+async def measure_fills(result_path: str, rounds: int) -> tuple[dict[str, list[float]], list[float]]:
+    """Each tab's fill on the UI thread (ms, by tab) and the UI thread's CPU per result (ms)."""
+    from tuiperf.results.model import RunResult
+    from tuiperf.tui.app import TuiperfApp
+    from tuiperf.tui.commands import RESULT_TABS
+    from tuiperf.tui.widgets.results_panel import ResultsPanel
+
+    result = msgspec.json.decode(Path(result_path).read_bytes(), type=RunResult)
+    fills: dict[str, list[float]] = {}
+    recording = False
+    filled = ResultsPanel.filled
+
+    def timed_filled(self, tab):  # type: ignore[no-untyped-def]
+        due, start = tab in self._due, time.perf_counter()
+        panel = filled(self, tab)
+        if due and recording:
+            fills.setdefault(tab, []).append(1e3 * (time.perf_counter() - start))
+        return panel
+
+    class NoRunner:
+        def catalog(self, scenario_dirs=None):  # type: ignore[no-untyped-def]
+            return {"dirs": [], "scenarios": [], "broken": []}
+
+        def cached_catalog(self, scenario_dirs=None):  # type: ignore[no-untyped-def]
+            return None
+
+        def devices(self):  # type: ignore[no-untyped-def]
+            return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
+
+        def close(self):  # type: ignore[no-untyped-def]
+            pass
+
+    ResultsPanel.filled = timed_filled  # type: ignore[method-assign]
+    app = TuiperfApp(NoRunner(), freeze_gc=True)
+    app.animation_level = "none"
+    cpu: list[float] = []
+    async with app.run_test(size=(160, 48)) as pilot, frames_shown(on_screen) as shown:
+        main = app.main
+        while not main.panels_ready:
+            await pilot.pause(0.05)
+        for round_ in range(rounds + 1):  # the first warms up
+            recording = round_ > 0
+            await key_to_frame(pilot, shown, "1", "histogram")
+            await pilot.pause(0.3)
+            start = time.thread_time()  # the UI thread's CPU time
+            main.show_result(msgspec.structs.replace(result))  # a new document, as a stored run
+            await pilot.pause(0.3)
+            for key, (tab, _) in list(enumerate(RESULT_TABS, start=1))[1:]:
+                await key_to_frame(pilot, shown, str(key), tab)
+            await app.plots_settled()
+            if recording:
+                cpu.append(1e3 * (time.thread_time() - start))
+    ResultsPanel.filled = filled  # type: ignore[method-assign]
+    return fills, cpu
+
+
+def fills_report(result_path: str, rounds: int) -> None:
+    fills, cpu = asyncio.run(measure_fills(result_path, rounds))
+    print(f"a result shown, then each other tab (160x48, {rounds} rounds): UI thread's work")
+    print(f"    CPU from the result until every tab was drawn: median {statistics.median(cpu):.0f} ms")
+    for tab, values in fills.items():
+        median_ms, max_ms = statistics.median(values), max(values)
+        print(f"    {tab:10s} filled at its first show: median {median_ms:5.1f} ms, max {max_ms:5.1f} ms")
+
+
 def big_result_figures(encoded: bytes) -> dict[str, float]:
     return asyncio.run(measure_big_result(encoded))
 
@@ -349,8 +418,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default="mlp-closure-vs-argument")
     parser.add_argument("--budget", type=float, default=3.0)
-    parser.add_argument("--only", choices=("lag", "big", "memory"), help="one part (default: all three)")
+    parser.add_argument("--only", choices=("lag", "big", "memory", "fills"), help="one part (default: the first three)")
+    parser.add_argument("--result", help="for --only fills: a result file (tuiperf run ... --out FILE)")
+    parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
+    if args.only == "fills":
+        if not args.result:
+            parser.error("--only fills needs --result FILE")
+        fills_report(args.result, args.rounds)
+        return
     if args.only in (None, "lag"):
         lag_figures(args.scenario, args.budget)
     if args.only in (None, "big"):
