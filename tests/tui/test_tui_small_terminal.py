@@ -281,3 +281,34 @@ async def test_m_plots_a_sweeps_program_memory_and_back(saved, scenario_dirs, tm
         assert picture[2].split()[2:] == ["8", "KiB", "256", "KiB", "4", "MiB"], picture
         await pilot.press("m")
         assert lines.quantity == "time"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 60)])
+@sync
+async def test_the_sweep_caption_keeps_one_line_per_variant(size, saved, scenario_dirs, tmp_path, monkeypatch):
+    """Each variant's legend line (marker, name, slope, span, memory) fits the caption: with long names the
+    memory column wrapped onto a line of its own under every variant (static-leaves-sweep.png at 200x60);
+    where it cannot fit it is left out (m plots it)."""
+    import factories
+    import msgspec
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    names = ["eqx.partition-static-arg", "eqx.partition-closure", "flat-dict"]
+    run = factories.sweep(
+        {name: [1000.0 * (i + 1), 2000.0, 9000.0] for i, name in enumerate(names)}, values=(10, 100, 1000)
+    )
+    assert run.sweep is not None
+    memory = {name: [384, 384, 404] for name in names}
+    run = msgspec.structs.replace(run, sweep=msgspec.structs.replace(run.sweep, memory_bytes=memory))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        main = await ready(pilot)
+        main.action_show_tab("sweep")
+        await pilot.pause()
+        main.show_result(run)
+        caption = main.query_one("#sweep-caption")
+        await wait_until(pilot, lambda: "slope" in str(caption.render()), what="the sweep's caption")
+        legend = [line for line in str(caption.render()).splitlines() if line.strip()]
+        assert [line.split()[1] for line in legend[: len(names)]] == names, legend
+        assert all(len(line) <= caption.size.width for line in legend[: len(names)]), (caption.size.width, legend)
+        assert ("memory 384 B → 404 B" in legend[0]) == (size == (200, 60)), legend

@@ -151,6 +151,8 @@ def _byte_unit(count: float) -> tuple[str, float]:
 class SweepPlot(Vertical):
     """A sweep's plot and caption; a grid's heat maps instead (:mod:`tuiperf.tui.widgets.sweep_grid`)."""
 
+    _caption: tuple[list[list[Text]], list[Text]] | None = None  # the legend's rows and the lines below it
+
     def compose(self) -> ComposeResult:
         yield SweepLines(id="sweep-lines")
         yield TextBlock("", id="sweep-caption")
@@ -188,6 +190,7 @@ class SweepPlot(Vertical):
         self.query_one(SweepLines).set_sweep(sweep, order)
         caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
+            self._caption = None
             caption.show(Text(""))
             return
         rows = []
@@ -203,9 +206,25 @@ class SweepPlot(Vertical):
             sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
             memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
             rows.append([label, Text(slope_text), Text(span), Text(memory)])
-        lines = columns(rows, "llll")
+        below = []
         if crossovers:  # "does it matter at my size?": a vertical line on the plot marks each 10 % crossover
             title = "Does the extra fixed cost matter at your size? (a vertical line in the variant's colour: 10 %)"
-            lines += [Text(title, style="bold")]
-            lines += [Text(f"· {line}") for line in crossovers]
-        caption.show(Text("\n").join(lines))
+            below = [Text(title, style="bold"), *(Text(f"· {line}") for line in crossovers)]
+        self._caption = (rows, below)
+        self._lay_caption()
+
+    def on_resize(self) -> None:
+        self._lay_caption()  # the legend's memory column is there only where it fits
+
+    def _lay_caption(self) -> None:
+        """One line per variant: where the memory column would wrap under each line, it is left out (m
+        plots memory). A hidden tab has no width yet: laid out again when it is shown (resized)."""
+        if self._caption is None:
+            return
+        rows, below = self._caption
+        caption = self.query_one("#sweep-caption", TextBlock)
+        lines = columns(rows, "llll")
+        width = caption.size.width
+        if width and any(line.cell_len > width for line in lines):
+            lines = columns([row[:3] for row in rows], "lll")
+        caption.show(Text("\n").join([*lines, *below]))
