@@ -294,3 +294,25 @@ def test_a_sweep_in_several_processes_pools_every_point_of_every_process(shape):
         assert combined.sweep.medians_ns["jit"][i] == jit.stats.median_ns
     assert not combined.partial
     assert combine([first], planned=2).warnings[0] == "partial result: 1 of 2 processes ran"
+
+
+def test_several_processes_keep_every_process_s_recompile_causes_and_say_them_once():
+    """`--processes N` summed the recompiles but dropped their causes: the combined variant said both the
+    first process's "…: the shape changed" and a new "JAX explained no cache miss"."""
+    from tuiperf.processes.repeat import combine
+    from tuiperf.results import document
+
+    def one(causes: list[str]):
+        run = factories.result({"jit": factories.steady(1000.0)}, scenario="dispatch-floor", processes=2)
+        entry = run.variants[0]
+        run.variants[0] = document.variant_result(
+            "jit", samples_ns=entry.samples_ns, retraces=1, recompiles=1, recompile_causes=causes
+        )
+        return run
+
+    combined = combine([one(["x: shape (2,) -> (3,)"]), one(["y: dtype float32 -> int32"])], planned=2)
+    jit = combined.variant("jit")
+    assert jit is not None and jit.recompiles == 2
+    assert jit.recompile_causes == ["x: shape (2,) -> (3,)", "y: dtype float32 -> int32"]
+    compiles = [w for w in jit.warnings if "XLA compilation(s)" in w]
+    assert len(compiles) == 1 and compiles[0].startswith("2 XLA compilation(s)") and "y: dtype" in compiles[0]

@@ -33,10 +33,14 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
         process_starts = list(itertools.accumulate((len(v.samples_ns) for v in measured[:-1]), initial=0))
         round_starts = [start + r for start, v in zip(process_starts, measured, strict=True) for r in v.round_starts]
         medians = [v.stats.median_ns for v in measured if v.stats is not None]
+        # The compile warning is made again from every process's counts and causes: not the first's copied.
+        first_compiles = document.compile_warnings(
+            entry.retraces, entry.recompiles, entry.eager, entry.recompile_causes
+        )
         combined = document.variant_result(
             entry.name,
             notes=entry.notes,
-            warnings=[w for w in entry.warnings if not _derived(w)],
+            warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
             samples_ns=pooled,
             loops_per_sample=entry.loops_per_sample,
             stages_ms=entry.stages_ms,
@@ -47,6 +51,7 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             param_count=entry.param_count,
             retraces=sum(v.retraces for v in measured),
             recompiles=sum(v.recompiles for v in measured),
+            recompile_causes=list(dict.fromkeys(cause for v in measured for cause in v.recompile_causes)),
             eager=entry.eager,
             profile=entry.profile,
             profile_note=entry.profile_note,

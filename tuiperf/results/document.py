@@ -105,7 +105,7 @@ def variant_result(
     if samples:
         stats, modes = summarize(samples), detect_modes(samples)
         all_warnings.extend(stability_warnings(stats, modes))
-    all_warnings.extend(_compile_warnings(retraces, recompiles, eager, recompile_causes))
+    all_warnings.extend(compile_warnings(retraces, recompiles, eager, recompile_causes))
     if eager and retraces and not recompiles:
         all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
     if loops_per_sample > 1:
@@ -167,7 +167,7 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else inert(value)
 
 
-def _compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:
+def compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:
     if recompiles:
         why = (
             f"what changed between calls, as JAX explains its cache misses: {'; '.join(causes)}"
