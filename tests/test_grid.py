@@ -190,3 +190,21 @@ def test_a_grid_too_wide_for_the_terminal_says_so_and_keeps_every_cell(tmp_path,
     out = capsys.readouterr().out
     assert "eager: time per call · ratio to jit [95 % CI], n_args × size (one row per line:" in out
     assert "size=65536 5.90 µs · 5.90× [" in out and all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_a_variant_skipped_at_every_cell_is_one_line_not_a_table_of_dashes(tmp_path, capsys):
+    """A variant skipped (or failed) everywhere printed a table whose every cell was "–" over "–"."""
+    from tuiperf.results import document
+    from tuiperf.results.grid import grid_tables
+
+    run = grid()
+    for point in run.points:
+        point.variants.append(document.variant_result("optional", status="skipped", notes=["needs a GPU"]))
+    run.sweep.medians_ns["optional"] = [None] * len(run.points)
+    assert [t.measured for t in grid_tables(run)] == [True, True, False]
+    path = resultfile.save(run, tmp_path / "g.json")
+    assert main(["show", str(path), "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert "optional: not measured at any cell" in out and "optional: time per call" not in out
+    markdown = export(run, "markdown")
+    assert "### `optional`: not measured at any cell" in markdown and "### `optional`: time per call" not in markdown

@@ -394,6 +394,9 @@ def grid_of_cells(result: RunResult, width: int, console: Console) -> list[Any]:
         title = f"{one_line(table.variant)}: time per call{against}, {one_line(row_name)} × {one_line(column_name)}"
         if table.is_baseline:
             title += " (the baseline)"
+        if not table.measured:  # skipped or failed at every cell: why is said with the failures below
+            parts.extend([Hanging(f"{one_line(table.variant)}: not measured at any cell", style="bold"), Text("")])
+            continue
         headers = [f"{one_line(row_name)} \\ {one_line(column_name)}", *(one_line(v) for v in column_values)]
         labels = [f"{one_line(row_name)}={one_line(v)}" for v in row_values]
         two_lines = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)

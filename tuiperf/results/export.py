@@ -206,6 +206,9 @@ def _grid_section(result: RunResult) -> list[str]:
     for table in grid_tables(result):
         (row_name, row_values), (column_name, column_values) = table.rows, table.columns
         versus = " (the baseline)" if table.is_baseline else f", ratio to {_code(table.baseline)} [95% CI]"
+        if not table.measured:  # skipped or failed at every cell
+            lines += ["", f"### {_code(table.variant)}: not measured at any cell"]
+            continue
         lines += ["", f"### {_code(table.variant)}: time per call{versus}", ""]
         header = [f"{_code(row_name)} \\\\ {_code(column_name)}", *(_cell(v) for v in column_values)]
         rows = [

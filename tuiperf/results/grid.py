@@ -32,6 +32,11 @@ class GridTable:
     def is_baseline(self) -> bool:
         return self.variant == self.baseline
 
+    @property
+    def measured(self) -> bool:
+        """Whether any cell has a time (a skipped or failed variant has none: said in a line, not a table)."""
+        return any(cell.median_ns is not None for row in self.cells for cell in row)
+
 
 def grid_tables(result: RunResult) -> list[GridTable]:
     """Each variant's table over a grid result's cells; empty for anything else."""
@@ -40,16 +45,16 @@ def grid_tables(result: RunResult) -> list[GridTable]:
         return []
     rows, columns = sweep.grid
     baseline = against(result.points[0], result.options.baseline)[0] if result.points else None
+    points = result.points[: len(rows.values) * len(columns.values)]
+    ratios = [against(point, baseline)[1] for point in points]  # each cell's ratios, once for every variant
     tables = []
     for name in sweep.medians_ns:
         cells = [[GridCell(None) for _ in columns.values] for _ in rows.values]
-        for index, point in enumerate(result.points):
+        for index, point in enumerate(points):
             row, column = divmod(index, len(columns.values))
-            if row >= len(rows.values):
-                break
             variant = point.variant(name)
             median = variant.stats.median_ns if variant is not None and variant.stats is not None else None
-            ratio = against(point, baseline)[1].get(name) if name != baseline else None
+            ratio = ratios[index].get(name) if name != baseline else None
             cells[row][column] = GridCell(median, ratio if median is not None else None)
         tables.append(
             GridTable(name, baseline, (rows.parameter, rows.values), (columns.parameter, columns.values), cells)

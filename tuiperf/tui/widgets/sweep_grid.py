@@ -92,6 +92,9 @@ class SweepGrid(VerticalScroll):
         shown = [t for t in self.tables if self.quantity == "time" or not t.is_baseline]
         lines: list[Text] = []
         for table in shown:
+            if not table.measured:  # skipped or failed at every cell (the Warnings tab says why)
+                lines += [Text(f"{table.variant}: not measured at any cell", style="bold"), Text("")]
+                continue
             lines += [*table_lines(table, self.quantity, width, self.title), Text("")]
         other = "time per call" if self.quantity == "ratio" else "ratio to the baseline"
         shading = "" if no_color() else "red slower, green faster than the baseline (none: CI holds 1×) · "
