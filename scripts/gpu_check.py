@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +34,23 @@ PUBLISHED = {
     "static-leaves-partition": "Equinox path 3.72 ms vs Inox-style 2.7 µs (100,000 static leaves)",
 }
 APP_SCENARIOS = ("dispatch-floor", "mlp-closure-vs-argument")
+# The seeds' comparisons as ratios (slower / faster), with the published ratio where one was given.
+SEED_RATIOS = (
+    ("mlp-closure-vs-argument", "eqx-filter_jit", "linen-jax.jit", 185 / 19.6, "seed 000, as argument"),
+    ("mlp-closure-vs-argument", "eqx-jax.jit", "linen-jax.jit", 43.6 / 19.6, "seed 000, as argument"),
+    ("mlp-closure-vs-argument", "eqx-closure", "linen-closure", 14.8 / 12, "seed 000, closure"),
+    ("filter-jit-overhead", "eqx.filter_jit", "jax.jit", 423 / 53.2, "seed 003, Identity"),
+    ("conv-transpose-3d", "eqx-vmap", "linen", 138 / 31, "seed 001 (input 4×4×256³; here the default size)"),
+    ("nnx-vs-linen-cnn", "nnx-nnx.jit", "linen-jax.jit", None, "seed 002: 'noticeably slower' (T4)"),
+    ("static-leaves-partition", "eqx.filter_jit", "flat-dict", 3.72e3 / 2.7, "seed 004 (100,000 static leaves)"),
+)
+# Traced for device activity: a host-bound call and two that do work on the device.
+TRACED = (
+    ("dispatch-floor", "jax.jit", ()),
+    ("mlp-closure-vs-argument", "eqx-filter_jit", ()),
+    ("conv-transpose-3d", "linen", ("--set", "size=64")),
+)
+DEVICE = "gpu"  # --device cpu: a dry run of every step on the CPU
 
 
 def tuiperf(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -46,9 +64,11 @@ def tuiperf(*args: str, env: dict[str, str] | None = None, timeout: float = 600)
     )
 
 
-def run_on_gpu(scenario: str, json_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_on_gpu(
+    scenario: str, json_path: Path, *more: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return tuiperf(
-        "--no-history", "run", scenario, "--device", "gpu", "--budget", "2", "--json", str(json_path), env=env
+        "--no-history", "run", scenario, "--device", DEVICE, "--budget", "2", *more, "--json", str(json_path), env=env
     )
 
 
@@ -90,9 +110,7 @@ def check_scenarios(out: Path, lines: list[str]) -> None:
     lines += ["## Built-in scenarios on the GPU (`tuiperf run ID --device gpu --budget 2`)", ""]
     for scenario in ids:
         started = time.monotonic()
-        done = tuiperf(
-            "--no-history", "run", scenario, "--device", "gpu", "--budget", "2", "--json", str(out / f"{scenario}.json")
-        )
+        done = run_on_gpu(scenario, out / f"{scenario}.json")
         took = time.monotonic() - started
         lines.append(f"### {scenario}: exit {done.returncode}, {took:.0f} s")
         if scenario in PUBLISHED:
@@ -109,7 +127,9 @@ def check_scenarios(out: Path, lines: list[str]) -> None:
 def check_app(out: Path, lines: list[str]) -> None:
     lines += ["## The explorer, headless (`tuiperf screenshot ID --device gpu`)", ""]
     for scenario in APP_SCENARIOS:
-        done = tuiperf("--no-history", "screenshot", scenario, "--device", "gpu", "--out", str(out / f"{scenario}.svg"))
+        done = tuiperf(
+            "--no-history", "screenshot", scenario, "--device", DEVICE, "--out", str(out / f"{scenario}.svg")
+        )
         lines.append(f"- {scenario}: exit {done.returncode} {'' if done.returncode == 0 else done.stderr[-500:]}")
     lines.append("")
 
@@ -150,20 +170,26 @@ def check_memory(lines: list[str]) -> None:
 
     runner = ProcessRunner([fixtures], spare=True)
     try:
-        tiny = RunRequest(scenario="tiny", device="gpu", settings=RunSettings(samples=50, profile=False))
+        tiny = RunRequest(scenario="tiny", device=DEVICE, settings=RunSettings(samples=50, profile=False))
         runner.run(tiny)
         runner.run(tiny)
         held("two runs back to back", runner)
-        runner.run(RunRequest(scenario="steps", device="gpu", settings=RunSettings(samples=20, profile=False)))
+        runner.run(RunRequest(scenario="steps", device=DEVICE, settings=RunSettings(samples=20, profile=False)))
         held("the spare taking over (another scenario)", runner)
         cancel = threading.Event()
         threading.Timer(1.5, cancel.set).start()
-        long = RunRequest(scenario="tiny", device="gpu", settings=RunSettings(budget_s=30, profile=False))
+        long = RunRequest(scenario="tiny", device=DEVICE, settings=RunSettings(budget_s=30, profile=False))
         cancelled = runner.run(long, cancel=cancel)
         held(f"a cancelled run (partial: {cancelled.partial})", runner)
-        aborting = dict(scenario="tiny", device="gpu", params={"abort_after": "100"})
-        crashed = runner.run(RunRequest(**aborting, settings=RunSettings(samples=500)))  # type: ignore[arg-type]
-        held(f"a crashed run ({crashed.crash.how if crashed.crash else 'no crash'})", runner)
+        crashing = RunRequest(
+            scenario="tiny",
+            device=DEVICE,
+            variants=["jax.jit", "flaky"],
+            params={"abort_after": 30},
+            settings=RunSettings(samples=500, profile=False),
+        )
+        flaky = runner.run(crashing).variant("flaky")
+        held(f"a crashed variant ({flaky.error if flaky else 'not run'})", runner)
     finally:
         runner.close()
     time.sleep(1.0)
@@ -188,9 +214,7 @@ def check_allocator(out: Path, lines: list[str]) -> None:
         figures = {}
         for label, env in (("off", {}), ("on", {"XLA_PYTHON_CLIENT_PREALLOCATE": "true"})):
             path = out / f"allocator-{scenario}-{label}.json"
-            done = tuiperf(
-                "--no-history", "run", scenario, "--device", "gpu", "--budget", "2", "--json", str(path), env=env
-            )
+            done = run_on_gpu(scenario, path, env=env)
             figures[label] = resultfile.load(path) if done.returncode == 0 else None
         off, on = figures["off"], figures["on"]
         if off is None or on is None:
@@ -204,10 +228,80 @@ def check_allocator(out: Path, lines: list[str]) -> None:
     lines.append("")
 
 
+def check_seed_ratios(out: Path, lines: list[str]) -> None:
+    """The seeds' comparisons from the runs above, and the seed-sized static-leaves run."""
+    from tuiperf.results import resultfile
+
+    seed_sized = out / "static-leaves-partition-100000.json"
+    done = run_on_gpu("static-leaves-partition", seed_sized, "--set", "n_static=100000", "--no-profile")
+    lines += ["## The seeds' comparisons (slower / faster, medians of this machine's runs above)", ""]
+    lines += ["| scenario | slower | faster | here | published | where published |", "|---|---|---|---|---|---|"]
+    sources = {s: out / f"{s}.json" for s, *_ in SEED_RATIOS}
+    rows = list(SEED_RATIOS)
+    if done.returncode == 0:
+        sources["static-leaves-partition (n_static=100000)"] = seed_sized
+        rows.append(("static-leaves-partition (n_static=100000)", *SEED_RATIOS[-1][1:]))
+    for scenario, slower, faster, published, where in rows:
+        path = sources[scenario]
+        result = resultfile.load(path) if path.exists() else None
+        a = result.variant(slower) if result else None
+        b = result.variant(faster) if result else None
+        if a is None or b is None or a.stats is None or b.stats is None:
+            here = "not measured"
+        else:
+            slow_us, fast_us = a.stats.median_ns / 1e3, b.stats.median_ns / 1e3
+            here = f"{slow_us / fast_us:.2f}× ({slow_us:.1f} / {fast_us:.1f} µs)"
+        shown = f"{published:.2f}×" if published else "–"
+        lines.append(f"| {scenario} | `{slower}` | `{faster}` | {here} | {shown} | {where} |")
+    lines.append("")
+
+
+def check_device_activity(out: Path, lines: list[str]) -> None:
+    lines += ["## Device activity from a trace (`tuiperf trace ID --variant V --calls 50`)", ""]
+    for scenario, variant, more in TRACED:
+        done = tuiperf(
+            "--no-history", "trace", scenario, "--variant", variant, "--device", DEVICE, *more,
+            "--calls", "50", "--out", str(out / "traces" / scenario),
+        )  # fmt: skip
+        said = [line for line in done.stdout.splitlines() if line.startswith("device activity")]
+        figure = said[0] if said else f"exit {done.returncode}: {(done.stderr or done.stdout)[-400:]}"
+        lines.append(f"- {scenario} `{variant}` {' '.join(more)}: {figure}")
+    lines.append("")
+
+
+def versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ("jax", "jaxlib", "equinox", "flax", "optax", "numpy", "textual", "plotext", "msgspec"):
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} missing")
+    return ", ".join(found)
+
+
+def timed(name: str, step: Callable[[], None], lines: list[str], report: Path) -> None:
+    """Run one check, add how long it took, and write the report so far (a check cut off by the time
+    limit leaves the others' figures)."""
+    shown = len(lines)
+    started = time.monotonic()
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001 - one failing check must not hide the others' results
+        lines += [f"a check failed: {type(exc).__name__}: {exc}", ""]
+    lines += [f"_{name}: {time.monotonic() - started:.0f} s_", ""]
+    print("\n".join(lines[shown:]), flush=True)
+    report.write_text("\n".join(lines))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "gpu-report")
+    parser.add_argument("--device", default="gpu", help="cpu: a dry run of every step here (figures are not a GPU's)")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = args.device
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) if shutil.which("nvidia-smi") else None
@@ -218,24 +312,25 @@ def main() -> int:
         "",
         f"- GPU: {smi.stdout.strip() if smi else 'nvidia-smi not found'}",
         f"- Python {sys.version.split()[0]}; `tuiperf devices`: {devices.stdout.strip() or devices.stderr.strip()}",
-        f"- date: {time.strftime('%Y-%m-%d %H:%M')}",
+        f"- versions: {versions()}",
+        f"- date: {time.strftime('%Y-%m-%d %H:%M')} UTC; device asked for: {DEVICE}",
         "",
     ]
-    if "gpu" not in devices.stdout and "cuda" not in devices.stdout:
+    if DEVICE == "gpu" and "gpu" not in devices.stdout and "cuda" not in devices.stdout:
         print("\n".join([*lines, "No GPU visible to JAX here: nothing to check."]))
         return 2
     print("\n".join(lines), flush=True)
-    steps = [lambda: check_scenarios(out, lines), lambda: check_app(out, lines), lambda: check_allocator(out, lines)]
-    steps += [lambda: check_tests(lines), lambda: check_memory(lines)]
-    for step in steps:
-        shown = len(lines)
-        try:
-            step()
-        except Exception as exc:  # noqa: BLE001 - one failing check must not hide the others' results
-            lines += [f"a check failed: {type(exc).__name__}: {exc}", ""]
-        print("\n".join(lines[shown:]), flush=True)
-    report = "\n".join(lines)
-    (out / "gpu_check.md").write_text(report)
+    started = time.monotonic()
+    report = out / "gpu_check.md"
+    timed("scenarios", lambda: check_scenarios(out, lines), lines, report)
+    timed("seed ratios", lambda: check_seed_ratios(out, lines), lines, report)
+    timed("device activity", lambda: check_device_activity(out, lines), lines, report)
+    timed("memory", lambda: check_memory(lines), lines, report)
+    timed("app", lambda: check_app(out, lines), lines, report)
+    timed("tests", lambda: check_tests(lines), lines, report)
+    timed("allocator", lambda: check_allocator(out, lines), lines, report)
+    lines.append(f"The whole check: {time.monotonic() - started:.0f} s")
+    report.write_text("\n".join(lines))
     return 0
 
 

@@ -10,5 +10,5 @@ mkdir -p .whl
 platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp "${platforms[@]}" \
     -d .whl "$(pin textual)" "$(pin textual-plotext)" "$(pin plotext)" "$(pin msgspec)" "$(pin platformdirs)" \
-    "$(pin watchfiles)" mdit-py-plugins linkify-it-py uc-micro-py
+    "$(pin watchfiles)" "$(pin rich)" markdown-it-py==4.3.0 mdurl==0.1.2 pygments==2.21.0 mdit-py-plugins linkify-it-py uc-micro-py
 ls .whl

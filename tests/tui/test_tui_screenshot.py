@@ -111,3 +111,14 @@ def test_the_screenshot_command_honours_scenarios(saved, scenario_dirs, tmp_path
     assert out.exists()
     assert runner.listed and all(dirs == scenario_dirs for dirs in runner.listed)
     assert [r.scenario_dirs for r in runner.requests] == [scenario_dirs]
+
+
+def test_a_device_named_by_its_platform_is_run_on(saved, scenario_dirs, tmp_path):
+    """`tuiperf screenshot ID --device gpu` (or `cpu`, or an index), as `tuiperf run` takes it: the device
+    picker lists ids (``cpu:0``), and setting it to ``gpu`` raised inside the app, so the run never
+    started and the screenshot waited out its 600 s (found getting the GPU check ready)."""
+    runner = FakeRunner(saved)
+    listed = runner.devices()
+    out = tmp_path / "tiny.svg"
+    take_screenshot(runner, "tiny-sin", out, {"size": "16"}, scenario_dirs=scenario_dirs, device="cpu", timeout_s=20)
+    assert [r.device for r in runner.requests] in (["cpu"], [listed[0]["id"]])

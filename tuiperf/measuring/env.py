@@ -9,6 +9,7 @@ import platform
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tuiperf.common.devices import chosen_index
 from tuiperf.common.errors import DeviceError
 from tuiperf.contract.protocol import ALLOCATOR_VARIABLES
 
@@ -110,15 +111,8 @@ def pick_device(choice: str | None) -> Any:
     devices = all_devices()
     if choice is None or choice == "":
         return devices[0]
-    text = choice.strip().lower()
-    for device in devices:
-        if device_id(device) == text:
-            return device
-    if text.isascii() and text.isdigit() and int(text) < len(devices):
-        return devices[int(text)]
-    aliases = {"cuda": "gpu", "rocm": "gpu"}
-    for device in devices:
-        if device.platform == aliases.get(text, text) or (text == "gpu" and device.platform in ("cuda", "rocm")):
-            return device
-    available = ", ".join(device_id(d) for d in devices)
-    raise DeviceError(f"no device {choice!r} (available: {available})")
+    index = chosen_index(choice, [(device_id(d), d.platform) for d in devices])
+    if index is None:
+        available = ", ".join(device_id(d) for d in devices)
+        raise DeviceError(f"no device {choice!r} (available: {available})")
+    return devices[index]

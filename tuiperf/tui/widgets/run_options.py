@@ -15,6 +15,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Switch
 
+from tuiperf.common.devices import chosen_index
 from tuiperf.common.errors import ParamError
 from tuiperf.common.text import one_line
 from tuiperf.contract import options
@@ -32,6 +33,7 @@ class RunOptionsForm(Vertical):
 
     _device_options: list[tuple[Text, str]] | None = None  # what the device picker lists
     _platforms: dict[str, str] = {}  # each listed device's platform ("cpu", "gpu", "tpu")
+    _launch_device: str | None = None  # a --device choice (id, index or platform) until the devices are listed
     _cpu_dispatch: str | None = None  # the user's CPU dispatch choice, kept while an accelerator is chosen
     _env_names: list[str] = [CURRENT]  # the registered environments, current first
     _env_order: list[str] = [CURRENT]  # those ticked, in the order ticked: the first is the reference
@@ -107,6 +109,32 @@ class RunOptionsForm(Vertical):
         select.set_options(options)
         ids = [o[1] for o in options]
         select.value = current if current in ids else ids[0]
+        if devices:
+            self._apply_launch_device()
+
+    def choose_device(self, choice: str) -> None:
+        """Pick the device ``choice`` names, as ``--device`` takes it (``gpu``, ``1``, ``cpu:0``). Until
+        the devices are listed, a run goes with the choice itself: the measuring process reads it alike."""
+        self._launch_device = choice
+        if self._platforms:
+            self._apply_launch_device()
+
+    def _apply_launch_device(self) -> None:
+        choice, self._launch_device = self._launch_device, None
+        if choice is None:
+            return
+        listed = list(self._platforms.items())
+        index = chosen_index(choice, listed)
+        if index is None:
+            names = ", ".join(one_line(device_id, 20) for device_id, _ in listed)
+            self.app.notify(
+                f"no device {one_line(choice, 20)!r} here (listed: {names}); runs go to {self.device}",
+                title="Unknown device",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.query_one("#device", Select).value = listed[index][0]
 
     def set_environments(self, environments: list[PythonEnv], chosen: list[str] | None = None) -> list[str]:
         """List the registered ``environments`` and tick ``chosen`` in its order (None: keep what is
@@ -155,6 +183,8 @@ class RunOptionsForm(Vertical):
 
     @property
     def device(self) -> str | None:
+        if self._launch_device is not None:
+            return self._launch_device
         value = self.query_one("#device", Select).value
         return value if isinstance(value, str) else None
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Label, Select, SelectionList
+from textual.widgets import Label, SelectionList
 
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
@@ -115,7 +115,7 @@ class SetupPanel(Vertical):
         self._launch_environments = list(launch.environments) or None
         self.options.set_settings(launch.settings)
         if launch.device:
-            self.options.query_one("#device", Select).value = launch.device
+            self.options.choose_device(launch.device)
         if launch.scenario:
             self._pending = launch
 
