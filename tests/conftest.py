@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
+if os.environ.get("TUIPERF_GPU_TESTS") != "1":  # scripts/gpu_check.sh runs tests/test_gpu.py on the GPU
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # Runs are not stored in the user's history (the history tests give their own database).
 os.environ["TUIPERF_HISTORY"] = "off"
 # Nor the machine's process-spread calibration (tests that need one write their own).

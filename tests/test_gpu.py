@@ -41,7 +41,7 @@ def test_a_gpu_run_is_recorded_as_async_with_device_memory(gpu_runner):
 
 def test_a_variant_out_of_device_memory_fails_alone(gpu_runner):
     result = gpu_runner.run(RunRequest(scenario="oom", device="gpu", settings=RunSettings(samples=20, profile=False)))
-    fits, too_big = result.variant("fits"), result.variant("too big")
+    fits, too_big = result.variant("fits"), result.variant("too-big")
     assert fits is not None and fits.measured
     assert too_big is not None and too_big.status == "failed"
     assert too_big.error is not None and ("RESOURCE_EXHAUSTED" in too_big.error or "memory" in too_big.error.lower())

@@ -3,6 +3,7 @@ mode that really applies, and memory figures per variant (see docs/guide/gpu.md)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -134,3 +135,76 @@ def test_memory_figures_from_a_result_file_are_shown_inert():
     )
     (row,) = memory_rows(result)
     assert "\x1b" not in row[0] and "\x07" not in row[0] and "[/]" in row[0]
+
+
+def test_the_gpu_tests_scenarios_load():
+    """tests/test_gpu.py runs only on a GPU: its scenario files are checked here (the first GPU check
+    found 'too big', a variant name that names are no longer allowed to be)."""
+    from tuiperf.measuring.loading import load_catalog
+
+    catalog = load_catalog([str(Path(__file__).parent / "fixtures" / "gpu")])
+    assert not catalog.broken, [str(b) for b in catalog.broken]
+    assert "oom" in catalog.scenarios
+
+
+def test_the_gpu_tests_see_the_gpu():
+    """The suite keeps JAX on the CPU, except where scripts/gpu_check.sh runs the GPU tests (their first
+    run on a GPU saw only cpu:0: this file set JAX_PLATFORMS=cpu under them)."""
+    import subprocess
+    import sys
+
+    conftest = Path(__file__).parent / "conftest.py"
+    probe = f"import os, runpy; runpy.run_path({str(conftest)!r}); print(os.environ.get('JAX_PLATFORMS'))"
+
+    def platforms(**env: str) -> str:
+        clean = {k: v for k, v in os.environ.items() if k not in ("JAX_PLATFORMS", "TUIPERF_GPU_TESTS")}
+        done = subprocess.run([sys.executable, "-c", probe], env={**clean, **env}, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    assert platforms() == "cpu"
+    assert platforms(TUIPERF_GPU_TESTS="1") == "None"
+
+
+def test_an_accelerators_libraries_start_once_before_any_variant_compiles(monkeypatch):
+    """On the GPU the first compile also started cuBLAS and cuDNN (1.4 s of nnx-vs-linen-cnn's first
+    variant's 1.6 s compile): a measuring process starts them once per accelerator, before the variants."""
+    from tuiperf.measuring import device_setup
+
+    started: list[str] = []
+    monkeypatch.setattr(device_setup, "_started", set())
+    monkeypatch.setattr(
+        device_setup,
+        "start_libraries",
+        lambda d: (started.append(d.id), device_setup._started.add(f"{d.platform}:{d.id}")),
+    )
+    gpu, cpu = SimpleNamespace(platform="gpu", id=0), SimpleNamespace(platform="cpu", id=0)
+    for device in (gpu, gpu, cpu, SimpleNamespace(platform="gpu", id=1)):
+        device_setup.start_device_libraries(device)
+    assert started == [0, 1]
+
+
+def test_the_library_start_program_runs():
+    import jax
+
+    from tuiperf.measuring.device_setup import start_libraries
+
+    start_libraries(jax.devices("cpu")[0])  # what a GPU runs, here on the CPU: it compiles and runs
+
+
+def test_a_result_from_a_gpu_says_what_its_compile_times_share(capsys):
+    """A result file written on an H200 reads here, and under its one-time stages says that variants in
+    one process share XLA's autotuning (a CPU result does not: nothing is autotuned there)."""
+    import msgspec
+
+    from tuiperf.cli import main
+    from tuiperf.results import resultfile
+    from tuiperf.tui.widgets.breakdown import detail_text
+
+    results = Path(__file__).parent / "fixtures" / "results"
+    assert main(["show", str(results / "gpu-h200-dispatch-floor.json"), "--width", "100"]) == 0
+    shown = capsys.readouterr().out
+    assert "gpu:0 (NVIDIA H200)" in shown and "on a GPU, XLA autotunes each convolution" in shown
+    on_gpu = resultfile.load(results / "gpu-h200-dispatch-floor.json")
+    assert "autotunes" in detail_text(on_gpu, 100).plain
+    on_cpu = msgspec.structs.replace(on_gpu, device=msgspec.structs.replace(on_gpu.device, platform="cpu"))
+    assert "autotunes" not in detail_text(on_cpu, 100).plain

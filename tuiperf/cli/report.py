@@ -23,7 +23,15 @@ from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_bytes, format_ns, format_p, ratio_with_interval
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
-from tuiperf.results.model import BREAKDOWN_STAGES, COMPILE_STAGES, PHASES, RunResult, Sweep, VariantResult
+from tuiperf.results.model import (
+    BREAKDOWN_STAGES,
+    COMPILE_STAGES,
+    PHASES,
+    RunResult,
+    Sweep,
+    VariantResult,
+    shared_compile_note,
+)
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
@@ -225,7 +233,9 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
         if v.ok
     ]
     headers = ["variant", *[label for _, label in COMPILE_STAGES], "FLOPs", "params"]
-    return grid(f"one-time stages and size{where}", headers, rows, width, console)
+    table = grid(f"one-time stages and size{where}", headers, rows, width, console)
+    note = shared_compile_note(result.device.platform) if len(rows) > 1 else ""
+    return Group(table, Hanging(note, indent=2, style="dim")) if note else table
 
 
 def memory(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:

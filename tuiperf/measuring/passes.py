@@ -15,6 +15,7 @@ from tuiperf.contract.events import PhaseChanged, RunStarted, SamplesAdded
 from tuiperf.contract.protocol import SAMPLE, Gate
 from tuiperf.measuring import analysis, assemble
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
+from tuiperf.measuring.device_setup import start_device_libraries
 from tuiperf.measuring.env import device_id
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.progress import PREPARE_SHARE, SAMPLE_SHARE, PassProgress
@@ -51,6 +52,7 @@ class Pass:
     def prepare(self) -> list[Prepared]:
         """Set up and compile this pass's variants and plan its sampling."""
         ctx = self.setup()
+        start_device_libraries(self.ctx.device)
         prepared = self.prepare_variants(ctx)
         self.progress.plan(prepared)
         return prepared

@@ -8,7 +8,7 @@ compares two digests with the guard's rule (:func:`relative_difference`). Numpy 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -66,11 +66,14 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def worst_difference(leaves: Iterable[tuple[str, Any, Any, float]]) -> str:
-    """The leaf (name, ours, the reference's, tolerance) furthest beyond its tolerance, in words; "" if none is."""
+def worst_difference(
+    leaves: Iterable[tuple[str, Any, Any, float]], measure: Callable[[Any, Any], float] | None = None
+) -> str:
+    """The leaf (name, ours, the reference's, tolerance) furthest beyond its tolerance, in words; "" if none is.
+    ``measure``: how a leaf's difference is taken (default :func:`relative_difference`, on the host)."""
     worst, detail = 0.0, ""
     for name, a, b, tolerance in leaves:
-        difference = relative_difference(a, b)
+        difference = (measure or relative_difference)(a, b)
         if difference > tolerance and difference / max(tolerance, 1e-300) > worst:
             worst = difference / max(tolerance, 1e-300)
             shown = (
