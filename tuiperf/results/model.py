@@ -50,8 +50,9 @@ def shared_compile_note(platform: str) -> str:
     the rest, after the libraries were started)."""
     if platform in ("", "cpu"):
         return ""
+    named = {"gpu": "a GPU", "cuda": "a GPU", "rocm": "a GPU", "tpu": "a TPU"}.get(platform, "an accelerator")
     return (
-        f"on a {platform.upper()}, XLA autotunes each convolution and matrix-product shape once per process: "
+        f"on {named}, XLA autotunes each convolution and matrix-product shape once per process: "
         "the first variant to compile a shape pays for it, variants after it reuse the choice"
     )
 
