@@ -26,6 +26,7 @@ from tuiperf.contract.events import Event, RunFailed
 from tuiperf.contract.request import Runner, RunRequest
 from tuiperf.results.model import RunResult
 from tuiperf.tui.run_state import RunState
+from tuiperf.tui.view import ResultView, view_of
 
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
 # The streamed histogram is rebuilt at most twice a second: its picture is built in a thread, but
@@ -50,10 +51,12 @@ class RunUpdated:
 
 @dataclass(frozen=True)
 class RunDone:
-    """A complete (or, after cancel, partial) result document."""
+    """A complete (or, after cancel, partial) result document, with the panels' view of it (made in the
+    run's thread: its texts made inert, its series gathered, off the UI thread)."""
 
     run_id: int
     result: RunResult
+    view: ResultView | None = None
 
 
 @dataclass(frozen=True)
@@ -237,4 +240,4 @@ class RunController:
             title = "Measuring process crashed" if result.crash is not None else "Run failed"
             self._post(RunError(run_id, title, result.error, partial=result))
             return
-        self._post(RunDone(run_id, result))
+        self._post(RunDone(run_id, result, view_of(result)))

@@ -43,6 +43,7 @@ from tuiperf.tui.messages import (
 from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
+from tuiperf.tui.view import ResultView
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
 
@@ -284,7 +285,7 @@ class MainScreen(MainCommands):
             result = news.result
             if result.sweep is not None and not result.partial:
                 self.action_show_tab("sweep")  # first: the histogram, hidden then, builds no picture meanwhile
-            self.show_result(result)
+            self.show_result(result, view=news.view)
             self.history.store(result)
             if result.partial:
                 self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
@@ -296,14 +297,16 @@ class MainScreen(MainCommands):
             else:
                 self.show_result(self.result, state="failed")  # keep (and redraw) the previous result
 
-    def show_result(self, result: RunResult | None, state: str = "done") -> None:
-        """Fill every result panel from one result; a result the panels cannot show is reported."""
+    def show_result(self, result: RunResult | None, state: str = "done", view: ResultView | None = None) -> None:
+        """Fill every result panel from one result (``view``: its view, made already); a result the
+        panels cannot show is reported."""
         try:
             if state != "failed":
                 self.result = result
             run = self.runs.state
             fraction = run.fraction if (run is not None and result is not None and result.partial) else None
-            self.results_panel.show_result(result, state=state, fraction=fraction, error=self.shell.last_error)
+            error = self.shell.last_error
+            self.results_panel.show_result(result, state=state, fraction=fraction, error=error, view=view)
         except Exception as exc:  # noqa: BLE001 - the app must stay up
             details = traceback.format_exc(limit=4)
             self.shell.report_error("Cannot display this result", f"{type(exc).__name__}: {exc}", details=details)

@@ -146,9 +146,15 @@ class ResultsPanel(Vertical):
         self.query_one(RunProgress).show_plan(header, order)
 
     def show_result(
-        self, result: RunResult | None, state: str = "done", fraction: float | None = None, error: Any = None
+        self,
+        result: RunResult | None,
+        state: str = "done",
+        fraction: float | None = None,
+        error: Any = None,
+        view: ResultView | None = None,
     ) -> None:
-        view = view_of(result, self.order)
+        if view is None or (not view.order and self.order):  # a view made elsewhere had no order to keep
+            view = view_of(result, self.order)
         self.order = view.order
         self.show(view, state=state, fraction=fraction, error=error)
 
