@@ -254,11 +254,10 @@ class ResultsPanel(Vertical):
     def next_baseline(self) -> bool:
         """The next measured variant becomes the ratios' baseline, shown on Statistics; False when none."""
         stats = self.stats
-        names = [v.name for v in stats.result.measured] if stats.result else []
-        if not names:
+        following = stats.next_baseline()
+        if following is None:
             return False
-        index = names.index(stats.baseline) if stats.baseline in names else -1
-        stats.set_baseline(names[(index + 1) % len(names)])
+        stats.set_baseline(following)
         self.show_tab("stats")
         self.notify(f"Baseline: {stats.baseline}", timeout=2, markup=False)
         return True

@@ -69,6 +69,12 @@ class StatsTable(VerticalScroll):
         baseline: str
 
     @dataclass
+    class NextPrepared(Message):
+        """The table against the baseline ``b`` would choose next, made ahead in a thread."""
+
+        content: StatsContent
+
+    @dataclass
     class Explained(Message):
         """Why each variant differs from ``baseline`` in ``result`` (sentences from core.verdict)."""
 
@@ -83,6 +89,7 @@ class StatsTable(VerticalScroll):
         self._measured: list[str] = []
         self._options: list[str] = []  # the baseline select's
         self._prepared: StatsContent | None = None  # the rows made off the UI thread for the result shown
+        self._next: StatsContent | None = None  # against the next baseline, made ahead for `b`
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
@@ -165,9 +172,13 @@ class StatsTable(VerticalScroll):
             note.update("")
             return
         width = max(self.size.width - 2, 0)  # less a scrollbar
-        prepared = self._prepared
-        content = prepared if prepared is not None and prepared.fits(result, self.baseline, width) else None
-        content = content or stats_content(result, self.baseline, width)
+        made = [c for c in (self._prepared, self._next) if c is not None and c.fits(result, self.baseline, width)]
+        content = made[0] if made else stats_content(result, self.baseline, width)
+        following = self.next_baseline()
+        ahead = self._next is not None and self._next.fits(result, following, width)
+        if width and following is not None and following != self.baseline and not ahead:
+            # `b` next: its table made once the screen shows this one (the worker's Python takes the GIL)
+            self.call_after_refresh(self._prepare_next, result, following, width)
         self._show_environments(content.environments)
         self.query_one("#stats-verdict", Static).update(content.verdicts)
         self.query_one("#stats-why", Static).update("")
@@ -178,6 +189,23 @@ class StatsTable(VerticalScroll):
         if table.headers != content.headers:
             table.headers, table.justify = list(content.headers), "".join(JUSTIFY[c] for c in content.headers)
         table.set_rows(content.rows, content.lines)
+
+    def next_baseline(self) -> str | None:
+        """The measured variant after the baseline (the first after the last): what `b` chooses."""
+        names = [v.name for v in self.result.measured] if self.result else []
+        if not names:
+            return None
+        index = names.index(self.baseline) if self.baseline in names else -1
+        return names[(index + 1) % len(names)]
+
+    @work(thread=True, group="stats-next", exclusive=True, exit_on_error=False, description="next baseline")
+    def _prepare_next(self, result: RunResult, baseline: str, width: int) -> None:
+        self.post_message(self.NextPrepared(stats_content(result, baseline, width)))
+
+    def on_stats_table_next_prepared(self, message: NextPrepared) -> None:
+        message.stop()
+        if message.content.result is self.result:
+            self._next = message.content
 
     def _show_environments(self, lines: list[Text]) -> None:
         block = self.query_one("#stats-environments", Static)
