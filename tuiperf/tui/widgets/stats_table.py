@@ -12,7 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Label, Select, Static
+from textual.widgets import Label, Select
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_p, how_much, interval_words
@@ -22,6 +22,7 @@ from tuiperf.tui.environment_lines import environment_lines
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
 
 # What matters first, so an 80-column terminal shows it without scrolling sideways.
@@ -96,10 +97,10 @@ class StatsTable(VerticalScroll):
             yield Label("baseline", classes="param-name")
             yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
             yield Label("", id="stats-note")
-        yield Static("", id="stats-environments")
-        yield Static("", id="stats-why")
+        yield TextBlock("", id="stats-environments")
+        yield TextBlock("", id="stats-why")
         yield TextGrid(COLUMNS, "".join(JUSTIFY[c] for c in COLUMNS), id="stats-table")
-        yield Static("", id="stats-verdict")
+        yield TextBlock("", id="stats-verdict")
 
     def choose_baseline(self, result: RunResult | None) -> str | None:
         """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
@@ -166,8 +167,8 @@ class StatsTable(VerticalScroll):
         note = self.query_one("#stats-note", Label)
         if result is None:
             table.clear()
-            self.query_one("#stats-verdict", Static).update("")
-            self.query_one("#stats-why", Static).update("")
+            self._put("#stats-verdict", Text(""))
+            self._put("#stats-why", Text(""))
             self._show_environments([])
             note.update("")
             return
@@ -180,12 +181,14 @@ class StatsTable(VerticalScroll):
             # `b` next: its table made once the screen shows this one (the worker's Python takes the GIL)
             self.call_after_refresh(self._prepare_next, result, following, width)
         self._show_environments(content.environments)
-        self.query_one("#stats-verdict", Static).update(content.verdicts)
-        self.query_one("#stats-why", Static).update("")
+        self._put("#stats-verdict", content.verdicts)
+        self._put("#stats-why", Text(""))
         if self.baseline and len(result.measured) > 1:
             self._explain(result, self.baseline)
         partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
-        note.update(partial if result.partial else "")
+        shown_note = partial if result.partial else Text("")
+        if note.content != shown_note:  # Label.update lays the screen out, changed or not
+            note.update(shown_note)
         if table.headers != content.headers:
             table.headers, table.justify = list(content.headers), "".join(JUSTIFY[c] for c in content.headers)
         table.set_rows(content.rows, content.lines)
@@ -208,10 +211,18 @@ class StatsTable(VerticalScroll):
             self._next = message.content
 
     def _show_environments(self, lines: list[Text]) -> None:
-        block = self.query_one("#stats-environments", Static)
+        block = self.query_one("#stats-environments", TextBlock)
         if block.display != bool(lines):  # only a change lays the tab out again
             block.display = bool(lines)
-        block.update(Text("\n").join(lines) if lines else "")
+        self._put("#stats-environments", Text("\n").join(lines) if lines else Text(""))
+
+    def _put(self, selector: str, text: Text) -> None:
+        """Show ``text`` in a block, laying the screen out again only when its wrapped height changes
+        (every ``Static.update`` laid out all of the screen's widgets: `b` took four layouts)."""
+        block = self.query_one(selector, TextBlock)
+        width = block.size.width
+        height = (len(text.wrap(self.app.console, width)) if text.plain else 0) if width else None
+        block.show(text, extent=height)
 
     @work(thread=True, group="explain", exclusive=True, exit_on_error=False, description="explain")
     def _explain(self, result: RunResult, baseline: str) -> None:
@@ -225,7 +236,7 @@ class StatsTable(VerticalScroll):
         if message.result is not self.result or message.baseline != self.baseline:
             return  # a result or baseline shown since
         text = Text("\n").join(Text(f"• {one_line(s, 400)}") for s in message.sentences)
-        self.query_one("#stats-why", Static).update(text)
+        self._put("#stats-why", text)
 
 
 @dataclass(frozen=True)
