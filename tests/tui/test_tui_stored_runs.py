@@ -184,3 +184,40 @@ async def test_enter_in_the_history_filter_goes_to_the_list(saved, scenario_dirs
         assert app.focused is screen.query_one("#history-table")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.main.result is not None, what="the run opened")
+
+
+@sync
+async def test_a_stored_runs_view_and_statistics_are_made_in_the_loading_thread(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    """GIVEN a run picked in the history WHEN it opens (on Statistics) THEN its view and its tabs' text
+    were made in the thread that loaded it: on the UI thread they took ~0.2 s from enter to screen
+    (`ui_responsiveness.py --only lag`, 'a stored run opened')."""
+    import threading
+
+    from tuiperf.tui import tab_contents, view
+    from tuiperf.tui.screens import main as main_screen
+    from tuiperf.tui.widgets import results_panel, stats_table
+
+    on_ui: list[str] = []
+
+    def watched(module, name, original):  # type: ignore[no-untyped-def]
+        def record(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if threading.current_thread() is threading.main_thread():
+                on_ui.append(name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, record)
+
+    watched(main_screen, "view_of", view.view_of)
+    watched(results_panel, "view_of", view.view_of)
+    watched(stats_table, "stats_content", stats_table.stats_content)
+    watched(tab_contents, "stats_content", stats_table.stats_content)
+    app, run_id = make(saved, scenario_dirs, tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        on_ui.clear()
+        main = await open_stored(pilot, run_id)
+        assert main.results_panel.active_tab == "stats"
+        assert main.results_panel.stats.query_one("#stats-table").keys == ["jit", "aot"]
+        assert on_ui == []

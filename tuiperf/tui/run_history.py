@@ -33,14 +33,17 @@ class RunHistory:
         report_error: ReportError,  # for a command that fails
         scenario: Callable[[], str | None],
         shown: Callable[[], RunResult | None],
-        open_stored: Callable[[RunResult, int], None],
+        open_stored: Callable[[RunResult, int, Any], None],
         scenario_dirs: Sequence[str] = (),
+        stored_maker: Callable[[], Callable[[RunResult], Any]] | None = None,
     ) -> None:
         """``path``: the history database (None: runs are not stored); ``scenario``: the scenario whose
-        runs ``h`` lists first; ``shown``: the result on screen; ``open_stored`` shows a stored run;
-        ``scenario_dirs``: where an exported script's source is looked for (by hash)."""
+        runs ``h`` lists first; ``shown``: the result on screen; ``open_stored`` shows a stored run with
+        what ``stored_maker``'s function made of it in the loading thread (``stored_maker`` is called on
+        the UI thread); ``scenario_dirs``: where an exported script's source is looked for (by hash)."""
         self.screen, self.path, self.report_error = screen, path, report_error
         self._scenario, self._shown, self._open_stored = scenario, shown, open_stored
+        self._stored_maker = stored_maker
         self.scenario_dirs = list(scenario_dirs)
         self.last_stored: int | None = None  # the run id of the latest stored run
 
@@ -82,6 +85,7 @@ class RunHistory:
             return
         purpose, run_id = choice
         path = self.path
+        make = self._stored_maker() if purpose == "open" and self._stored_maker is not None else None
 
         def work() -> None:
             from tuiperf.results.history import History
@@ -92,13 +96,17 @@ class RunHistory:
             except TuiperfError as exc:
                 self.screen.app.call_from_thread(self.report_error, exc.title, str(exc))
                 return
-            self.screen.app.call_from_thread(self._use, purpose, run_id, stored)
+            try:
+                made = make(stored) if make is not None else None
+            except Exception:  # noqa: BLE001 - the UI thread then makes what it shows, and says if it cannot
+                made = None
+            self.screen.app.call_from_thread(self._use, purpose, run_id, stored, made)
 
         self.screen.run_worker(work, thread=True, group="history-load", exit_on_error=False)
 
-    def _use(self, purpose: str, run_id: int, stored: RunResult) -> None:
+    def _use(self, purpose: str, run_id: int, stored: RunResult, made: Any = None) -> None:
         if purpose == "open":
-            self._open_stored(stored, run_id)
+            self._open_stored(stored, run_id, made)
             return
         current = self._shown()
         if current is None:

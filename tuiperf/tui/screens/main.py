@@ -9,6 +9,7 @@ superseded run's) and draws what is current. The streamed progress is drawn by o
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -43,9 +44,12 @@ from tuiperf.tui.messages import (
 from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
-from tuiperf.tui.view import ResultView
+from tuiperf.tui.tab_contents import TabContents
+from tuiperf.tui.tab_contents import prepare as prepare_tabs
+from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
+from tuiperf.tui.widgets.stats_table import baseline_for
 
 # What only the panels and dialogs need is imported with them: the first frame waits for every module
 # imported at start-up (benchmarks/ui_startup.py).
@@ -100,6 +104,7 @@ class MainScreen(MainCommands):
             shown=lambda: self.result,
             open_stored=self._open_stored,
             scenario_dirs=shell.scenario_dirs,
+            stored_maker=self._stored_maker,
         )
         self.feed = CatalogFeed(
             shell.runner,
@@ -297,16 +302,24 @@ class MainScreen(MainCommands):
             else:
                 self.show_result(self.result, state="failed")  # keep (and redraw) the previous result
 
-    def show_result(self, result: RunResult | None, state: str = "done", view: ResultView | None = None) -> None:
-        """Fill every result panel from one result (``view``: its view, made already); a result the
-        panels cannot show is reported."""
+    def show_result(
+        self,
+        result: RunResult | None,
+        state: str = "done",
+        view: ResultView | None = None,
+        contents: TabContents | None = None,
+    ) -> None:
+        """Fill every result panel from one result (``view``, ``contents``: its view and its tabs' text,
+        made already); a result the panels cannot show is reported."""
         try:
             if state != "failed":
                 self.result = result
             run = self.runs.state
             fraction = run.fraction if (run is not None and result is not None and result.partial) else None
             error = self.shell.last_error
-            self.results_panel.show_result(result, state=state, fraction=fraction, error=error, view=view)
+            self.results_panel.show_result(
+                result, state=state, fraction=fraction, error=error, view=view, contents=contents
+            )
         except Exception as exc:  # noqa: BLE001 - the app must stay up
             details = traceback.format_exc(limit=4)
             self.shell.report_error("Cannot display this result", f"{type(exc).__name__}: {exc}", details=details)
@@ -317,11 +330,30 @@ class MainScreen(MainCommands):
             return self.result.scenario.id
         return self.setup.scenario.id if self.setup.scenario else None
 
-    def _open_stored(self, stored: RunResult, run_id: int) -> None:
+    def _stored_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
+        """What a stored run's view and tabs depend on, read here, on the UI thread; the function that
+        makes them from the run in the history's loading thread (they took ~0.2 s on the UI thread)."""
+        widths = self.results_panel.tab_widths()
+        baseline, measured = self.results_panel.stats.kept_baseline
+
+        def make(stored: RunResult) -> tuple[ResultView, TabContents | None]:
+            view = view_of(stored)
+            shown = view.shown
+            if shown is None:
+                return view, None
+            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths)
+
+        return make
+
+    def _open_stored(
+        self, stored: RunResult, run_id: int, made: tuple[ResultView, TabContents | None] | None = None
+    ) -> None:
         when = one_line(stored.started_at[:16].replace("T", " "))
         when += " UTC" if when and stored.started_at.endswith(("+00:00", "Z")) else ""
-        self.show_result(stored, state=f"stored run {run_id}" + (f" · {when}" if when else ""))
-        self.action_show_tab("stats")
+        view, contents = made if made is not None else (None, None)
+        self.action_show_tab("stats")  # first: the tab is filled once, for the stored run
+        state = f"stored run {run_id}" + (f" · {when}" if when else "")
+        self.show_result(stored, state=state, view=view, contents=contents)
 
     def show_error(self, error: tuple[str, str]) -> None:
         """The app's error handler shows the last error in the Warnings tab (once the panels are there)."""

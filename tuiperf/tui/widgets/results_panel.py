@@ -102,13 +102,17 @@ class ResultsPanel(Vertical):
         if state != "running":
             self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
         self._generation += 1
-        if shown is not None and state != "running":
-            # a hidden tab has no size: each gets the width of the tab on screen (0 when none shows)
-            width = self.query_one("#tabs ContentSwitcher").size.width
-            widths = Widths(stats=max(width - 2, 0), breakdown=max(width - 3, 0))
+        made = self._prepared is not None and self._prepared.result is shown
+        if shown is not None and state != "running" and not made:
             # after the frame that shows the result: the worker's Python competes for the GIL
-            self.call_after_refresh(self._prepare_tabs, shown, baseline, widths, self._generation)
+            self.call_after_refresh(self._prepare_tabs, shown, baseline, self.tab_widths(), self._generation)
         self.filled(self.active_tab)  # now: the tab on screen never shows one result under another's header
+
+    def tab_widths(self) -> Widths:
+        """The widths the tabs lay text out to: a hidden tab has no size, so each gets the width of the
+        tab on screen (0 when none shows)."""
+        width = self.query_one("#tabs ContentSwitcher").size.width
+        return Widths(stats=max(width - 2, 0), breakdown=max(width - 3, 0))
 
     @work(thread=True, group="tab-contents", exclusive=True, exit_on_error=False, description="tab contents")
     def _prepare_tabs(self, result: RunResult, baseline: str | None, widths: Widths, generation: int) -> None:
@@ -162,10 +166,14 @@ class ResultsPanel(Vertical):
         fraction: float | None = None,
         error: Any = None,
         view: ResultView | None = None,
+        contents: TabContents | None = None,
     ) -> None:
+        """``view`` and ``contents``: the result's view and its tabs' text, made already (in a thread)."""
         if view is None or (not view.order and self.order):  # a view made elsewhere had no order to keep
             view = view_of(result, self.order)
         self.order = view.order
+        if contents is not None and contents.result is view.shown:
+            self._prepared = contents
         self.show(view, state=state, fraction=fraction, error=error)
 
     # -- a run streaming --------------------------------------------------------------------------------

@@ -104,11 +104,15 @@ class StatsTable(VerticalScroll):
 
     def choose_baseline(self, result: RunResult | None) -> str | None:
         """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
-        ok = [v.name for v in result.measured] if result else []
-        if result is not None and (self.baseline not in ok or ok != self._measured):
-            self.baseline = against(result)[0]  # the run's own (--baseline, reference=True), else the first
-            self._measured = ok
+        if result is not None:
+            self.baseline = baseline_for(result, self.baseline, self._measured)
+            self._measured = [v.name for v in result.measured]
         return self.baseline
+
+    @property
+    def kept_baseline(self) -> tuple[str | None, list[str]]:
+        """The user's baseline and the variants it was chosen among (for :func:`baseline_for` in a thread)."""
+        return self.baseline, list(self._measured)
 
     def begin(self, variants: list[str]) -> None:
         """A run starting: the last run's baseline is kept only when the same variants come (the
@@ -237,6 +241,13 @@ class StatsTable(VerticalScroll):
             return  # a result or baseline shown since
         text = Text("\n").join(Text(f"• {one_line(s, 400)}") for s in message.sentences)
         self._put("#stats-why", text)
+
+
+def baseline_for(result: RunResult, baseline: str | None, measured: list[str]) -> str | None:
+    """The baseline ``result`` is shown against: ``baseline``, chosen among ``measured``, while the same
+    variants come; else the run's own (--baseline, reference=True), else the first."""
+    ok = [v.name for v in result.measured]
+    return baseline if baseline in ok and ok == measured else against(result)[0]
 
 
 @dataclass(frozen=True)
