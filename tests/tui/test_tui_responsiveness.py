@@ -111,16 +111,17 @@ async def test_a_finished_runs_view_is_made_in_the_runs_thread(saved, scenario_d
     """GIVEN a run that ends WHEN its result is shown THEN its view (every text made inert, the series
     gathered) was made in the run's thread: on the UI thread it was half the run's-end handler's time
     (15 of 32 ms on dispatch-floor, cProfile with the thread's CPU clock)."""
-    from tuiperf.tui import controller, view
+    from tuiperf.tui import view
     from tuiperf.tui.widgets import results_panel
 
     made: list[bool] = []  # on the UI thread
 
     def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
         made.append(threading.current_thread() is threading.main_thread())
-        return view.view_of(*args, **kwargs)
+        return original(*args, **kwargs)
 
-    for module in (controller, results_panel):
+    original = view.view_of
+    for module in (view, results_panel):  # the run's thread imports it from tuiperf.tui.view when it ends
         monkeypatch.setattr(module, "view_of", recording)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -196,7 +196,6 @@ async def test_a_stored_runs_view_and_statistics_are_made_in_the_loading_thread(
     import threading
 
     from tuiperf.tui import tab_contents, view
-    from tuiperf.tui.screens import main as main_screen
     from tuiperf.tui.widgets import results_panel, stats_table
 
     on_ui: list[str] = []
@@ -209,10 +208,11 @@ async def test_a_stored_runs_view_and_statistics_are_made_in_the_loading_thread(
 
         monkeypatch.setattr(module, name, record)
 
-    watched(main_screen, "view_of", view.view_of)
+    watched(view, "view_of", view.view_of)  # the loading thread imports it from tuiperf.tui.view
     watched(results_panel, "view_of", view.view_of)
-    watched(stats_table, "stats_content", stats_table.stats_content)
-    watched(tab_contents, "stats_content", stats_table.stats_content)
+    made = stats_table.stats_content
+    watched(stats_table, "stats_content", made)
+    watched(tab_contents, "stats_content", made)
     app, run_id = make(saved, scenario_dirs, tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await ready(pilot)

@@ -18,7 +18,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import inert_data, one_line
@@ -26,7 +26,9 @@ from tuiperf.contract.events import Event, RunFailed
 from tuiperf.contract.request import Runner, RunRequest
 from tuiperf.results.model import RunResult
 from tuiperf.tui.run_state import RunState
-from tuiperf.tui.view import ResultView, view_of
+
+if TYPE_CHECKING:
+    from tuiperf.tui.view import ResultView
 
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
 # The streamed histogram is rebuilt at most twice a second: its picture is built in a thread, but
@@ -240,4 +242,6 @@ class RunController:
             title = "Measuring process crashed" if result.crash is not None else "Run failed"
             self._post(RunError(run_id, title, result.error, partial=result))
             return
+        from tuiperf.tui.view import view_of  # not before the first frame: it imports the results' views
+
         self._post(RunDone(run_id, result, view_of(result)))

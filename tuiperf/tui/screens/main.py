@@ -44,17 +44,15 @@ from tuiperf.tui.messages import (
 from tuiperf.tui.run_history import RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
-from tuiperf.tui.tab_contents import TabContents
-from tuiperf.tui.tab_contents import prepare as prepare_tabs
-from tuiperf.tui.view import ResultView, view_of
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
-from tuiperf.tui.widgets.stats_table import baseline_for
 
 # What only the panels and dialogs need is imported with them: the first frame waits for every module
 # imported at start-up (benchmarks/ui_startup.py).
 if TYPE_CHECKING:
     from tuiperf.tui.shell import Shell
+    from tuiperf.tui.tab_contents import TabContents
+    from tuiperf.tui.view import ResultView
     from tuiperf.tui.widgets.param_form import ParamForm
     from tuiperf.tui.widgets.run_options import RunOptionsForm
 
@@ -333,6 +331,10 @@ class MainScreen(MainCommands):
     def _stored_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
         """What a stored run's view and tabs depend on, read here, on the UI thread; the function that
         makes them from the run in the history's loading thread (they took ~0.2 s on the UI thread)."""
+        from tuiperf.tui.tab_contents import prepare as prepare_tabs
+        from tuiperf.tui.view import view_of
+        from tuiperf.tui.widgets.stats_table import baseline_for
+
         widths = self.results_panel.tab_widths()
         baseline, measured = self.results_panel.stats.kept_baseline
 
