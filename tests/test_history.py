@@ -102,6 +102,28 @@ def test_a_file_it_cannot_trust_is_reported_and_left_untouched(tmp_path, content
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("made", ["empty file", "created, no schema yet"])
+def test_a_history_being_created_reads_as_empty_not_as_someone_elses(tmp_path, made):
+    """A reader (the browser test's poll, `tuiperf history`) that opens the file between the app's
+    creating it and giving it its schema read "this file is not a tuiperf history" (CI, test_serve)."""
+    path = tmp_path / "h.sqlite"
+    if made == "empty file":
+        path.write_bytes(b"")
+    else:  # what the writer has done when the reader looks: the file exists, in WAL mode, without tables
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.close()
+    with History(path, readonly=True) as history:
+        assert history.list() == []
+    foreign = tmp_path / "other.sqlite"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(HistoryError, match="not a tuiperf history"):
+        History(foreign, readonly=True)
+
+
 WRITER = textwrap.dedent(
     """
     import sys, time

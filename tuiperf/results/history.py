@@ -240,14 +240,14 @@ class History:
         from urllib.parse import quote
 
         if not self.path.exists():
-            empty = sqlite3.connect(":memory:", isolation_level=None)
-            for step in MIGRATIONS:
-                empty.executescript(step)
-            return empty
+            return _empty_history()
         uri = "file:" + quote(str(self.path.resolve()))
         for options in ("?mode=ro", "?mode=ro&immutable=1"):
             db = sqlite3.connect(uri + options, uri=True, timeout=READ_TIMEOUT_S, isolation_level=None)
             try:
+                if _being_made(db):  # another tuiperf is creating it this moment (or it is an empty file)
+                    db.close()
+                    return _empty_history()
                 self._check_readonly(db)
                 return db
             except sqlite3.OperationalError as exc:
@@ -526,3 +526,20 @@ def trend(runs: list[StoredRun], like: StoredRun | None = None) -> Sweep:
         medians_ns={name: [run.medians.get(name) for run in ordered] for name in names},
         slopes={name: None for name in names},
     )
+
+
+def _empty_history() -> sqlite3.Connection:
+    """An empty history in memory: what a reader sees of a history that does not exist yet."""
+    empty = sqlite3.connect(":memory:", isolation_level=None)
+    for step in MIGRATIONS:
+        empty.executescript(step)
+    return empty
+
+
+def _being_made(db: sqlite3.Connection) -> bool:
+    """No tables and no tuiperf marks: a file another tuiperf has just created and not yet given its
+    schema (a reader polling it then said "not a tuiperf history"), or an empty file."""
+    (app_id,) = db.execute("PRAGMA application_id").fetchone()
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    (tables,) = db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return bool(app_id == 0 and version == 0 and tables == 0)
