@@ -191,20 +191,35 @@ def test_the_library_start_program_runs():
     start_libraries(jax.devices("cpu")[0])  # what a GPU runs, here on the CPU: it compiles and runs
 
 
-def test_a_result_from_a_gpu_says_what_its_compile_times_share(capsys):
-    """A result file written on an H200 reads here, and under its one-time stages says that variants in
-    one process share XLA's autotuning (a CPU result does not: nothing is autotuned there)."""
+def test_a_result_from_a_gpu_says_when_its_first_compile_stands_out(capsys):
+    """A result file written on an H200 reads here; under its one-time stages, when the variant compiled
+    first took over twice the others' median (measured in that result), the report and the Breakdown
+    tab say that compiles on an accelerator share XLA's autotuning. Not on the CPU, not without the gap."""
     import msgspec
 
     from tuiperf.cli import main
     from tuiperf.results import resultfile
+    from tuiperf.results.evidence import first_compile_note
     from tuiperf.tui.widgets.breakdown import detail_text
 
-    results = Path(__file__).parent / "fixtures" / "results"
-    assert main(["show", str(results / "gpu-h200-dispatch-floor.json"), "--width", "100"]) == 0
-    shown = capsys.readouterr().out
-    assert "gpu:0 (NVIDIA H200)" in shown and "on a GPU, XLA autotunes each convolution" in shown
-    on_gpu = resultfile.load(results / "gpu-h200-dispatch-floor.json")
-    assert "autotunes" in detail_text(on_gpu, 100).plain
-    on_cpu = msgspec.structs.replace(on_gpu, device=msgspec.structs.replace(on_gpu.device, platform="cpu"))
-    assert "autotunes" not in detail_text(on_cpu, 100).plain
+    path = Path(__file__).parent / "fixtures" / "results" / "gpu-h200-dispatch-floor.json"
+    assert main(["show", str(path), "--width", "100"]) == 0
+    assert "gpu:0 (NVIDIA H200)" in capsys.readouterr().out
+    on_gpu = resultfile.load(path)
+    (model,) = [v for v in on_gpu.variants if v.name == "jax.jit"]
+
+    def with_compiles(result, *compiles_ms):  # type: ignore[no-untyped-def]
+        variants = [
+            msgspec.structs.replace(model, name=f"v{i}", stages_ms=msgspec.structs.replace(model.stages_ms, compile=ms))
+            for i, ms in enumerate(compiles_ms)
+        ]
+        return msgspec.structs.replace(result, variants=variants)
+
+    gap = with_compiles(on_gpu, 1637.0, 355.2, 364.4, 308.1)
+    note = first_compile_note(gap)
+    assert note.startswith("v0, compiled before the others, took 1637 ms against a median 355 ms for theirs: on a GPU")
+    assert note in " ".join(detail_text(gap, 400).plain.split())
+    assert first_compile_note(with_compiles(on_gpu, 500.0, 355.2, 364.4)) == ""  # under twice
+    assert first_compile_note(with_compiles(on_gpu, 1637.0, 355.2)) == ""  # one other: no median to speak of
+    on_cpu = msgspec.structs.replace(gap, device=msgspec.structs.replace(gap.device, platform="cpu"))
+    assert first_compile_note(on_cpu) == ""

@@ -23,6 +23,7 @@ from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_bytes, format_ns, format_p, ratio_with_interval
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
+from tuiperf.results.evidence import first_compile_note
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
@@ -30,7 +31,6 @@ from tuiperf.results.model import (
     RunResult,
     Sweep,
     VariantResult,
-    shared_compile_note,
 )
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import reconcile
@@ -234,7 +234,7 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
     ]
     headers = ["variant", *[label for _, label in COMPILE_STAGES], "FLOPs", "params"]
     table = grid(f"one-time stages and size{where}", headers, rows, width, console)
-    note = shared_compile_note(result.device.platform) if len(rows) > 1 else ""
+    note = inert(first_compile_note(result))
     return Group(table, Hanging(note, indent=2, style="dim")) if note else table
 
 

@@ -7,11 +7,12 @@ Pure: no numpy or JAX (the UI uses it).
 from __future__ import annotations
 
 from tuiperf.common.units import format_bytes, format_ns
-from tuiperf.results.model import VariantResult
+from tuiperf.results.model import RunResult, VariantResult
 
 MEAN_OVER = 100  # calls in the mean a reporter's loop typically takes, the first included
 MEAN_SHOWN = 1.2  # a mean ratio this far from 1 (either way) is worth a note when the medians agree
 COMPILED_AGAIN = "the first call compiled again"
+FIRST_COMPILE_SHOWN = 2.0  # the first compile this many times the others' median is worth a caution
 MEMORY_SHOWN = 64 * 1024  # bytes: smaller differences take well under a µs to touch, so name no cause
 MEMORY_FIGURES = (
     ("aliased", "donated (outputs written into the arguments' buffers)"),
@@ -66,4 +67,26 @@ def first_call_note(a: VariantResult, b: VariantResult, calls: int = MEAN_OVER) 
     return (
         f"a mean over {calls} calls including the first would read {shown:.3g}× for {slower.name} against "
         f"{faster.name} (its first call: {format_ns(first)}, tracing and compiling included)"
+    )
+
+
+def first_compile_note(result: RunResult) -> str:
+    """Under the one-time stages of a run on an accelerator, when the variant compiled first in its
+    process took over :data:`FIRST_COMPILE_SHOWN` times the others' median: compile times there are not
+    independent (on the first GPU check, nnx-vs-linen-cnn's first variant 1.2 s, the others 0.23–0.52 s,
+    each compiling the same convolutions). Empty on the CPU, with fewer than three compiles, or no gap."""
+    if result.device.platform in ("", "cpu"):
+        return ""
+    compiled = [(v.name, v.stages_ms.compile) for v in result.variants if v.ok and v.stages_ms.compile]
+    if len(compiled) < 3:
+        return ""
+    (first, first_ms), others = compiled[0], sorted(ms for _, ms in compiled[1:] if ms is not None)
+    median_ms = others[len(others) // 2]
+    if first_ms is None or first_ms < FIRST_COMPILE_SHOWN * median_ms:
+        return ""
+    accelerator = {"gpu": "a GPU", "cuda": "a GPU", "rocm": "a GPU", "tpu": "a TPU"}.get(result.device.platform)
+    return (
+        f"{first}, compiled before the others, took {first_ms:.0f} ms against a median {median_ms:.0f} ms for "
+        f"theirs: on {accelerator or 'an accelerator'} XLA autotunes each convolution and matrix-product "
+        "shape once per process, so a shape the variants share is paid for by the first to compile it"
     )

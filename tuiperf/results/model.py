@@ -44,19 +44,6 @@ COMPILE_STAGES: tuple[tuple[str, str], ...] = (
 )
 
 
-def shared_compile_note(platform: str) -> str:
-    """Under the one-time stages of a run on an accelerator: one variant's compile is not independent of
-    the others' (the first GPU check: 1.2 s for the first of seven variants of one CNN, 0.23–0.52 s for
-    the rest, after the libraries were started)."""
-    if platform in ("", "cpu"):
-        return ""
-    named = {"gpu": "a GPU", "cuda": "a GPU", "rocm": "a GPU", "tpu": "a TPU"}.get(platform, "an accelerator")
-    return (
-        f"on {named}, XLA autotunes each convolution and matrix-product shape once per process: "
-        "the first variant to compile a shape pays for it, variants after it reuse the choice"
-    )
-
-
 # Phases of a run, with the words that say what was happening in each.
 PHASES: dict[str, str] = {
     "setup": "setting up inputs",

@@ -21,13 +21,13 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tuiperf.common.text import one_line
+from tuiperf.results.evidence import first_compile_note
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
     Breakdown,
     RunResult,
     VariantResult,
-    shared_compile_note,
 )
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation, reconcile
@@ -312,8 +312,9 @@ def detail_text(result: RunResult | None, width: int) -> Text:
     lines += _note(RESOLUTION_NOTE, width)
     lines += [Text(""), Text("one-time stages", style="bold")]
     lines += fitted(stages, "l" + "r" * len(COMPILE_STAGES), width)
-    if result is not None and len(stages) > 2:  # the header and two variants
-        lines += _note(shared_compile_note(result.device.platform), width)
+    note = first_compile_note(result) if result is not None else ""
+    if note:
+        lines += _note(note, width)
     if result is not None:
         lines += memory_lines(result, width)
     return Text("\n").join(lines)
