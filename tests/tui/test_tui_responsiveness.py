@@ -161,3 +161,31 @@ async def test_the_next_baselines_table_is_made_ahead(saved, scenario_dirs, tmp_
             await pilot.pause()
             assert stats.baseline == expected and made_on_ui == []
             assert stats.query_one("#stats-table").keys == [v.name for v in saved["result"].variants]
+
+
+@sync
+async def test_the_hidden_breakdown_follows_the_baseline_once_when_shown(saved, scenario_dirs, tmp_path):
+    """GIVEN `b` pressed twice on Statistics WHEN the Breakdown is then shown THEN it is drawn once, for the
+    last baseline (it was drawn on each key, hidden, and each of its new texts laid the screen out)."""
+    from tuiperf.tui.widgets.breakdown import OverheadBreakdown
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        main.action_show_tab("breakdown")
+        main.action_show_tab("stats")
+        await pilot.pause()
+        breakdown = main.results_panel.query_one(OverheadBreakdown)
+        drawn: list[str | None] = []
+        show = breakdown.show
+        breakdown.show = lambda result, baseline=None, prepared=None: (
+            drawn.append(baseline),
+            show(result, baseline, prepared),
+        )  # type: ignore[method-assign]
+        await pilot.press("b", "b")
+        await pilot.pause()
+        assert drawn == []
+        main.action_show_tab("breakdown")
+        await pilot.pause()
+        assert drawn == [main.results_panel.stats.baseline] and breakdown.baseline == drawn[0]

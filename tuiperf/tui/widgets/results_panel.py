@@ -94,7 +94,8 @@ class ResultsPanel(Vertical):
                 view.series, view.medians, order=view.order, note=view.note, marks=view.marks
             ),
             "stats": lambda: stats.show(shown, c.stats if (c := ready()) else None),
-            "breakdown": lambda: breakdown.show(shown, baseline, c.breakdown if (c := ready()) else None),
+            # the baseline when shown: `b` on another tab changes it without drawing the Breakdown
+            "breakdown": lambda: breakdown.show(shown, stats.baseline, c.breakdown if (c := ready()) else None),
             "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers, view.grid),
             "profile": lambda: self.query_one(ProfileTable).show(shown, c.profile if (c := ready()) else None),
         }
@@ -143,18 +144,12 @@ class ResultsPanel(Vertical):
             self.filled(event.pane.id)
 
     def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
+        """The Breakdown follows the baseline when it is shown: a hidden tab's new text lays the screen out."""
         breakdown = self.query_one(OverheadBreakdown)
-        first_fill = self._due.pop("breakdown", None)
-
-        def redraw() -> None:
-            if first_fill is not None:
-                first_fill()  # the result's own fill, still due: the prepared text comes with it
-            breakdown.show(breakdown.result, message.baseline)
-
+        if "breakdown" not in self._due:  # (a result's own fill, still due, reads the baseline then)
+            self._due["breakdown"] = lambda: breakdown.show(breakdown.result, self.stats.baseline)
         if self.active_tab == "breakdown":
-            redraw()
-        else:  # drawn when shown: a hidden tab's new text lays the whole screen out again
-            self._due["breakdown"] = redraw
+            self.filled("breakdown")
 
     def show_plan(self, header: str, order: list[str]) -> None:
         self.query_one(RunProgress).show_plan(header, order)
