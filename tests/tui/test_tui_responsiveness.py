@@ -189,3 +189,71 @@ async def test_the_hidden_breakdown_follows_the_baseline_once_when_shown(saved, 
         main.action_show_tab("breakdown")
         await pilot.pause()
         assert drawn == [main.results_panel.stats.baseline] and breakdown.baseline == drawn[0]
+
+
+@sync
+async def test_a_baselines_explanation_is_made_once_for_both_tabs_and_the_next_one_ahead(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    """GIVEN Statistics shown WHEN its explanation is made THEN the Breakdown uses the same one, the next
+    baseline's is made ahead, and `b` shows it with the table on the key (each tab reconciled every
+    gap itself, and `b` emptied the explanation, then refilled it: two more layouts of the screen)."""
+    from tuiperf.tui import explanations
+    from tuiperf.tui.widgets import results_panel
+
+    made: list[str] = []
+
+    def record(result, baseline):  # type: ignore[no-untyped-def]
+        made.append(baseline)
+        return explanations.explain(result, baseline)
+
+    monkeypatch.setattr(results_panel, "explain", record)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        result = saved["result"]
+        main.show_result(result)
+        main.action_show_tab("stats")
+        panel, stats = main.results_panel, main.results_panel.stats
+        first, following = stats.baseline, stats.next_baseline()
+        assert (first, following) == ("jit", "aot")
+        await wait_until(pilot, lambda: panel.explanations.made(result, following), what="the next one ahead")
+        why = stats.query_one("#stats-why").content
+        assert made == [first, following] and "aot" in str(why)
+        main.action_show_tab("breakdown")
+        await app.plots_settled()
+        assert made == [first, following]  # the Breakdown's gaps and sentences came from the same
+        assert "why, against jit" in str(panel.query_one("#breakdown-bars").content)
+        main.action_show_tab("stats")
+        await pilot.press("b")
+        assert stats.baseline == following
+        assert str(stats.query_one("#stats-why").content) == "\n".join(
+            f"• {sentence}" for _, sentence in panel.explanations.made(result, following).sentences
+        )
+        assert made == [first, following]
+
+
+@sync
+async def test_a_tab_shown_again_is_not_filled_again(saved, scenario_dirs, tmp_path):
+    """GIVEN Statistics filled and explained WHEN another tab and then Statistics are shown THEN its table
+    and explanation stay as they were (the Resize a shown tab gets refilled it, emptying the explanation:
+    four layouts of the screen on each return to the tab)."""
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        result = saved["result"]
+        main.show_result(result)
+        main.action_show_tab("stats")
+        panel, stats = main.results_panel, main.results_panel.stats
+        await wait_until(pilot, lambda: panel.explanations.made(result, stats.baseline), what="explained")
+        await pilot.pause()
+        why = stats.query_one("#stats-why").content
+        fills: list[None] = []
+        fill = stats._fill
+        stats._fill = lambda: (fills.append(None), fill())[1]  # type: ignore[method-assign]
+        main.action_show_tab("histogram")
+        await pilot.pause()
+        main.action_show_tab("stats")
+        await pilot.pause()
+        await pilot.pause()
+        assert fills == [] and stats.query_one("#stats-why").content is why

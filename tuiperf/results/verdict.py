@@ -10,7 +10,7 @@ Also the words for one stage's figure and for a gap split by stage, shared by ev
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
 from tuiperf.results import evidence, remedies
@@ -185,17 +185,22 @@ def _profile_only(slow: VariantResult, fast: VariantResult, scenario_path: str |
     )
 
 
-def verdicts(result: RunResult, baseline: str | None = None) -> list[tuple[str, str]]:
+def verdicts(
+    result: RunResult, baseline: str | None = None, splits: Mapping[str, Reconciliation | None] | None = None
+) -> list[tuple[str, str]]:
     """(variant, sentence) for every measured variant against the baseline; in a run over several
     Python environments, the reference environment's variants against the baseline, then each other
-    environment's variant against the same variant in the reference, led by the versions that differ."""
+    environment's variant against the same variant in the reference, led by the versions that differ.
+
+    ``splits``: each variant's gap to the baseline split by stage, where the caller made them already."""
     base, _ = against(result, baseline)
     if base is None:
         return []
     versions = {(qualified(c.variant, c.environment)): c.versions for c in changes(result)}
     found = []
     for name, against_name in pairs(result, base):
-        sentence = verdict(result, name, against_name)
+        known = splits is not None and against_name == base and name in splits
+        sentence = verdict(result, name, against_name, splits[name] if known and splits is not None else True)
         if sentence and name in versions:
             sentence = f"{versions[name]}: {sentence}"
         found.append((name, sentence))

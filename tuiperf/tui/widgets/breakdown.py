@@ -30,9 +30,10 @@ from tuiperf.results.model import (
     VariantResult,
 )
 from tuiperf.results.ratios import against
-from tuiperf.results.reconcile import Reconciliation, reconcile
-from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdict
+from tuiperf.results.reconcile import Reconciliation
+from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell
 from tuiperf.tui.environment_lines import environment_splits, several, split_lines
+from tuiperf.tui.explanations import Explanation, Explanations
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
@@ -79,29 +80,18 @@ def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
 
 class OverheadBreakdown(VerticalScroll):
     @dataclass
-    class Reconciled(Message):
-        """The gaps to ``baseline`` of the result shown as ``generation``, split by stage."""
-
-        generation: int
-        baseline: str
-        splits: list[Reconciliation]
-        why: list[str]  # one sentence per variant against the baseline (core.verdict)
-
-    @dataclass
     class SplitAcross(Message):
         """Each variant's gap between its environment and the reference one, split by stage."""
 
         generation: int
         splits: list[Reconciliation]
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, explanations: Explanations | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._explanations = explanations or Explanations(lambda result, baseline: None)  # the panel's
         self.result: RunResult | None = None
         self.baseline: str | None = None
-        self._generation = 0  # counts the results shown, so a late reconciliation is recognised
-        self._splits: dict[str, list[Reconciliation]] = {}  # per baseline, for the result shown
-        self._why: dict[str, list[str]] = {}
-        self._reconciling: set[str] = set()
+        self._generation = 0  # counts the results shown, so a late split between environments is recognised
         self._across: list[Reconciliation] | None = None  # between environments, for the result shown
         self._splitting_across = False
         self._detail_for: tuple[RunResult | None, int] | None = None  # the detail's result and width
@@ -124,7 +114,6 @@ class OverheadBreakdown(VerticalScroll):
         """``prepared``: the detail's text made off the UI thread (see :meth:`_render_detail`)."""
         if result is not self.result:
             self._generation += 1
-            self._splits, self._why, self._reconciling = {}, {}, set()
             self._across, self._splitting_across = None, False
         self.result = result
         self.baseline = baseline
@@ -189,19 +178,17 @@ class OverheadBreakdown(VerticalScroll):
         if result is None or base is None:
             return []
         lines = [Text(""), Text(f"the gap to {one_line(base.name)}, by stage", style="bold")]
-        splits = self._splits.get(base.name)
-        if splits is None:
-            if base.name not in self._reconciling and self.region.area:
-                self._reconciling.add(base.name)
-                self._reconcile(result, base.name, self._generation)
+        on_screen = self.region.area > 0
+        explanation = (self._explanations.ask if on_screen else self._explanations.made)(result, base.name)
+        if explanation is None:
             return [*lines, Text("reconciling the stages…", style="dim")]
-        for split in splits:
+        for split in explanation.splits.values():
             v = result.variant(split.variant)
             if v is None or not split.gap_ns:
                 continue
             line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
-        why = [Text(f"• {sentence}") for sentence in self._why.get(base.name, [])]
+        why = [Text(f"• {sentence}") for _, sentence in explanation.sentences]
         if why:
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
         return lines if len(lines) > 2 else []
@@ -241,29 +228,14 @@ class OverheadBreakdown(VerticalScroll):
             node.display for node in self.ancestors_with_self if isinstance(node, Widget)
         )
         across = not several(self.result) or self._across is not None
-        return not shown or ((base is None or base.name in self._splits) and across)
+        explained = base is None or self._explanations.made(self.result, base.name) is not None
+        return not shown or (explained and across)
 
-    @work(thread=True, group="reconcile", exit_on_error=False, description="reconcile")
-    def _reconcile(self, result: RunResult, base_name: str, generation: int) -> None:
-        base = result.variant(base_name)
-        assert base is not None
-        others = [v for v in result.measured if v.name != base_name]
-        splits = [reconcile(v, base) for v in others]
-        why = [verdict(result, v.name, base_name, split) for v, split in zip(others, splits)]
-        self.post_message(
-            self.Reconciled(
-                generation, base_name, [s for s in splits if s is not None], [w for w in why if w is not None]
-            )
-        )
-
-    def on_overhead_breakdown_reconciled(self, message: Reconciled) -> None:
-        message.stop()
-        if message.generation != self._generation:
-            return  # a result shown since
-        self._splits[message.baseline] = message.splits
-        self._why[message.baseline] = message.why
-        self._reconciling.discard(message.baseline)
-        self._render_bars()
+    def explained(self, explanation: Explanation) -> None:
+        """An explanation made (:mod:`tuiperf.tui.explanations`): drawn if it is of the gaps shown."""
+        base = self._base()
+        if explanation.result is self.result and base is not None and explanation.baseline == base.name:
+            self._render_bars()
 
     def _render_detail(self) -> None:
         """The per-call and one-time tables: the text prepared off the UI thread when it was made for

@@ -15,6 +15,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
+from tuiperf.tui.explanations import Explanation, Explanations, explain
 from tuiperf.tui.messages import TabFailed
 from tuiperf.tui.run_state import RunState
 from tuiperf.tui.tab_contents import TabContents, Widths, prepare
@@ -42,6 +43,10 @@ class ResultsPanel(Vertical):
         generation: int
         contents: TabContents | None  # None: could not be made (each tab makes its own)
 
+    @dataclass
+    class Explained(Message):
+        explanation: Explanation
+
     def __init__(self, error: tuple[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._error_before_mount = error  # reported while the panel was not there yet
@@ -51,6 +56,7 @@ class ResultsPanel(Vertical):
         self.order: list[str] = []  # the variants in the order every panel lists them
         self._generation = 0  # counts the results shown: contents made for an older one are dropped
         self._prepared: TabContents | None = None
+        self.explanations = Explanations(self._explain)  # shared by Statistics and Breakdown
 
     def compose(self) -> ComposeResult:
         yield RunProgress(id="progress")
@@ -58,11 +64,11 @@ class ResultsPanel(Vertical):
             with TabPane("Histogram", id="histogram"):
                 yield LatencyHistogram(id="histogram-plot")
             with TabPane("Breakdown", id="breakdown"):
-                yield OverheadBreakdown(id="breakdown-view")
+                yield OverheadBreakdown(self.explanations, id="breakdown-view")
             with TabPane("Sweep", id="sweep"):
                 yield SweepPlot(id="sweep-view")
             with TabPane("Statistics", id="stats"):
-                yield StatsTable(id="stats-view")
+                yield StatsTable(self.explanations, id="stats-view")
             with TabPane("Profile", id="profile"):
                 yield ProfileTable(id="profile-table")
             with TabPane(warnings_label(0), id="warnings"):
@@ -128,6 +134,30 @@ class ResultsPanel(Vertical):
         message.stop()
         if message.generation == self._generation:  # (not another result shown since)
             self._prepared = message.contents
+
+    @work(thread=True, group="explain", exit_on_error=False, description="explain")
+    def _explain(self, result: RunResult, baseline: str) -> None:
+        try:
+            explanation = explain(result, baseline)
+        except Exception as exc:  # noqa: BLE001 - the tabs show none and the app says why
+            explanation = Explanation(result, baseline, {}, [], error=f"{type(exc).__name__}: {exc}")
+        self.post_message(self.Explained(explanation))
+
+    def on_results_panel_explained(self, message: Explained) -> None:
+        """An explanation made: to the tabs showing its baseline, and the next baseline's asked for
+        while Statistics is on screen (`b` then shows it at once)."""
+        message.stop()
+        explanation = message.explanation
+        if not self.explanations.add(explanation):
+            return  # of a result no longer shown
+        if explanation.error:
+            self.post_message(TabFailed("stats", f"explaining against {explanation.baseline}: {explanation.error}"))
+        stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
+        stats.explained(explanation)
+        breakdown.explained(explanation)
+        following = stats.next_baseline()
+        if self.active_tab == "stats" and explanation.baseline == stats.baseline and following is not None:
+            self.explanations.ask(explanation.result, following)
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""

@@ -19,6 +19,7 @@ from tuiperf.common.units import format_p, how_much, interval_words
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
 from tuiperf.tui.environment_lines import environment_lines
+from tuiperf.tui.explanations import Explanation, Explanations
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -75,22 +76,16 @@ class StatsTable(VerticalScroll):
 
         content: StatsContent
 
-    @dataclass
-    class Explained(Message):
-        """Why each variant differs from ``baseline`` in ``result`` (sentences from core.verdict)."""
-
-        result: RunResult
-        baseline: str
-        sentences: list[str]
-
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, explanations: Explanations | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._explanations = explanations or Explanations(lambda result, baseline: None)  # the panel's
         self.result: RunResult | None = None
         self.baseline: str | None = None
         self._measured: list[str] = []
         self._options: list[str] = []  # the baseline select's
         self._prepared: StatsContent | None = None  # the rows made off the UI thread for the result shown
         self._next: StatsContent | None = None  # against the next baseline, made ahead for `b`
+        self._filled_width: int | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
@@ -160,8 +155,13 @@ class StatsTable(VerticalScroll):
             self.post_message(self.BaselineChanged(event.value))
 
     def on_resize(self) -> None:
-        if self.result is not None:
-            self._fill()  # the column order depends on the width
+        # The column order depends on the width; a tab shown again gets a Resize of the same width.
+        if self.result is not None and self._filled_width != self._width:
+            self._fill()
+
+    @property
+    def _width(self) -> int:
+        return max(self.size.width - 2, 0)  # less a scrollbar (a gutter kept whether one shows or not)
 
     def _fill(self) -> None:
         """The table for the shown result and baseline: the one prepared off the UI thread when it was
@@ -176,7 +176,8 @@ class StatsTable(VerticalScroll):
             self._show_environments([])
             note.update("")
             return
-        width = max(self.size.width - 2, 0)  # less a scrollbar
+        width = self._width
+        self._filled_width = width
         made = [c for c in (self._prepared, self._next) if c is not None and c.fits(result, self.baseline, width)]
         content = made[0] if made else stats_content(result, self.baseline, width)
         following = self.next_baseline()
@@ -186,9 +187,12 @@ class StatsTable(VerticalScroll):
             self.call_after_refresh(self._prepare_next, result, following, width)
         self._show_environments(content.environments)
         self._put("#stats-verdict", content.verdicts)
-        self._put("#stats-why", Text(""))
+        explanation = None
         if self.baseline and len(result.measured) > 1:
-            self._explain(result, self.baseline)
+            explanation = self._explanations.ask(result, self.baseline)
+            if explanation is not None and following is not None:
+                self.call_after_refresh(self._explanations.ask, result, following)  # for `b`, ahead
+        self._show_why(explanation)
         partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
         shown_note = partial if result.partial else Text("")
         if note.content != shown_note:  # Label.update lays the screen out, changed or not
@@ -228,19 +232,15 @@ class StatsTable(VerticalScroll):
         height = (len(text.wrap(self.app.console, width)) if text.plain else 0) if width else None
         block.show(text, extent=height)
 
-    @work(thread=True, group="explain", exclusive=True, exit_on_error=False, description="explain")
-    def _explain(self, result: RunResult, baseline: str) -> None:
-        """The verdicts reconcile every pair's stages (a paired bootstrap in pure Python): in a thread."""
-        from tuiperf.results.verdict import verdicts as why
+    def explained(self, explanation: Explanation) -> None:
+        """An explanation made (:mod:`tuiperf.tui.explanations`): shown if it is of what is shown."""
+        if explanation.result is self.result and explanation.baseline == self.baseline:
+            self._show_why(explanation)
 
-        self.post_message(self.Explained(result, baseline, [sentence for _, sentence in why(result, baseline)]))
-
-    def on_stats_table_explained(self, message: Explained) -> None:
-        message.stop()
-        if message.result is not self.result or message.baseline != self.baseline:
-            return  # a result or baseline shown since
-        text = Text("\n").join(Text(f"• {one_line(s, 400)}") for s in message.sentences)
-        self._put("#stats-why", text)
+    def _show_why(self, explanation: Explanation | None) -> None:
+        """Why each variant differs from the baseline, one bullet each (none while it is made)."""
+        sentences = [sentence for _, sentence in explanation.sentences] if explanation else []
+        self._put("#stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
 
 
 def baseline_for(result: RunResult, baseline: str | None, measured: list[str]) -> str | None:
