@@ -257,3 +257,68 @@ async def test_a_tab_shown_again_is_not_filled_again(saved, scenario_dirs, tmp_p
         await pilot.pause()
         await pilot.pause()
         assert fills == [] and stats.query_one("#stats-why").content is why
+
+
+@sync
+async def test_while_a_new_results_explanation_is_made_its_place_keeps_its_height(saved, scenario_dirs, tmp_path):
+    """GIVEN Statistics explaining a result WHEN a stored copy is opened THEN the explanation's block keeps
+    its lines, saying it is being made, until the new one comes (it was emptied, then refilled: two
+    layouts of the screen and a jump of the table under it)."""
+    import msgspec
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        main = await ready(pilot)
+        result = saved["result"]
+        main.show_result(result)
+        main.action_show_tab("stats")
+        panel, stats = main.results_panel, main.results_panel.stats
+        await wait_until(pilot, lambda: panel.explanations.made(result, stats.baseline), what="explained")
+        await pilot.pause()
+        why = stats.query_one("#stats-why")
+        height = why.extent
+        assert height is not None and height > 1  # the sentence wraps at this width
+        stored = msgspec.structs.replace(result)  # a new document, as the history's reader makes
+        main._open_stored(stored, 1, main._stored_maker()(stored))
+        assert str(why.content).startswith("explaining each difference from jit…") and why.extent == height
+        await wait_until(pilot, lambda: panel.explanations.made(stored, stats.baseline), what="the new one")
+        await pilot.pause()
+        assert str(why.content).startswith("• aot is") and why.extent == height
+
+
+@sync
+async def test_a_hidden_breakdown_is_drawn_at_the_width_it_had(saved, scenario_dirs, tmp_path):
+    """GIVEN the Breakdown drawn, then another tab shown WHEN a new result comes and the Breakdown is shown
+    THEN its bars are drawn once, at the tab's width (a hidden tab has no size: they were drawn 10 cells
+    wide, then again at the first layout, a layout of the screen more), and the gaps' lines keep their
+    place while the new result's are reconciled."""
+    import msgspec
+
+    from tuiperf.tui.widgets.breakdown import OverheadBreakdown
+
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        main.action_show_tab("breakdown")
+        await app.plots_settled()
+        breakdown = main.results_panel.query_one(OverheadBreakdown)
+        bars = breakdown.query_one("#breakdown-bars")
+        lines_before = bars.extent
+        main.action_show_tab("histogram")
+        await pilot.pause()
+        drawn: list[tuple[str, int | None]] = []
+        show = bars.show
+        bars.show = lambda content, key=None, extent=None: (  # type: ignore[method-assign]
+            drawn.append((str(content), extent)),
+            show(content, key, extent),
+        )[1]
+        stored = msgspec.structs.replace(saved["result"])
+        main.show_result(stored)
+        main.action_show_tab("breakdown")
+        await app.plots_settled()
+        bar_lines = {line for text, _ in drawn for line in text.splitlines() if line.startswith("jit ")}
+        assert len(bar_lines) == 1, drawn  # one width
+        waiting = [extent for text, extent in drawn if "reconciling the stages…" in text]
+        assert waiting and set(waiting) == {lines_before}
+        assert "why, against jit" in drawn[-1][0] and drawn[-1][1] == lines_before

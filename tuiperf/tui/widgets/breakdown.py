@@ -96,12 +96,20 @@ class OverheadBreakdown(VerticalScroll):
         self._splitting_across = False
         self._detail_for: tuple[RunResult | None, int] | None = None  # the detail's result and width
         self._prepared: Prepared | None = None  # the detail made off the UI thread for the result shown
+        self._last_width = 0
+        self._gap_lines = 0  # the gaps' lines last shown: what their placeholder keeps while they are made
+
+    @property
+    def _width(self) -> int:
+        """The tab's width; a hidden tab has no size, so the width it had when last shown."""
+        return self.size.width or self._last_width
 
     def compose(self) -> ComposeResult:
         yield TextBlock("", id="breakdown-bars")
         yield TextBlock("", id="breakdown-detail")
 
     def on_resize(self) -> None:
+        self._last_width = self._width
         self._render_bars()
         self._render_detail()  # its tables stack their rows where they do not fit
 
@@ -129,7 +137,7 @@ class OverheadBreakdown(VerticalScroll):
             bars.show(Text("Per-call overhead breakdown — no results yet (press r to run)", style="dim"))
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
-        width = max(10, self.size.width - name_w - 14)  # room for the name, the bar and its total
+        width = max(10, self._width - name_w - 14)  # room for the name, the bar and its total
         legend = Text("Per call: ", style="bold")
         for _, label, colour, char in PARTS:
             legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
@@ -157,7 +165,10 @@ class OverheadBreakdown(VerticalScroll):
             lines.append(line)
         lines.extend(self._gaps())
         lines.extend(self._between_environments())
-        bars.show(Text("\n").join(lines))  # unchanged when the tab is shown again: no layout
+        text = Text("\n").join(lines)
+        wrap = bars.size.width or bars.last_width
+        # unchanged (the tab shown again), or as many lines: no layout of the screen
+        bars.show(text, extent=len(text.wrap(self.app.console, wrap)) if wrap else None)
 
     def _base(self) -> VariantResult | None:
         """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
@@ -178,20 +189,28 @@ class OverheadBreakdown(VerticalScroll):
         if result is None or base is None:
             return []
         lines = [Text(""), Text(f"the gap to {one_line(base.name)}, by stage", style="bold")]
-        on_screen = self.region.area > 0
-        explanation = (self._explanations.ask if on_screen else self._explanations.made)(result, base.name)
+        explanation = self._explanations.made(result, base.name)
         if explanation is None:
-            return [*lines, Text("reconciling the stages…", style="dim")]
+            if self.region.area:  # made in a thread once on screen, after this frame (it takes the GIL)
+                self.call_after_refresh(self._explanations.ask, result, base.name)
+            # as many lines as the last gaps shown: when these come, likely no layout of the screen
+            waiting = Text("reconciling the stages…", style="dim")
+            return [*lines, waiting, *[Text("")] * max(self._gap_lines - len(lines) - 1, 0)]
         for split in explanation.splits.values():
             v = result.variant(split.variant)
             if v is None or not split.gap_ns:
                 continue
             line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
-        why = [Text(f"• {sentence}") for _, sentence in explanation.sentences]
+        why = [Text(f"• {one_line(sentence, 400)}") for _, sentence in explanation.sentences]
         if why:
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
-        return lines if len(lines) > 2 else []
+        if len(lines) <= 2:
+            return []
+        bars = self.query_one("#breakdown-bars", TextBlock)
+        wrap = bars.size.width or bars.last_width
+        self._gap_lines = len(Text("\n").join(lines).wrap(self.app.console, wrap)) if wrap else len(lines)
+        return lines
 
     def _between_environments(self) -> list[Text]:
         """Which stage moved between the environments of a run over several (reconciled in a thread,
@@ -241,7 +260,7 @@ class OverheadBreakdown(VerticalScroll):
         """The per-call and one-time tables: the text prepared off the UI thread when it was made for
         this result at this width (0: not laid out yet, until the first layout gives it one), else made here."""
         detail = self.query_one("#breakdown-detail", TextBlock)
-        width = max(self.size.width - 3, 0)  # less the padding and a scrollbar
+        width = max(self._width - 3, 0)  # less the padding and a scrollbar
         if self._detail_for is not None and self._detail_for[0] is self.result and self._detail_for[1] == width:
             return  # the same tables (a new baseline changes the bars only)
         self._detail_for = (self.result, width)

@@ -12,34 +12,31 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
 
 from tuiperf.common.text import one_line
 from tuiperf.results.model import RunResult
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+from tuiperf.tui.widgets.text_block import TextBlock
+from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
 
 TOP = 15
 _MEDIAN_AND_PROFILED = re.compile(r"median is ([^;]+); profiled, ([^)]+)\)")
 COLUMNS = ("cumulative µs", "own µs", "calls", "variant", "function")
+JUSTIFY = "rrrll"
 
 
 class ProfileTable(Vertical):
     def compose(self) -> ComposeResult:
-        yield Static("", id="profile-note")
-        yield DataTable(id="profile-rows", zebra_stripes=True, cursor_type="row")
-
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for col in COLUMNS:
-            table.add_column(col, key=col)
+        yield TextBlock("", id="profile-note")
+        # Aligned text, not a DataTable: its first draw after a fill rendered every cell (56 ms of the
+        # UI thread for a two-variant result, `benchmarks/ui_responsiveness.py`'s profile key).
+        yield TextGrid(COLUMNS, JUSTIFY, id="profile-rows")
 
     def show(self, result: RunResult | None, prepared: ProfileContent | None = None) -> None:
         """The table for ``result``: ``prepared`` off the UI thread for it, else made here."""
         content = prepared if prepared is not None and prepared.result is result else profile_content(result)
-        table = self.query_one(DataTable)
-        table.clear()
-        table.add_rows(content.rows)
-        self.query_one("#profile-note", Static).update(content.note)
+        self.query_one(TextGrid).set_rows(content.rows, content.lines)
+        self.query_one("#profile-note", TextBlock).show(content.note)
 
 
 @dataclass(frozen=True)
@@ -47,35 +44,36 @@ class ProfileContent:
     """What the Profile tab shows of a result: made in a thread."""
 
     result: RunResult | None
-    rows: list[tuple[str | Text, ...]]
+    rows: list[tuple[str, list[Text]]]  # (a key, a cell per column)
+    lines: list[Text]  # the header and the rows aligned (text_grid.grid_lines)
     note: Text | str
 
 
 def profile_content(result: RunResult | None) -> ProfileContent:
     """Each variant's top functions as the table's rows, and the note on how to read them."""
-    rows: list[tuple[str | Text, ...]] = []
+    rows: list[tuple[str, list[Text]]] = []
     inflation = []
     for i, v in enumerate(result.variants if result else []):
         style = "bold" if no_color() else f"bold {variant_hex(i)}"
         top = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
         if not top:
             name = Text(one_line(v.name, 30), style=style)
-            rows.append(("", "", "", name, Text(one_line(v.profile_note or "no profile"), style="dim")))
+            cells = [Text(""), Text(""), Text(""), name, Text(one_line(v.profile_note or "no profile"), style="dim")]
+            rows.append((f"{i}", cells))
             continue
         measured = _MEDIAN_AND_PROFILED.search(v.profile_note or "")
         if measured:
             inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
         for j, r in enumerate(top):
             function = Text(_short(one_line(r.function)), style="bold" if r.kind == "executable" else "")
-            rows.append(
-                (
-                    f"{r.cumtime_us:.2f}",
-                    f"{r.tottime_us:.2f}",
-                    _calls(r.ncalls),
-                    Text(one_line(v.name, 30), style=style) if j == 0 else "",
-                    function,
-                )
-            )
+            cells = [
+                Text(f"{r.cumtime_us:.2f}"),
+                Text(f"{r.tottime_us:.2f}"),
+                Text(_calls(r.ncalls)),
+                Text(one_line(v.name, 30), style=style) if j == 0 else Text(""),
+                function,
+            ]
+            rows.append((f"{i}.{j}", cells))
     note = Text(
         "cProfile adds its own cost to every Python call: read shares and names, not latency. "
         "JAX's C++ dispatch and the executable are their own (bold) row.",
@@ -83,7 +81,7 @@ def profile_content(result: RunResult | None) -> ProfileContent:
     )
     if inflation:
         note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
-    return ProfileContent(result, rows, note if result else "")
+    return ProfileContent(result, rows, grid_lines(COLUMNS, JUSTIFY, rows), note if result else "")
 
 
 def _short(text: str, width: int = 70) -> str:

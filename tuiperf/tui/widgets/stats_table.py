@@ -86,6 +86,7 @@ class StatsTable(VerticalScroll):
         self._prepared: StatsContent | None = None  # the rows made off the UI thread for the result shown
         self._next: StatsContent | None = None  # against the next baseline, made ahead for `b`
         self._filled_width: int | None = None
+        self._last_width = 0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
@@ -156,12 +157,15 @@ class StatsTable(VerticalScroll):
 
     def on_resize(self) -> None:
         # The column order depends on the width; a tab shown again gets a Resize of the same width.
+        self._last_width = self._width
         if self.result is not None and self._filled_width != self._width:
             self._fill()
 
     @property
     def _width(self) -> int:
-        return max(self.size.width - 2, 0)  # less a scrollbar (a gutter kept whether one shows or not)
+        """The text's width: less a scrollbar's gutter (kept whether one shows or not); a hidden tab
+        has no size, so the width it had when last shown."""
+        return max(self.size.width - 2, 0) if self.size.width else self._last_width
 
     def _fill(self) -> None:
         """The table for the shown result and baseline: the one prepared off the UI thread when it was
@@ -189,10 +193,14 @@ class StatsTable(VerticalScroll):
         self._put("#stats-verdict", content.verdicts)
         explanation = None
         if self.baseline and len(result.measured) > 1:
-            explanation = self._explanations.ask(result, self.baseline)
-            if explanation is not None and following is not None:
-                self.call_after_refresh(self._explanations.ask, result, following)  # for `b`, ahead
-        self._show_why(explanation)
+            # Made in a thread, started once this frame is drawn (its Python competes for the GIL)
+            explanation = self._explanations.made(result, self.baseline)
+            wanted = self.baseline if explanation is None else following  # else the next, for `b`
+            if wanted is not None:
+                self.call_after_refresh(self._explanations.ask, result, wanted)
+            self._show_why(explanation, waiting=explanation is None)
+        else:
+            self._show_why(None)
         partial = Text(f"PARTIAL RESULT ({partial_cause(result)})", style="bold reverse yellow")
         shown_note = partial if result.partial else Text("")
         if note.content != shown_note:  # Label.update lays the screen out, changed or not
@@ -228,7 +236,7 @@ class StatsTable(VerticalScroll):
         """Show ``text`` in a block, laying the screen out again only when its wrapped height changes
         (every ``Static.update`` laid out all of the screen's widgets: `b` took four layouts)."""
         block = self.query_one(selector, TextBlock)
-        width = block.size.width
+        width = block.size.width or block.last_width
         height = (len(text.wrap(self.app.console, width)) if text.plain else 0) if width else None
         block.show(text, extent=height)
 
@@ -237,8 +245,15 @@ class StatsTable(VerticalScroll):
         if explanation.result is self.result and explanation.baseline == self.baseline:
             self._show_why(explanation)
 
-    def _show_why(self, explanation: Explanation | None) -> None:
-        """Why each variant differs from the baseline, one bullet each (none while it is made)."""
+    def _show_why(self, explanation: Explanation | None, waiting: bool = False) -> None:
+        """Why each variant differs from the baseline, one bullet each. ``waiting``: while it is made,
+        a line saying so in the block's height so far (when it comes, likely the same: no layout)."""
+        if waiting:
+            block = self.query_one("#stats-why", TextBlock)
+            lines = [Text(f"explaining each difference from {one_line(self.baseline or '')}…", style="dim")]
+            lines += [Text("")] * max((block.extent or 1) - 1, 0)  # (a hidden block has no size)
+            self._put("#stats-why", Text("\n").join(lines))
+            return
         sentences = [sentence for _, sentence in explanation.sentences] if explanation else []
         self._put("#stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
 

@@ -18,6 +18,10 @@ _NOTHING = object()
 class TextBlock(Static):
     _key: Any = _NOTHING  # what the block shows now, compared by value
     _extent: int | None = None
+    last_width = 0  # its content's width when last laid out (a hidden block's size is 0)
+
+    def on_resize(self) -> None:
+        self.last_width = self.size.width or self.last_width
 
     def show(self, content: Any, key: Any = None, extent: int | None = None) -> None:
         """Show ``content`` unless ``key`` (the content itself by default, compared with ``==``) is
@@ -29,3 +33,8 @@ class TextBlock(Static):
         same_size = self._key is not _NOTHING and extent is not None and extent == self._extent
         self._key, self._extent = key, extent
         self.update(content, layout=not same_size)
+
+    @property
+    def extent(self) -> int | None:
+        """The extent given with what is shown (its lines, or its width), if one was."""
+        return self._extent
