@@ -33,7 +33,7 @@ from tuiperf.results.model import (
     VariantResult,
 )
 from tuiperf.results.ratios import against
-from tuiperf.results.reconcile import reconcile
+from tuiperf.results.reconcile import Resampled, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
 
 INDENT = 4
@@ -302,11 +302,12 @@ def gaps(result: RunResult) -> list[Any]:
     if baseline_name is None:
         return []
     lines: list[Any] = []
+    resampled: Resampled = {}  # each variant resampled once for all its pairs
     for name, against_name in pairs(result, baseline_name):
         v, base = result.variant(name), result.variant(against_name)
         if v is None or base is None or v.breakdown_ns is None or base.breakdown_ns is None:
             continue
-        split = reconcile(v, base)
+        split = reconcile(v, base, resampled)
         if split is None or not split.gap_ns:
             continue
         lines.append(

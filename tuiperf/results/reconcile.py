@@ -63,8 +63,9 @@ def stage_values(paths: dict[str, float]) -> dict[str, float]:
     return {stage: sum(sign * paths[p] for p, sign in combo.items()) for stage, combo in STAGE_PATHS.items()}
 
 
-def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation | None:
-    """The gap between two measured variants, split by stage; None without both breakdowns."""
+def reconcile(variant: VariantResult, baseline: VariantResult, cache: Resampled | None = None) -> Reconciliation | None:
+    """The gap between two measured variants, split by stage; None without both breakdowns.
+    ``cache``: kept between calls on one result, each variant is resampled once."""
     a, b = variant.breakdown_ns, baseline.breakdown_ns
     if a is None or b is None or variant.stats is None or baseline.stats is None or not (a.stages and b.stages):
         return None  # no split to compare (a call that compiled while timed has none)
@@ -74,7 +75,7 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     noise = sum(((s.ci95_median_ns[1] - s.ci95_median_ns[0]) / 2) ** 2 for s in (variant.stats, baseline.stats)) ** 0.5
     resolved = abs(gap) > noise
     point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
-    intervals = _paired_intervals(a, b)
+    intervals = _paired_intervals(a, b, cache)
     stages = []
     for key, label, _ in BREAKDOWN_STAGES:
         if key == "framework" and a.framework_holds:  # named for what the variant's own stage holds
@@ -87,7 +88,7 @@ def reconcile(variant: VariantResult, baseline: VariantResult) -> Reconciliation
     return Reconciliation(variant.name, baseline.name, gap, stages, gap - explained, a.reliable and b.reliable)
 
 
-def _paired_intervals(a: Breakdown, b: Breakdown) -> dict[str, tuple[float, float]]:
+def _paired_intervals(a: Breakdown, b: Breakdown, cache: Resampled | None = None) -> dict[str, tuple[float, float]]:
     """Percentile intervals of each stage difference, resampling the shared groups of rounds together."""
     if not a.groups_ns or not b.groups_ns:
         return {}
@@ -95,19 +96,37 @@ def _paired_intervals(a: Breakdown, b: Breakdown) -> dict[str, tuple[float, floa
     if len(lengths) != 1 or lengths == {0}:
         return {}  # not sampled in the same rounds (e.g. results of two runs)
     n = lengths.pop()
-    rng = random.Random(0)
-    draws: dict[str, list[float]] = {key: [] for key in STAGE_PATHS}
-    for _ in range(RESAMPLES):
-        picks = [rng.randrange(n) for _ in range(n)]
-        paths_a = {p: statistics.median(values[i] for i in picks) for p, values in a.groups_ns.items()}
-        paths_b = {p: statistics.median(values[i] for i in picks) for p, values in b.groups_ns.items()}
-        if not (set(paths_a) >= {p for c in STAGE_PATHS.values() for p in c} <= set(paths_b)):
-            return {}
-        stages_a, stages_b = stage_values(paths_a), stage_values(paths_b)
-        for key in STAGE_PATHS:
-            draws[key].append(stages_a[key] - stages_b[key])
+    stages_a, stages_b = resampled_stages(a, n, cache), resampled_stages(b, n, cache)
+    if stages_a is None or stages_b is None:
+        return {}
     intervals = {}
-    for key, values in draws.items():
-        values.sort()
+    for key in STAGE_PATHS:
+        values = sorted(x[key] - y[key] for x, y in zip(stages_a, stages_b, strict=True))
         intervals[key] = (values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))])
     return intervals
+
+
+# Each breakdown's resampled stages, by id (the breakdown kept beside them, so an id is never reused
+# while its entry lives): a caller reconciling many pairs of one result resamples each variant once.
+Resampled = dict[int, tuple[Breakdown, list[dict[str, float]] | None]]
+
+
+def resampled_stages(breakdown: Breakdown, n: int, cache: Resampled | None = None) -> list[dict[str, float]] | None:
+    """Each stage's value in each of ``RESAMPLES`` resamples of ``n`` groups of rounds; None without
+    every path. Every breakdown is resampled with the same picks (one seed), so two variants' values
+    pair up: their differences are the paired bootstrap of the pair."""
+    hit = cache.get(id(breakdown)) if cache is not None else None
+    if hit is not None and hit[0] is breakdown:
+        return hit[1]
+    needed = {p for combo in STAGE_PATHS.values() for p in combo}
+    values: list[dict[str, float]] | None = None
+    if needed <= set(breakdown.groups_ns):
+        rng = random.Random(0)
+        values = []
+        for _ in range(RESAMPLES):
+            picks = [rng.randrange(n) for _ in range(n)]
+            paths = {p: statistics.median(v[i] for i in picks) for p, v in breakdown.groups_ns.items()}
+            values.append(stage_values(paths))
+    if cache is not None:
+        cache[id(breakdown)] = (breakdown, values)
+    return values

@@ -17,7 +17,7 @@ from tuiperf.results import evidence, remedies
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
-from tuiperf.results.reconcile import Reconciliation, StageDelta, reconcile
+from tuiperf.results.reconcile import Reconciliation, Resampled, StageDelta, reconcile
 
 BY_CONSTRUCTION = "none by construction"
 BY_CONSTRUCTION_NOTE = (
@@ -105,10 +105,17 @@ def _cause(
     return sentence + f": {REMEDIES[main.key]}"
 
 
-def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation | bool | None = True) -> str | None:
+def verdict(
+    result: RunResult,
+    name: str,
+    baseline: str,
+    split: Reconciliation | bool | None = True,
+    cache: Resampled | None = None,
+) -> str | None:
     """One sentence on why ``name`` is slower or faster than ``baseline``; None without a ratio.
 
-    ``split`` is the pair's reconciliation when the caller has it (``True``: compute it here).
+    ``split`` is the pair's reconciliation when the caller has it (``True``: compute it here, with
+    ``cache``, see :func:`~tuiperf.results.reconcile.reconcile`).
     """
     base_name, rows = against(result, baseline)
     row = rows.get(name)
@@ -141,9 +148,9 @@ def verdict(result: RunResult, name: str, baseline: str, split: Reconciliation |
             + f"mostly compilation: what changes between calls{causes} must stay fixed or become an array argument."
         )
     if split is True:
-        split = reconcile(slow, fast)
+        split = reconcile(slow, fast, cache)
     elif isinstance(split, Reconciliation) and split.variant != slow.name:
-        split = reconcile(slow, fast)  # the caller's was the other way round
+        split = reconcile(slow, fast, cache)  # the caller's was the other way round
     notes = [n for n in eq.notes if name in n and base_name in n]
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
@@ -186,21 +193,27 @@ def _profile_only(slow: VariantResult, fast: VariantResult, scenario_path: str |
 
 
 def verdicts(
-    result: RunResult, baseline: str | None = None, splits: Mapping[str, Reconciliation | None] | None = None
+    result: RunResult,
+    baseline: str | None = None,
+    splits: Mapping[str, Reconciliation | None] | None = None,
+    cache: Resampled | None = None,
 ) -> list[tuple[str, str]]:
     """(variant, sentence) for every measured variant against the baseline; in a run over several
     Python environments, the reference environment's variants against the baseline, then each other
     environment's variant against the same variant in the reference, led by the versions that differ.
 
-    ``splits``: each variant's gap to the baseline split by stage, where the caller made them already."""
+    ``splits``: each variant's gap to the baseline split by stage, where the caller made them already;
+    ``cache``: each variant's resampled stages, kept between calls on one result."""
     base, _ = against(result, baseline)
     if base is None:
         return []
     versions = {(qualified(c.variant, c.environment)): c.versions for c in changes(result)}
+    cache = {} if cache is None else cache  # each variant resampled once for all its pairs
     found = []
     for name, against_name in pairs(result, base):
         known = splits is not None and against_name == base and name in splits
-        sentence = verdict(result, name, against_name, splits[name] if known and splits is not None else True)
+        split = splits[name] if known and splits is not None else True
+        sentence = verdict(result, name, against_name, split, cache)
         if sentence and name in versions:
             sentence = f"{versions[name]}: {sentence}"
         found.append((name, sentence))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tuiperf.results.model import RunResult
-from tuiperf.results.reconcile import Reconciliation, reconcile
+from tuiperf.results.reconcile import Reconciliation, Resampled, reconcile
 from tuiperf.results.verdict import verdicts
 
 
@@ -25,14 +25,15 @@ class Explanation:
     error: str = ""  # what stopped it being made (then no splits and no sentences)
 
 
-def explain(result: RunResult, baseline: str) -> Explanation:
-    """Every measured variant's gap to ``baseline`` split by stage, and the sentences on why."""
+def explain(result: RunResult, baseline: str, cache: Resampled | None = None) -> Explanation:
+    """Every measured variant's gap to ``baseline`` split by stage, and the sentences on why; ``cache``
+    kept between baselines of one result resamples each variant once."""
     base = result.variant(baseline)
     splits: dict[str, Reconciliation | None] = {}
     if base is not None:
-        splits = {v.name: reconcile(v, base) for v in result.measured if v.name != baseline}
+        splits = {v.name: reconcile(v, base, cache) for v in result.measured if v.name != baseline}
     made = {name: split for name, split in splits.items() if split is not None}
-    return Explanation(result, baseline, made, verdicts(result, baseline, splits))
+    return Explanation(result, baseline, made, verdicts(result, baseline, splits, cache))
 
 
 class Explanations:
@@ -44,6 +45,7 @@ class Explanations:
         self._result: RunResult | None = None
         self._made: dict[str, Explanation] = {}
         self._asked: set[str] = set()
+        self.resampled: Resampled = {}  # the result's, for explain (its threads add to it)
 
     def made(self, result: RunResult | None, baseline: str | None) -> Explanation | None:
         if result is None or result is not self._result or baseline is None:
@@ -53,7 +55,7 @@ class Explanations:
     def ask(self, result: RunResult, baseline: str) -> Explanation | None:
         """The explanation if made, else None, its making started (once)."""
         if result is not self._result:
-            self._result, self._made, self._asked = result, {}, set()
+            self._result, self._made, self._asked, self.resampled = result, {}, set(), {}
         if baseline not in self._made and baseline not in self._asked:
             self._asked.add(baseline)
             self._start(result, baseline)

@@ -138,7 +138,7 @@ class ResultsPanel(Vertical):
     @work(thread=True, group="explain", exit_on_error=False, description="explain")
     def _explain(self, result: RunResult, baseline: str) -> None:
         try:
-            explanation = explain(result, baseline)
+            explanation = explain(result, baseline, self.explanations.resampled)
         except Exception as exc:  # noqa: BLE001 - the tabs show none and the app says why
             explanation = Explanation(result, baseline, {}, [], error=f"{type(exc).__name__}: {exc}")
         self.post_message(self.Explained(explanation))
