@@ -203,9 +203,9 @@ async def test_a_baselines_explanation_is_made_once_for_both_tabs_and_the_next_o
 
     made: list[str] = []
 
-    def record(result, baseline):  # type: ignore[no-untyped-def]
+    def record(result, baseline, cache=None):  # type: ignore[no-untyped-def]
         made.append(baseline)
-        return explanations.explain(result, baseline)
+        return explanations.explain(result, baseline, cache)
 
     monkeypatch.setattr(results_panel, "explain", record)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
