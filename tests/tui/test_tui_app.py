@@ -570,8 +570,8 @@ async def test_only_the_launched_app_freezes_what_start_up_built(saved, scenario
             async with app.run_test() as pilot:
                 await ready(pilot, scenario=None)
                 assert (gc.get_freeze_count() > 0) is grows
-                # full collections one in 100 middle-aged ones once frozen, as Python's default otherwise
-                assert gc.get_threshold() == (*thresholds[:2], 100 if freeze else thresholds[2])
+                # full collections only by the app once frozen (at idle moments), Python's default otherwise
+                assert gc.get_threshold() == (*thresholds[:2], 2**30 if freeze else thresholds[2])
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
@@ -775,3 +775,38 @@ async def test_a_form_being_rebuilt_is_not_read(saved, scenario_dirs, tmp_path):
             assert not main.start_run() and "being built" in (main.blocked_reason or "")
         await pilot.pause()
         assert app.is_running and "waiting" in str(app.query_one("#estimates").content)  # the plan stayed
+
+
+def test_a_full_collection_waits_for_the_user_to_be_away():
+    """A full collection walked every object a result's tables and plots made (130-400 ms of the UI
+    thread): Python ran one every 100 middle-aged collections, in the middle of the keys that made
+    them; they were the slowest keys in `benchmarks/ui_responsiveness.py` (0.35-0.5 s)."""
+    from tuiperf.tui.app import full_collection_due
+
+    assert not full_collection_due(idle_s=0.2, middle_collections=150)  # keys are being pressed
+    assert full_collection_due(idle_s=2.5, middle_collections=150)
+    assert not full_collection_due(idle_s=60.0, middle_collections=40)  # too little aged since the last
+    assert not full_collection_due(idle_s=9.0, middle_collections=150, busy=True)  # a run streaming
+    assert full_collection_due(idle_s=0.0, middle_collections=1000)  # never away: collected anyway
+
+
+@sync
+async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_dirs, tmp_path, monkeypatch):
+    from tuiperf.tui import app as app_module
+
+    collected: list[int] = []
+    monkeypatch.setattr(app_module.gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    monkeypatch.setattr(app_module.gc, "get_count", lambda: (0, 0, 150))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test() as pilot:
+        await ready(pilot, scenario=None)
+        app._last_input -= 10  # away for ten seconds
+        app._collect_when_idle()
+        assert collected == [2]
+        await pilot.press("right")
+        app._collect_when_idle()
+        assert collected == [2]  # a key: not away
+        app._last_input -= 10
+        await pilot.click("#results")
+        app._collect_when_idle()
+        assert collected == [2]  # a click: not away

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -44,6 +45,21 @@ def registered_environments() -> list[PythonEnv]:
 
 TOAST_S = {"error": 6.0, "other": 4.0}  # the longest a toast stays, in seconds
 
+# A full collection walks every object made since start-up (a result's tables and plots are tens of
+# thousands of objects: 130-400 ms here), so it waits for a moment the user is not using the app.
+FULL_COLLECTION_AFTER = 100  # middle-aged collections since the last full one (as set at start-up before)
+FULL_COLLECTION_FORCED_AFTER = 1000  # even without an idle moment: a session never idle frees its cycles too
+IDLE_FOR_FULL_COLLECTION_S = 2.0  # no key or click for this long
+
+
+def full_collection_due(idle_s: float, middle_collections: int, busy: bool = False) -> bool:
+    """Whether to run a full collection now: enough garbage may have aged, and the user is away and the
+    screen still (``busy``: a run streaming, or start-up still listing: its stall would show)."""
+    if middle_collections >= FULL_COLLECTION_FORCED_AFTER:
+        return True
+    quiet = idle_s >= IDLE_FOR_FULL_COLLECTION_S and not busy
+    return middle_collections >= FULL_COLLECTION_AFTER and quiet
+
 
 class TuiperfApp(App[None]):
     """See the module docstring. ``runner`` implements :class:`tuiperf.contract.request.Runner`."""
@@ -68,6 +84,7 @@ class TuiperfApp(App[None]):
         # The process a user starts freezes what start-up built (see MainScreen._build_panels); tests
         # that build many apps in one process do not, or earlier apps' cyclic garbage would be kept.
         self.freeze_gc = freeze_gc
+        self._last_input = time.monotonic()
         self.history_path = history_path  # where runs are stored (None: not stored)
         self.scenario_dirs = [str(d) for d in scenario_dirs]
         # None: the user's documents folder, never the current one (a checkout's tracked screenshots/)
@@ -145,11 +162,25 @@ class TuiperfApp(App[None]):
         switches with a big result shown). A frozen heap also leaves the oldest generation nearly
         empty, so Python's "a quarter more old objects" rule would let full collections come every
         few tens of thousands of allocations, several per run: one in 100 middle-aged collections
-        instead (young cycles are still collected as before)."""
+        instead, and only when the user has not pressed a key or clicked for a while
+        (:func:`full_collection_due`: they were the slowest keys, 0.35-0.5 s, in
+        `benchmarks/ui_responsiveness.py`); young cycles are still collected as before."""
         if self.freeze_gc:
             gc.freeze()
             young, middle, _ = gc.get_threshold()
-            gc.set_threshold(young, middle, 100)
+            gc.set_threshold(young, middle, 2**30)  # never by Python itself: see _collect_when_idle
+            self.set_interval(1.0, self._collect_when_idle)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self._last_input = time.monotonic()  # for _collect_when_idle
+        await super().on_event(event)
+
+    def _collect_when_idle(self) -> None:
+        main = self.main
+        busy = main.running or not main.feed.have_devices
+        if full_collection_due(time.monotonic() - self._last_input, gc.get_count()[2], busy):
+            gc.collect()
 
     # -- shared commands ------------------------------------------------------------------------------
     def save_screenshot(
