@@ -191,6 +191,17 @@ async def test_the_hidden_breakdown_follows_the_baseline_once_when_shown(saved, 
         assert drawn == [main.results_panel.stats.baseline] and breakdown.baseline == drawn[0]
 
 
+async def explained_on_statistics(pilot, result):  # type: ignore[no-untyped-def]
+    """The main screen with ``result`` on the Statistics tab, its explanation made."""
+    main = await ready(pilot)
+    main.show_result(result)
+    main.action_show_tab("stats")
+    panel, stats = main.results_panel, main.results_panel.stats
+    await wait_until(pilot, lambda: panel.explanations.made(result, stats.baseline), what="explained")
+    await pilot.pause()
+    return main, panel, stats
+
+
 @sync
 async def test_a_baselines_explanation_is_made_once_for_both_tabs_and_the_next_one_ahead(
     saved, scenario_dirs, tmp_path, monkeypatch
@@ -240,13 +251,8 @@ async def test_a_tab_shown_again_is_not_filled_again(saved, scenario_dirs, tmp_p
     four layouts of the screen on each return to the tab)."""
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
-        main = await ready(pilot)
         result = saved["result"]
-        main.show_result(result)
-        main.action_show_tab("stats")
-        panel, stats = main.results_panel, main.results_panel.stats
-        await wait_until(pilot, lambda: panel.explanations.made(result, stats.baseline), what="explained")
-        await pilot.pause()
+        main, _, stats = await explained_on_statistics(pilot, result)
         why = stats.query_one("#stats-why").content
         fills: list[None] = []
         fill = stats._fill
@@ -268,13 +274,8 @@ async def test_while_a_new_results_explanation_is_made_its_place_keeps_its_heigh
 
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 30)) as pilot:
-        main = await ready(pilot)
         result = saved["result"]
-        main.show_result(result)
-        main.action_show_tab("stats")
-        panel, stats = main.results_panel, main.results_panel.stats
-        await wait_until(pilot, lambda: panel.explanations.made(result, stats.baseline), what="explained")
-        await pilot.pause()
+        main, panel, stats = await explained_on_statistics(pilot, result)
         why = stats.query_one("#stats-why")
         height = why.extent
         assert height is not None and height > 1  # the sentence wraps at this width
