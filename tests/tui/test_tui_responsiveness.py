@@ -323,3 +323,41 @@ async def test_a_hidden_breakdown_is_drawn_at_the_width_it_had(saved, scenario_d
         waiting = [extent for text, extent in drawn if "reconciling the stages…" in text]
         assert waiting and set(waiting) == {lines_before}
         assert "why, against jit" in drawn[-1][0] and drawn[-1][1] == lines_before
+
+
+@sync
+async def test_a_tab_shown_again_lays_the_screen_out_once(saved, scenario_dirs, tmp_path, monkeypatch):
+    """GIVEN every tab filled and explained WHEN each is shown again THEN Textual lays the screen out once
+    for it, as for any tab switch (Statistics took four to six: its refill on the Resize a shown tab
+    gets emptied the explanation and its scrollbar came and went; each layout is ~40 ms at 160x48 here).
+    Counted by wrapping Textual's private ``Screen._refresh_layout``: a count, not a time."""
+    from textual.screen import Screen
+
+    layouts: list[None] = []
+    original = Screen._refresh_layout
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        layouts.append(None)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        tabs = ["breakdown", "sweep", "stats", "profile", "warnings", "histogram"]
+        for tab in tabs:
+            main.action_show_tab(tab)
+            await app.plots_settled()
+            await pilot.pause()
+        why = main.results_panel.stats.query_one("#stats-why")
+        await wait_until(pilot, lambda: str(why.content).startswith("•"), what="explained")
+        await pilot.pause()
+        counts = {}
+        for tab in tabs:
+            layouts.clear()
+            main.action_show_tab(tab)
+            await pilot.pause()
+            await pilot.pause()
+            counts[tab] = len(layouts)
+        assert counts == dict.fromkeys(tabs, 1)
