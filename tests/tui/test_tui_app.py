@@ -799,7 +799,8 @@ async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_d
     monkeypatch.setattr(app_module.gc, "get_count", lambda: (0, 0, 150))
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test() as pilot:
-        await ready(pilot, scenario=None)
+        main = await ready(pilot, scenario=None)
+        await wait_until(pilot, lambda: main.feed.have_devices, what="devices")  # start-up over: not busy
         app._last_input -= 10  # away for ten seconds
         app._collect_when_idle()
         assert collected == [2]

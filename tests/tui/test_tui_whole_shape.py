@@ -10,13 +10,14 @@ from textual.widgets import Select
 from tui_helpers import sync
 
 from tuiperf.results.compare import compare_runs
+from tuiperf.tui.explanations import Explanations
 from tuiperf.tui.widgets.stats_table import StatsTable
 from tuiperf.tui.widgets.text_grid import TextGrid
 
 
 class OneTable(App):
     def compose(self):
-        yield StatsTable()
+        yield StatsTable(Explanations(lambda result, baseline: None))  # (this test reads no explanation)
 
 
 @sync

@@ -77,12 +77,12 @@ def first_compile_note(result: RunResult) -> str:
     each compiling the same convolutions). Empty on the CPU, with fewer than three compiles, or no gap."""
     if result.device.platform in ("", "cpu"):
         return ""
-    compiled = [(v.name, v.stages_ms.compile) for v in result.variants if v.ok and v.stages_ms.compile]
+    compiled = [(v.name, ms) for v in result.variants if v.ok and (ms := v.stages_ms.compile)]
     if len(compiled) < 3:
         return ""
-    (first, first_ms), others = compiled[0], sorted(ms for _, ms in compiled[1:] if ms is not None)
+    (first, first_ms), others = compiled[0], sorted(ms for _, ms in compiled[1:])
     median_ms = others[len(others) // 2]
-    if first_ms is None or first_ms < FIRST_COMPILE_SHOWN * median_ms:
+    if first_ms < FIRST_COMPILE_SHOWN * median_ms:
         return ""
     accelerator = {"gpu": "a GPU", "cuda": "a GPU", "rocm": "a GPU", "tpu": "a TPU"}.get(result.device.platform)
     return (

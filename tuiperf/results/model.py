@@ -42,8 +42,6 @@ COMPILE_STAGES: tuple[tuple[str, str], ...] = (
     ("compile", "compile"),
     ("first_call", "first call"),
 )
-
-
 # Phases of a run, with the words that say what was happening in each.
 PHASES: dict[str, str] = {
     "setup": "setting up inputs",

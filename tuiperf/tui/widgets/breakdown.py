@@ -86,9 +86,10 @@ class OverheadBreakdown(VerticalScroll):
         generation: int
         splits: list[Reconciliation]
 
-    def __init__(self, explanations: Explanations | None = None, **kwargs: Any) -> None:
+    def __init__(self, explanations: Explanations, **kwargs: Any) -> None:
+        """``explanations``: the results panel's, shared with Statistics."""
         super().__init__(**kwargs)
-        self._explanations = explanations or Explanations(lambda result, baseline: None)  # the panel's
+        self._explanations = explanations
         self.result: RunResult | None = None
         self.baseline: str | None = None
         self._generation = 0  # counts the results shown, so a late split between environments is recognised
@@ -165,10 +166,7 @@ class OverheadBreakdown(VerticalScroll):
             lines.append(line)
         lines.extend(self._gaps())
         lines.extend(self._between_environments())
-        text = Text("\n").join(lines)
-        wrap = bars.size.width or bars.last_width
-        # unchanged (the tab shown again), or as many lines: no layout of the screen
-        bars.show(text, extent=len(text.wrap(self.app.console, wrap)) if wrap else None)
+        bars.show_text(Text("\n").join(lines))  # unchanged (the tab shown again), or as many lines: no layout
 
     def _base(self) -> VariantResult | None:
         """The variant whose gaps are split by stage, if the shown result has a breakdown for it."""
@@ -207,9 +205,7 @@ class OverheadBreakdown(VerticalScroll):
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
         if len(lines) <= 2:
             return []
-        bars = self.query_one("#breakdown-bars", TextBlock)
-        wrap = bars.size.width or bars.last_width
-        self._gap_lines = len(Text("\n").join(lines).wrap(self.app.console, wrap)) if wrap else len(lines)
+        self._gap_lines = self.query_one("#breakdown-bars", TextBlock).lines_of(Text("\n").join(lines)) or len(lines)
         return lines
 
     def _between_environments(self) -> list[Text]:

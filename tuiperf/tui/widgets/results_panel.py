@@ -144,20 +144,15 @@ class ResultsPanel(Vertical):
         self.post_message(self.Explained(explanation))
 
     def on_results_panel_explained(self, message: Explained) -> None:
-        """An explanation made: to the tabs showing its baseline, and the next baseline's asked for
-        while Statistics is on screen (`b` then shows it at once)."""
+        """An explanation made: to the tabs, which show it if it is of their result and baseline."""
         message.stop()
         explanation = message.explanation
         if not self.explanations.add(explanation):
             return  # of a result no longer shown
         if explanation.error:
             self.post_message(TabFailed("stats", f"explaining against {explanation.baseline}: {explanation.error}"))
-        stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
-        stats.explained(explanation)
-        breakdown.explained(explanation)
-        following = stats.next_baseline()
-        if self.active_tab == "stats" and explanation.baseline == stats.baseline and following is not None:
-            self.explanations.ask(explanation.result, following)
+        self.query_one(StatsTable).explained(explanation)
+        self.query_one(OverheadBreakdown).explained(explanation)
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""

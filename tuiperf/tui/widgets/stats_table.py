@@ -76,9 +76,10 @@ class StatsTable(VerticalScroll):
 
         content: StatsContent
 
-    def __init__(self, explanations: Explanations | None = None, **kwargs: Any) -> None:
+    def __init__(self, explanations: Explanations, **kwargs: Any) -> None:
+        """``explanations``: the results panel's, shared with the Breakdown."""
         super().__init__(**kwargs)
-        self._explanations = explanations or Explanations(lambda result, baseline: None)  # the panel's
+        self._explanations = explanations
         self.result: RunResult | None = None
         self.baseline: str | None = None
         self._measured: list[str] = []
@@ -191,13 +192,10 @@ class StatsTable(VerticalScroll):
             self.call_after_refresh(self._prepare_next, result, following, width)
         self._show_environments(content.environments)
         self._put("#stats-verdict", content.verdicts)
-        explanation = None
         if self.baseline and len(result.measured) > 1:
-            # Made in a thread, started once this frame is drawn (its Python competes for the GIL)
             explanation = self._explanations.made(result, self.baseline)
-            wanted = self.baseline if explanation is None else following  # else the next, for `b`
-            if wanted is not None:
-                self.call_after_refresh(self._explanations.ask, result, wanted)
+            if explanation is None:  # made in a thread, started once this frame is drawn (the GIL)
+                self.call_after_refresh(self._explanations.ask, result, self.baseline)
             self._show_why(explanation, waiting=explanation is None)
         else:
             self._show_why(None)
@@ -233,12 +231,7 @@ class StatsTable(VerticalScroll):
         self._put("#stats-environments", Text("\n").join(lines) if lines else Text(""))
 
     def _put(self, selector: str, text: Text) -> None:
-        """Show ``text`` in a block, laying the screen out again only when its wrapped height changes
-        (every ``Static.update`` laid out all of the screen's widgets: `b` took four layouts)."""
-        block = self.query_one(selector, TextBlock)
-        width = block.size.width or block.last_width
-        height = (len(text.wrap(self.app.console, width)) if text.plain else 0) if width else None
-        block.show(text, extent=height)
+        self.query_one(selector, TextBlock).show_text(text)
 
     def explained(self, explanation: Explanation) -> None:
         """An explanation made (:mod:`tuiperf.tui.explanations`): shown if it is of what is shown."""
@@ -256,6 +249,14 @@ class StatsTable(VerticalScroll):
             return
         sentences = [sentence for _, sentence in explanation.sentences] if explanation else []
         self._put("#stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
+        following = self.next_baseline()
+        if explanation is not None and following is not None and following != self.baseline:
+            self.call_after_refresh(self._explain_ahead, explanation.result, following)
+
+    def _explain_ahead(self, result: RunResult, baseline: str) -> None:
+        """`b` next: its explanation made ahead while the tab is on screen (its Python takes the GIL)."""
+        if self.region.area:
+            self._explanations.ask(result, baseline)
 
 
 def baseline_for(result: RunResult, baseline: str | None, measured: list[str]) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import Static
 
 _NOTHING = object()
@@ -33,6 +34,16 @@ class TextBlock(Static):
         same_size = self._key is not _NOTHING and extent is not None and extent == self._extent
         self._key, self._extent = key, extent
         self.update(content, layout=not same_size)
+
+    def lines_of(self, text: Text) -> int | None:
+        """How many lines ``text`` takes wrapped to this block's width (None: never laid out yet)."""
+        width = self.size.width or self.last_width
+        return (len(text.wrap(self.app.console, width)) if text.plain else 0) if width else None
+
+    def show_text(self, text: Text) -> None:
+        """Show ``text``, laying the screen out again only when its wrapped height changes (every
+        ``Static.update`` lays out all of the screen's widgets)."""
+        self.show(text, extent=self.lines_of(text))
 
     @property
     def extent(self) -> int | None:
