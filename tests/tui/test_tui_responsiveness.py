@@ -107,28 +107,46 @@ async def test_a_results_tab_contents_are_made_off_the_ui_thread(saved, scenario
 
 
 @sync
-async def test_a_finished_runs_view_is_made_in_the_runs_thread(saved, scenario_dirs, tmp_path, monkeypatch):
+async def test_a_finished_runs_view_and_tabs_are_made_in_the_runs_thread(saved, scenario_dirs, tmp_path, monkeypatch):
     """GIVEN a run that ends WHEN its result is shown THEN its view (every text made inert, the series
-    gathered) was made in the run's thread: on the UI thread it was half the run's-end handler's time
-    (15 of 32 ms on dispatch-floor, cProfile with the thread's CPU clock)."""
+    gathered) and its tabs' text were made in the run's thread, before the result reached the UI: on the
+    UI thread the view was half the run's-end handler's time (15 of 32 ms on dispatch-floor, cProfile
+    with the thread's CPU clock), and the tabs' text made in a worker after it competed for the GIL with
+    drawing the result (a run's end stalled the event loop 26-60 ms, ui_responsiveness.py)."""
     from tuiperf.tui import view
-    from tuiperf.tui.widgets import results_panel
 
-    made: list[bool] = []  # on the UI thread
+    made: list[tuple[str, str]] = []  # (what, in which thread)
 
-    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
-        made.append(threading.current_thread() is threading.main_thread())
-        return original(*args, **kwargs)
+    def recorded(module, name):  # type: ignore[no-untyped-def]
+        original = getattr(module, name)
 
-    original = view.view_of
-    for module in (view, results_panel):  # the run's thread imports it from tuiperf.tui.view when it ends
-        monkeypatch.setattr(module, "view_of", recording)
-    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+        def record(*args, **kwargs):  # type: ignore[no-untyped-def]
+            made.append((name, threading.current_thread().name))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, record)
+
+    recorded(view, "view_of")  # the run's thread and the view maker import them when called
+    recorded(tab_contents, "prepare")
+    runner = FakeRunner(saved)
+    ran_in: list[str] = []
+    run = runner.run
+
+    def running(*args, **kwargs):  # type: ignore[no-untyped-def]
+        ran_in.append(threading.current_thread().name)
+        return run(*args, **kwargs)
+
+    runner.run = running  # type: ignore[method-assign]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
         main = await run_to_end(pilot)
         await wait_until(pilot, lambda: main.result is not None, what="the result shown")
-        assert made == [False]
+        await app.plots_settled()
+        for tab in ("stats", "breakdown", "profile"):
+            main.action_show_tab(tab)
+            await pilot.pause()
+        assert made == [("view_of", ran_in[0]), ("prepare", ran_in[0])]
         assert main.results_panel.order == [v.name for v in saved["result"].variants]
 
 
@@ -280,7 +298,7 @@ async def test_while_a_new_results_explanation_is_made_its_place_keeps_its_heigh
         height = why.extent
         assert height is not None and height > 1  # the sentence wraps at this width
         stored = msgspec.structs.replace(result)  # a new document, as the history's reader makes
-        main._open_stored(stored, 1, main._stored_maker()(stored))
+        main._open_stored(stored, 1, main._view_maker()(stored))
         assert str(why.content).startswith("explaining each difference from jit…") and why.extent == height
         await wait_until(pilot, lambda: panel.explanations.made(stored, stats.baseline), what="the new one")
         await pilot.pause()

@@ -31,6 +31,7 @@ from tuiperf.tui.output_folders import default_screenshots_dir
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
+from tuiperf.tui.textual_fixes import apply as apply_textual_fixes
 
 if TYPE_CHECKING:
     from tuiperf.contract.environments import PythonEnv
@@ -79,6 +80,7 @@ class TuiperfApp(App[None]):
         list_environments: Callable[[], list[PythonEnv]] = registered_environments,
     ) -> None:
         super().__init__()
+        apply_textual_fixes()  # before the first layout: see tuiperf/tui/textual_fixes.py
         self.runner = runner
         self.list_environments = list_environments  # called in a thread worker
         # The process a user starts freezes what start-up built (see MainScreen._build_panels); tests
@@ -224,11 +226,13 @@ class TuiperfApp(App[None]):
         from tuiperf.tui.widgets.plot_base import CachedPlot
 
         deadline = time.monotonic() + timeout_s
+        screen, plots, breakdowns = None, [], []
         while time.monotonic() < deadline:
             await asyncio.sleep(0.05)  # let pending refreshes reach render() and start their builds
-            if all(plot.settled for plot in self.screen.query(CachedPlot) if plot.region.area) and all(
-                breakdown.settled for breakdown in self.screen.query(OverheadBreakdown)
-            ):
+            if self.screen is not screen:  # a query walks the screen's widgets: once per screen, not per poll
+                screen = self.screen
+                plots, breakdowns = list(screen.query(CachedPlot)), list(screen.query(OverheadBreakdown))
+            if all(plot.settled for plot in plots if plot.region.area) and all(b.settled for b in breakdowns):
                 return
 
     async def action_quit(self) -> None:

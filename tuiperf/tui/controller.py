@@ -28,7 +28,12 @@ from tuiperf.results.model import RunResult
 from tuiperf.tui.run_state import RunState
 
 if TYPE_CHECKING:
+    from tuiperf.tui.tab_contents import TabContents
     from tuiperf.tui.view import ResultView
+
+    # What the panels show of a result, made in the run's thread: its view and its tabs' text (None:
+    # the panels make their own). Read off the UI thread when the run starts (the baseline, the widths).
+    MakeView = Callable[[RunResult], tuple[ResultView, TabContents | None]]
 
 LIVE_DELAY_S = 0.6  # live mode re-runs this long after the last change
 # The streamed histogram is rebuilt at most twice a second: its picture is built in a thread, but
@@ -53,12 +58,13 @@ class RunUpdated:
 
 @dataclass(frozen=True)
 class RunDone:
-    """A complete (or, after cancel, partial) result document, with the panels' view of it (made in the
-    run's thread: its texts made inert, its series gathered, off the UI thread)."""
+    """A complete (or, after cancel, partial) result document, with what the panels show of it, made in
+    the run's thread: its view (texts made inert, series gathered) and its tabs' text."""
 
     run_id: int
     result: RunResult
     view: ResultView | None = None
+    contents: TabContents | None = None
 
 
 @dataclass(frozen=True)
@@ -162,8 +168,9 @@ class RunController:
         self._ended = asyncio.Event()  # the current run ended (clear until the first one has)
 
     # -- the UI thread's side ---------------------------------------------------------------------
-    def start(self, request: RunRequest, *, by_live_mode: bool = False) -> RunState:
-        """Measure ``request`` in a thread; a run still in progress is cancelled."""
+    def start(self, request: RunRequest, *, by_live_mode: bool = False, make_view: MakeView | None = None) -> RunState:
+        """Measure ``request`` in a thread; a run still in progress is cancelled. ``make_view``: what the
+        panels show of the result, made in the run's thread (default: its view alone)."""
         if self._cancel is not None:
             self._cancel.set()  # its late news is dropped by receive()
         self.run_id += 1
@@ -174,7 +181,7 @@ class RunController:
         cancel = self._cancel = threading.Event()
         self.running, self._unplotted = True, False
         self._ended.clear()
-        self._start_thread(lambda: self._measure(request, state, cancel))
+        self._start_thread(lambda: self._measure(request, state, cancel, make_view))
         return state
 
     def cancel(self) -> bool:
@@ -219,7 +226,9 @@ class RunController:
         await asyncio.wait_for(self._ended.wait(), timeout_s)
 
     # -- the run's thread ---------------------------------------------------------------------------
-    def _measure(self, request: RunRequest, state: RunState, cancel: threading.Event) -> None:
+    def _measure(
+        self, request: RunRequest, state: RunState, cancel: threading.Event, make_view: MakeView | None = None
+    ) -> None:
         run_id = state.run_id
         self._post(RunBegan(run_id, state, sweep=request.sweep is not None))
 
@@ -242,6 +251,17 @@ class RunController:
             title = "Measuring process crashed" if result.crash is not None else "Run failed"
             self._post(RunError(run_id, title, result.error, partial=result))
             return
-        from tuiperf.tui.view import view_of  # not before the first frame: it imports the results' views
+        self._post(RunDone(run_id, result, *made_for(result, make_view)))
 
-        self._post(RunDone(run_id, result, view_of(result)))
+
+def made_for(result: RunResult, make_view: MakeView | None) -> tuple[ResultView, TabContents | None]:
+    """The result's view and tabs' text, in the run's thread: made by ``make_view``, or the view alone
+    when there is none or it fails (the panels then make the tabs' text, and say if they cannot)."""
+    from tuiperf.tui.view import view_of  # not before the first frame: it imports the results' views
+
+    if make_view is not None:
+        try:
+            return make_view(result)
+        except Exception:  # noqa: BLE001 - what the panels make themselves says what went wrong
+            pass
+    return view_of(result), None

@@ -6,6 +6,7 @@ threads) and calls back through the narrow callables it was given."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
 
     from tuiperf.results.model import RunResult
     from tuiperf.tui.shell import ReportError
+
+
+# A run is stored this long after its result came: storing encodes the whole document in C with the
+# GIL held (10-15 ms for a sweep's), which stalled the frames drawing the result (ui_responsiveness.py).
+STORE_AFTER_S = 0.5
 
 
 class RunHistory:
@@ -46,36 +52,59 @@ class RunHistory:
         self._stored_maker = stored_maker
         self.scenario_dirs = list(scenario_dirs)
         self.last_stored: int | None = None  # the run id of the latest stored run
+        self._waiting: list[RunResult] = []  # runs to store once their result is drawn
+        self._storing = threading.Lock()  # held while a run is written: a reader waits for it
+        self._ui_thread = threading.get_ident()  # made on the UI thread
 
-    def store(self, result: RunResult) -> None:
-        """Keep a finished (or partial) run, off the UI thread. A run that could not be stored (a full
-        disk, a corrupt or read-only database) is said, with why, and kept as a recovery copy."""
-        path = self.path
-        if path is None:
+    def store(self, result: RunResult, after_s: float = 0.0) -> None:
+        """Keep a finished (or partial) run, off the UI thread, ``after_s`` from now (reading the
+        history or leaving stores it at once). A run that could not be stored (a full disk, a corrupt
+        or read-only database) is said, with why, and kept as a recovery copy."""
+        if self.path is None:
             return
+        self._waiting.append(result)
+        if after_s:
+            self.screen.set_timer(after_s, self._store_waiting)
+        else:
+            self._store_waiting()
 
-        def work() -> None:
-            import sqlite3
+    def _store_waiting(self) -> None:
+        if self._waiting:
+            self.screen.run_worker(self.flush, thread=True, group="history-store", exit_on_error=False)
 
-            from tuiperf.results import recovery
-            from tuiperf.results.history import record
+    def flush(self) -> None:
+        """Store every run waiting to be, now, in this thread (after any store in progress)."""
+        with self._storing:
+            while self._waiting:
+                self._record(self._waiting.pop(0))
 
-            try:
-                run_id = record(result, path)
-            except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
-                why = f"{one_line(exc, 300)}; {recovery.keep(result)}"
-                self.screen.app.call_from_thread(
-                    self.screen.notify, why, title="This run was not stored", severity="warning", markup=False
-                )
-                return
+    def _record(self, result: RunResult) -> None:
+        import sqlite3
+
+        from tuiperf.results import recovery
+        from tuiperf.results.history import record
+
+        try:
+            run_id = record(result, self.path)
+        except (TuiperfError, sqlite3.Error, OSError, MemoryError) as exc:
+            why = f"{one_line(exc, 300)}; {recovery.keep(result)}"
+            self._say(why, title="This run was not stored", severity="warning", markup=False)
+            return
+        if run_id is not None:
             self.last_stored = run_id
 
-        self.screen.run_worker(work, thread=True, group="history-store", exit_on_error=False)
+    def _say(self, message: str, **kwargs: Any) -> None:
+        """A notification from any thread (the UI thread's own, or a store's)."""
+        if threading.get_ident() == self._ui_thread:
+            self.screen.notify(message, **kwargs)
+        else:
+            self.screen.app.call_from_thread(self.screen.notify, message, **kwargs)
 
     def browse(self) -> None:
         if self.path is None:
             self.report_error("No history", "the history is turned off (--no-history or TUIPERF_HISTORY=off)")
             return
+        self.flush()  # the run just shown is listed (stored now if it was waiting)
         from tuiperf.tui.screens.history import HistoryScreen
 
         self.screen.app.push_screen(HistoryScreen(self.path, self._scenario()), self._chosen)

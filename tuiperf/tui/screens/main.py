@@ -41,7 +41,7 @@ from tuiperf.tui.messages import (
     RunNewsArrived,
     ScenarioFilesChanged,
 )
-from tuiperf.tui.run_history import RunHistory
+from tuiperf.tui.run_history import STORE_AFTER_S, RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
 from tuiperf.tui.widgets.setup_panel import SetupPanel
@@ -102,7 +102,7 @@ class MainScreen(MainCommands):
             shown=lambda: self.result,
             open_stored=self._open_stored,
             scenario_dirs=shell.scenario_dirs,
-            stored_maker=self._stored_maker,
+            stored_maker=self._view_maker,
         )
         self.feed = CatalogFeed(
             shell.runner,
@@ -127,6 +127,7 @@ class MainScreen(MainCommands):
 
     def on_unmount(self) -> None:
         self.files.stop_watching()
+        self.history.flush()  # a run still waiting to be stored is not lost by quitting
 
     # -- the first frames ------------------------------------------------------------------------------
     # The first frame shows the header, the (empty) list and the footer; the list fills from the catalog
@@ -260,7 +261,7 @@ class MainScreen(MainCommands):
         request = self.build_request(sweep, grid)
         if request is None:
             return False
-        self.runs.start(request, by_live_mode=by_live_mode)
+        self.runs.start(request, by_live_mode=by_live_mode, make_view=self._view_maker() if self.panels_ready else None)
         self.setup.options.set_running(True)
         return True
 
@@ -270,7 +271,11 @@ class MainScreen(MainCommands):
             if not news.state.started_by_live_mode:  # live mode's re-runs never move the focus or the view
                 self.split.show("results")
             self.split.tell_results("live re-run…" if news.state.started_by_live_mode else "running…")
-            self.results_panel.begin_run(news.state)
+            self.results_panel.begin_run(news.state, sweep=news.sweep)
+            if news.sweep and not news.state.started_by_live_mode:
+                # Its plot is where a sweep ends: shown from the start, so that the end fills it in place
+                # (a tab switch at the end was the slowest frame a run's end drew).
+                self.action_show_tab("sweep")
         elif isinstance(news, RunDone | RunError):
             self.setup.options.set_running(False)
             self.split.tell_results("new result" if isinstance(news, RunDone) else "run failed")
@@ -286,10 +291,8 @@ class MainScreen(MainCommands):
         if isinstance(news, RunDone):
             self.shell.last_error = None
             result = news.result
-            if result.sweep is not None and not result.partial:
-                self.action_show_tab("sweep")  # first: the histogram, hidden then, builds no picture meanwhile
-            self.show_result(result, view=news.view)
-            self.history.store(result)
+            self.show_result(result, view=news.view, contents=news.contents)
+            self.history.store(result, after_s=STORE_AFTER_S)
             if result.partial:
                 self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
         elif isinstance(news, RunError):
@@ -328,15 +331,16 @@ class MainScreen(MainCommands):
             return self.result.scenario.id
         return self.setup.scenario.id if self.setup.scenario else None
 
-    def _stored_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
-        """What a stored run's view and tabs depend on, read here, on the UI thread; the function that
-        makes them from the run in the history's loading thread (they took ~0.2 s on the UI thread)."""
+    def _view_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
+        """What a result's view and tabs depend on, read here, on the UI thread; the function that makes
+        them from a result in another thread: the run's, or the history's loading thread (they took
+        ~0.2 s on the UI thread)."""
         from tuiperf.tui.tab_contents import prepare as prepare_tabs
         from tuiperf.tui.view import view_of
-        from tuiperf.tui.widgets.stats_table import baseline_for
+        from tuiperf.tui.widgets.stats_table import StatsTable, baseline_for
 
         widths = self.results_panel.tab_widths()
-        baseline, measured = self.results_panel.stats.kept_baseline
+        baseline, measured = self.results_panel.query_one("#stats-view", StatsTable).kept_baseline
 
         def make(stored: RunResult) -> tuple[ResultView, TabContents | None]:
             view = view_of(stored)

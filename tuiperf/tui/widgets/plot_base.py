@@ -19,6 +19,7 @@ from tuiperf.tui.widgets.plotext_internals import Canvas, set_size
 from tuiperf.tui.widgets.plotext_strips import figure_strips
 
 PictureKey = tuple[int, int, int, str]  # the data's version, the size, the theme: one picture each
+AFTER_FRAME_S = 0.04  # a frame is painted within ~17 ms of a change (Textual's 60 fps) and takes ~10-20 ms
 
 # Distinct, colour-blind-friendly-ish colours for variants (Okabe-Ito inspired), as RGB for plotext
 # and as hex for Rich text, so tables and plots use the same colour for the same variant.
@@ -82,8 +83,10 @@ class CachedPlot(PlotextPlot):
 
     def invalidate(self) -> None:
         self._version += 1
-        if self.region.area:  # on screen: start drawing now, not later when the frame asks for it
-            self._current()  # (and repaint when the picture comes, not the old one now)
+        if self.region.area:  # on screen: drawn once the frame showing what changed with it is painted
+            # (not when that frame asks: the old picture stays meanwhile), as plotext's pure Python shares
+            # the GIL with the event loop: a build started at once doubled that frame (a sweep's end).
+            self.set_timer(AFTER_FRAME_S, self._current)
         else:
             self.refresh()
 

@@ -29,6 +29,7 @@ from tuiperf.tui.widgets.sweep_plot import SweepPlot
 from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
+SWEEP_WAITING = "Sweeping: the plot comes once every point is measured (key 1: each point's histogram)"
 
 
 def warnings_label(count: int) -> str:
@@ -197,12 +198,16 @@ class ResultsPanel(Vertical):
         self.show(view, state=state, fraction=fraction, error=error)
 
     # -- a run streaming --------------------------------------------------------------------------------
-    def begin_run(self, state: RunState) -> None:
-        """No stale figures while a run measures: its progress, and a histogram waiting for samples."""
+    def begin_run(self, state: RunState, sweep: bool = False) -> None:
+        """No stale figures while a run measures: its progress, a histogram waiting for samples, and for a
+        sweep (``sweep``) a plot saying when it comes."""
         with state.lock:
             self.order = list(state.variants)
         self.query_one(StatsTable).begin(self.order)
         self.show(ResultView(None, order=self.order), state="running")
+        if sweep:
+            order, waiting = self.order, SWEEP_WAITING
+            self._due["sweep"] = lambda: self.query_one(SweepPlot).show(None, order, waiting=waiting)
         self.show_streamed_samples({}, "(waiting for samples)")
         self.query_one(RunProgress).show_progress(state, self.order)
 

@@ -48,6 +48,11 @@ class RunProgress(Vertical):
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
         self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
 
+    def _put_text(self, widget_id: str, text: Text) -> None:
+        """Show ``text`` wrapped, laying the screen out only when its height changes (a run's header
+        and its result's differ, on as many lines)."""
+        self.query_one(f"#{widget_id}", TextBlock).show_text(text)
+
     def _compact(self) -> bool:
         """Below 100 columns: the shorter bar and time line (set where it is drawn, as a narrow
         screen's results half can be laid out without a resize of this block reaching it)."""
@@ -88,7 +93,7 @@ class RunProgress(Vertical):
             phase, pv, sweep_value = live.phase, live.phase_variant, live.sweep_value
             finished = dict(live.finished_variants)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
-        self._put("run-header", Text(live.header, style="bold"), key=live.header)
+        self._put_text("run-header", Text(live.header, style="bold"))
         status = Text("● running ", style="bold green")
         status.append(phase + (f" {pv}" if pv else ""), style="")
         if live.phase_message:
@@ -105,7 +110,7 @@ class RunProgress(Vertical):
         row per variant laid the whole screen out as the first run began."""
         self._shown = (self.show_plan, header, order)
         self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=0)
-        self._put("run-header", Text(header, style="bold"), key=header)
+        self._put_text("run-header", Text(header, style="bold"))
         status = Text("idle — press r to run", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)
         self._put("progress-eta", "", extent=1)
@@ -160,7 +165,7 @@ class RunProgress(Vertical):
             status = Text(f"■ partial result ({partial_cause(result)})", style="bold yellow")
         else:
             status = Text("✓ done", style="bold green")
-        self._put("run-header", Text(header, style="bold"), key=header)
+        self._put_text("run-header", Text(header, style="bold"))
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         when = state.partition(" · ")[2] if state.startswith("stored run") else ""
         self._put("progress-eta", Text(when, style="cyan"), extent=1)  # 20 cells: whole at 80 columns

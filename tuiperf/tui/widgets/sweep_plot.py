@@ -44,16 +44,26 @@ def legend_mark(index: int) -> str:
     return BRAILLE_LEGEND + point_marker(index)
 
 
+def legend_label(index: int, name: str) -> Text:
+    """A variant's name in the caption, after its line and point marker in its colour."""
+    label = Text(legend_mark(index) + " ", style="" if no_color() else variant_hex(index))
+    label.append(name, style="bold")
+    return label
+
+
 class SweepLines(CachedPlot):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sweep: Sweep | None = None
         self.order: list[str] = []
         self.quantity = "time"
+        self.waiting = ""
 
-    def set_sweep(self, sweep: Sweep | None, order: list[str]) -> None:
+    def set_sweep(self, sweep: Sweep | None, order: list[str], waiting: str = "") -> None:
+        """``waiting``: what the plot says while there is no sweep (a sweep being measured)."""
         self.sweep = sweep
         self.order = order
+        self.waiting = waiting
         self.invalidate()
 
     def set_quantity(self, quantity: str) -> None:
@@ -95,7 +105,7 @@ class SweepLines(CachedPlot):
         plt = self.plt
         sweep = self.sweep
         if not sweep:
-            plt.title("Sweep — press w to sweep one parameter over a list of values")
+            plt.title(self.waiting or "Sweep — press w to sweep one parameter over a list of values")
             return
         values = sweep.values
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values)
@@ -176,7 +186,9 @@ class SweepPlot(Vertical):
         order: list[str],
         crossovers: list[str] | None = None,
         grid: list[GridTable] | None = None,
+        waiting: str = "",
     ) -> None:
+        """``waiting``: what the plot says while there is no ``sweep`` (one being measured)."""
         heat = self.query_one(SweepGrid)
         is_grid = bool(sweep and sweep.grid and grid)
         heat.display = is_grid
@@ -187,11 +199,18 @@ class SweepPlot(Vertical):
             tables = sorted(grid, key=lambda t: ranked.get(t.variant, len(ranked)))
             heat.show(tables, sweep.title(), crossovers)
             return
-        self.query_one(SweepLines).set_sweep(sweep, order)
+        self.query_one(SweepLines).set_sweep(sweep, order, waiting)
         caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
-            self._caption = None
-            caption.show(Text(""))
+            # While one is measured, its legend with a line per variant: the result's then takes as many
+            # lines, and redraws the caption without laying the screen out.
+            measuring = [Text("slope …", style="dim"), Text("measuring", style="dim")]
+            waiting_rows = [[legend_label(i, name), *measuring] for i, name in enumerate(order)]
+            self._caption = (waiting_rows, []) if waiting else None
+            if self._caption is None:
+                caption.show(Text(""))
+            else:
+                self._lay_caption()
             return
         rows = []
         for i, name in enumerate(order or list(sweep.medians_ns)):
@@ -199,8 +218,7 @@ class SweepPlot(Vertical):
             ms = sweep.medians_ns.get(name, [])
             first = next((m for m in ms if m), None)
             last = next((m for m in reversed(ms) if m), None)
-            label = Text(legend_mark(i) + " ", style="" if no_color() else variant_hex(i))
-            label.append(name, style="bold")
+            label = legend_label(i, name)
             slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
             span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
             sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
@@ -223,8 +241,8 @@ class SweepPlot(Vertical):
             return
         rows, below = self._caption
         caption = self.query_one("#sweep-caption", TextBlock)
-        lines = columns(rows, "llll")
-        width = caption.size.width
+        lines = columns(rows, "l" * len(rows[0]) if rows else "")
+        width = caption.size.width or caption.last_width
         if width and any(line.cell_len > width for line in lines):
             lines = columns([row[:3] for row in rows], "lll")
-        caption.show(Text("\n").join([*lines, *below]))
+        caption.show_text(Text("\n").join([*lines, *below]))  # as many lines as shown: no layout

@@ -1,0 +1,133 @@
+"""A run's end draws its result in short frames: what is drawn, what waits until it is drawn (the
+picture's build, storing the run) and what a sweep shows from its start. The frames' times themselves
+are measured by benchmarks/ui_responsiveness.py; these tests check the order of things."""
+
+from __future__ import annotations
+
+import threading
+
+from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
+
+from tuiperf.results import history as history_module
+from tuiperf.results.history import History
+from tuiperf.tui import run_history
+from tuiperf.tui.app import TuiperfApp
+from tuiperf.tui.view import view_of
+from tuiperf.tui.widgets.histogram import LatencyHistogram
+from tuiperf.tui.widgets.sweep_plot import SweepLines
+
+
+def stored_ids(path) -> list[int]:
+    if not path.exists():
+        return []
+    with History(path) as history:
+        return [run.id for run in history.list()]
+
+
+@sync
+async def test_a_sweep_shows_its_plot_from_its_start_and_its_end_fills_it_in_place(saved, scenario_dirs, tmp_path):
+    """GIVEN the histogram on screen WHEN a sweep starts THEN the Sweep tab shows, saying the plot comes
+    once every point is measured, with a caption line per variant; WHEN it ends THEN the tab is still
+    the one shown and the caption takes as many lines (no tab switch, no layout for it at the end:
+    the tab switch was the slowest frame a sweep's end drew, 30-75 ms in ui_responsiveness.py)."""
+    runner = FakeRunner(saved)
+    gate = threading.Event()
+    runner.gates = [gate]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        panel = main.results_panel
+        main.action_show_tab("histogram")
+        assert main.start_run(sweep=("size", [4, 8]))
+        await wait_until(pilot, lambda: panel.active_tab == "sweep", what="the Sweep tab shown at the start")
+        lines, caption = app.query_one(SweepLines), panel.query_one("#sweep-caption")
+        await wait_until(pilot, lambda: str(caption.content).count("measuring") > 0, what="the waiting caption")
+        assert lines.sweep is None and lines.waiting.startswith("Sweeping")
+        variants = [v.name for v in saved["sweep"].shown.variants]
+        waiting_lines = str(caption.content).splitlines()
+        assert [line.split()[1] for line in waiting_lines] == variants  # after each line's legend mark
+        gate.set()
+        await main.runs.wait_for_end(30)
+        await app.plots_settled()
+        assert panel.active_tab == "sweep" and lines.sweep is main.result.sweep
+        below = view_of(main.result).crossovers  # a title and a line each, under the legend's lines
+        assert len(str(caption.content).splitlines()) == len(waiting_lines) + (1 + len(below) if below else 0)
+
+
+@sync
+async def test_a_live_re_run_of_a_sweep_keeps_the_tab_shown(saved, scenario_dirs, tmp_path):
+    """Live mode's re-runs never move the view: a sweep started by live mode keeps the tab on screen."""
+    runner = FakeRunner(saved)
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        main.action_show_tab("stats")
+        assert main.start_run(sweep=("size", [4, 8]), by_live_mode=True)
+        await main.runs.wait_for_end(30)
+        await pilot.pause()
+        assert main.results_panel.active_tab == "stats"
+
+
+@sync
+async def test_a_picture_on_screen_is_built_after_the_frame_that_shows_its_news(saved, scenario_dirs, tmp_path):
+    """GIVEN the histogram on screen WHEN its data change THEN its picture is not being built yet (the
+    build, pure Python, would share the GIL with that frame; it doubled a sweep's end) AND it comes."""
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        await app.plots_settled()
+        histogram = app.query_one(LatencyHistogram)
+        assert histogram.region.area and histogram.settled
+        histogram.set_log(not histogram.effective_log)
+        assert histogram._building is None and not histogram.settled  # the old picture, no build yet
+        await app.plots_settled()
+        assert histogram.settled
+
+
+@sync
+async def test_a_run_is_stored_once_its_result_is_drawn_not_on_the_ui_thread(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    """GIVEN a run that ends WHEN it is stored THEN its result was on screen already, and the store ran
+    in a thread (it encodes the document in C, holding the GIL: 10-15 ms for a sweep's, a stall in the
+    frames that drew the result when both ran at once)."""
+    path = tmp_path / "history.sqlite"
+    recorded: list[tuple[bool, bool]] = []  # (the result shown, on the UI thread)
+    record = history_module.record
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+
+    def recording(result, where):  # type: ignore[no-untyped-def]
+        recorded.append((app.main.result is result, threading.current_thread() is threading.main_thread()))
+        return record(result, where)
+
+    monkeypatch.setattr(history_module, "record", recording)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        main = await run_to_end(pilot)
+        assert recorded == [] and main.history.last_stored is None  # not with the result's own frames
+        await wait_until(pilot, lambda: main.history.last_stored is not None, what="the run stored")
+        assert recorded == [(True, False)]
+        assert stored_ids(path) == [main.history.last_stored]
+
+
+@sync
+async def test_a_run_still_waiting_to_be_stored_is_listed_by_h_and_kept_by_quitting(
+    saved, scenario_dirs, tmp_path, monkeypatch
+):
+    """GIVEN a run just ended, not stored yet WHEN h is pressed THEN the history lists it; GIVEN another
+    WHEN the app quits THEN it is stored too (nothing is lost by being quick)."""
+    monkeypatch.setattr(run_history, "STORE_AFTER_S", 3600.0)  # the timer never comes in this test
+    monkeypatch.setattr("tuiperf.tui.screens.main.STORE_AFTER_S", 3600.0)
+    path = tmp_path / "history.sqlite"
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ready(pilot)
+        main = await run_to_end(pilot)
+        assert stored_ids(path) == []
+        await pilot.press("h")
+        await wait_until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 1, what="the run listed")
+        await pilot.press("escape")
+        await run_to_end(pilot)
+        assert len(stored_ids(path)) == 1
+    assert len(stored_ids(path)) == 2
