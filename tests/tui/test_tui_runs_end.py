@@ -123,7 +123,7 @@ async def test_a_run_still_waiting_to_be_stored_is_listed_by_h_and_kept_by_quitt
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
     async with app.run_test(size=(160, 48)) as pilot:
         await ready(pilot)
-        main = await run_to_end(pilot)
+        await run_to_end(pilot)
         assert stored_ids(path) == []
         await pilot.press("h")
         await wait_until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 1, what="the run listed")

@@ -17,6 +17,7 @@ from tuiperf.results.model import RunResult
 from tuiperf.tui.widgets.breakdown import detail_text
 from tuiperf.tui.widgets.profile_table import ProfileContent, profile_content
 from tuiperf.tui.widgets.stats_table import StatsContent, stats_content
+from tuiperf.tui.widgets.text_block import Wrapped, wrap
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Widths:
 class TabContents:
     result: RunResult | None
     stats: StatsContent | None
-    breakdown: tuple[RunResult | None, int, Text]  # (result, width, the detail's text)
+    breakdown: tuple[RunResult | None, int, Text | Wrapped]  # (result, width, the detail's text)
     profile: ProfileContent
 
 
@@ -41,6 +42,7 @@ def prepare(result: RunResult | None, baseline: str | None, widths: Widths) -> T
     return TabContents(
         result,
         stats,
-        (result, widths.breakdown, detail_text(result, widths.breakdown)),
+        # its block is as wide as its tables (made to fit the tab's width): drawn as they are
+        (result, widths.breakdown, wrap(detail_text(result, widths.breakdown))),
         profile_content(result),
     )

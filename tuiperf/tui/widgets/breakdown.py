@@ -37,7 +37,7 @@ from tuiperf.tui.explanations import Explanation, Explanations
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
-from tuiperf.tui.widgets.text_block import TextBlock
+from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
 
 # Colour and fill character per stage (distinct characters keep the parts apart with NO_COLOR).
 LOOK = {
@@ -52,7 +52,8 @@ NAME_WIDTH = 24
 RESOLUTION_NOTE = "< x: below what the method resolves at this size (the stage's CI, or two compiles of one program)"
 
 
-Prepared = tuple[RunResult | None, int, Text]  # the detail's text made off the UI thread: (result, width, text)
+# the detail's text made off the UI thread: (result, width, its text wrapped to that width when known)
+Prepared = tuple[RunResult | None, int, Text | Wrapped]
 
 
 def stage_ns(breakdown: Breakdown, key: str) -> float:
@@ -99,6 +100,7 @@ class OverheadBreakdown(VerticalScroll):
         self._prepared: Prepared | None = None  # the detail made off the UI thread for the result shown
         self._last_width = 0
         self._gap_lines = 0  # the gaps' lines last shown: what their placeholder keeps while they are made
+        self._bars_from: tuple[Any, ...] | None = None  # what the bars block was last drawn from
 
     @property
     def _width(self) -> int:
@@ -131,7 +133,20 @@ class OverheadBreakdown(VerticalScroll):
         self._render_bars()
         self._render_detail()
 
+    def _bars_drawn_from(self) -> tuple[Any, ...]:
+        """What the bars block is drawn from: the same again draws nothing (the block wraps its text to
+        know its height, 2-3 ms each time the tab was shown)."""
+        base = self._base()
+        made = self._explanations.made(self.result, base.name) if base is not None else None
+        on_screen = bool(self.region.area)  # (the gaps' explanation is asked for once on screen)
+        return (self.result, made, self._across, self.baseline, self._width, no_color(), on_screen)
+
     def _render_bars(self) -> None:
+        drawn_from, last = self._bars_drawn_from(), self._bars_from
+        # the same objects (``is``: a result compared by value would cost more than drawing it), the same values
+        if last is not None and all(a is b for a, b in zip(drawn_from[:3], last)) and drawn_from[3:] == last[3:]:
+            return
+        self._bars_from = drawn_from
         bars = self.query_one("#breakdown-bars", TextBlock)
         variants = self.result.variants if self.result else []
         if not variants:
@@ -262,9 +277,9 @@ class OverheadBreakdown(VerticalScroll):
         self._detail_for = (self.result, width)
         prepared = self._prepared
         if prepared is not None and prepared[0] is self.result and width in (prepared[1], 0):
-            detail.show(prepared[2])
+            detail.show_text(prepared[2])
         else:
-            detail.show(detail_text(self.result, width))
+            detail.show_text(detail_text(self.result, width))
 
 
 def detail_text(result: RunResult | None, width: int) -> Text:

@@ -36,7 +36,8 @@ class ProfileTable(Vertical):
         """The table for ``result``: ``prepared`` off the UI thread for it, else made here."""
         content = prepared if prepared is not None and prepared.result is result else profile_content(result)
         self.query_one(TextGrid).set_rows(content.rows, content.lines)
-        self.query_one("#profile-note", TextBlock).show(content.note)
+        note = content.note
+        self.query_one("#profile-note", TextBlock).show_text(Text(note) if isinstance(note, str) else note)
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class RunProgress(Vertical):
             row += [Text(f"n={counts.get(name, 0):,}", style="dim"), state]
             rows.append(row)
         hidden = len(order) - shown
-        self._put("estimates", estimate_lines(rows, hidden), extent=len(rows) + (hidden > 0))
+        self._put_text("estimates", estimate_lines(rows, hidden))
 
     def show_result(
         self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
@@ -150,7 +150,7 @@ class RunProgress(Vertical):
             )
             self._put("progress-status", status, key=status.plain, extent=1)
             self._put("progress-eta", "", extent=1)
-            self._put("estimates", "")
+            self._put_text("estimates", Text(""))
             self._put("run-header", "")
             return
         partial = result.partial
@@ -193,4 +193,4 @@ class RunProgress(Vertical):
                 ]
             )
         hidden = len(variants) - shown
-        self._put("estimates", estimate_lines(rows, hidden), extent=len(rows) + (hidden > 0))
+        self._put_text("estimates", estimate_lines(rows, hidden))

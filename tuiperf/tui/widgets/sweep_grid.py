@@ -100,4 +100,4 @@ class SweepGrid(VerticalScroll):
         shading = "" if no_color() else "red slower, green faster than the baseline (none: CI holds 1×) · "
         lines.append(Text(f"{shading}m: {other}", style="dim"))
         lines += [Text(f"Does the extra fixed cost matter at your size? {note}", style="dim") for note in self.notes]
-        self.query_one("#sweep-grid-maps", TextBlock).show(Text("\n").join(lines))
+        self.query_one("#sweep-grid-maps", TextBlock).show_text(Text("\n").join(lines))

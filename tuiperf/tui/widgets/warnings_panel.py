@@ -49,4 +49,4 @@ class WarningsPanel(VerticalScroll):
             lines.append(Text.assemble((mark, style), inert(text)))
         if not lines:
             lines.append(Text("No warnings.", style="dim"))
-        self.query_one("#warnings-body", TextBlock).show(Text("\n").join(lines))
+        self.query_one("#warnings-body", TextBlock).show_text(Text("\n").join(lines))
