@@ -95,3 +95,79 @@ async def test_the_grid_draws_under_no_color(monkeypatch):
         await pilot.pause()
         screen = app.export_screenshot()
         assert "row&#160;1" in screen and grid.render_line(2).text.startswith(" row 1")
+
+
+SAMPLE = Text.assemble(
+    ("Per call: ", "bold"),
+    ("██ ", "#cc79a7"),
+    ("framework ", "dim"),
+    ("a long sentence that wraps " * 6, "bold #56b4e9 on #303030"),  # (a background shows trailing spaces)
+    "\n",
+    ("second paragraph ", "italic"),
+    ("x" * 30, "red on #202020"),
+    "\n\nafter a blank line",
+)
+
+
+class Blocks(App):
+    """The same text in blocks styled as the app's: wrapped with padding, cut with an ellipsis, as wide
+    as the text."""
+
+    CSS = """
+    #wrapped { padding: 0 1; background: $panel; }
+    #cut { text-wrap: nowrap; text-overflow: ellipsis; }
+    #auto { width: auto; }
+    """
+
+    def __init__(self, way: str) -> None:
+        super().__init__()
+        self.way = way
+
+    def compose(self):
+        for name in ("wrapped", "cut", "auto"):
+            yield TextBlock("", id=name)
+
+    async def show_sample(self) -> None:
+        for block in self.query(TextBlock):
+            if self.way == "Static":
+                block.show(SAMPLE)  # Textual lays it out and renders it at the paint
+            else:
+                block.show_text(SAMPLE)
+
+
+async def drawn(way: str, monkeypatch) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+    """The screen with the sample shown one way, and how many times Textual rendered a block's content."""
+    import re
+
+    rendered: list[None] = []
+    render_content = TextBlock._render_content
+
+    def counted(self):  # type: ignore[no-untyped-def]
+        rendered.append(None)
+        return render_content(self)
+
+    monkeypatch.setattr(TextBlock, "_render_content", counted)
+    app = Blocks(way)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()  # every block laid out (a width to wrap to)
+        rendered.clear()
+        await app.show_sample()
+        await pilot.pause()
+        await pilot.pause()
+        screen = re.sub(r"terminal-\d+", "", app.export_screenshot())
+    # Each text run with its style written out: the two ways number Rich's CSS classes differently
+    styles = dict(re.findall(r"\.(-r\d+) \{([^}]*)\}", screen))
+    screen = re.sub(r'class="(-r\d+)"', lambda m: f'style="{styles[m.group(1)].strip()}"', screen)
+    return re.sub(r"\.-r\d+ \{[^}]*\}", "", screen), len(rendered)
+
+
+@sync
+async def test_text_shown_wrapped_once_draws_what_textual_draws_without_rendering_it_again(monkeypatch):
+    """GIVEN text in blocks that wrap it, cut it with an ellipsis and are as wide as it WHEN shown with
+    show_text THEN the screen is Textual's own for that text (CSS classes aside), and Textual rendered
+    no block's content: the lines wrapped to know the block's height are the ones drawn (Textual
+    rendered the whole text again at the paint, the Breakdown's bars 7 ms of a 22 ms frame)."""
+    textual, rendered_by_textual = await drawn("Static", monkeypatch)
+    ours, rendered = await drawn("show_text", monkeypatch)
+    assert ours == textual
+    assert rendered_by_textual == 3 and rendered == 0
