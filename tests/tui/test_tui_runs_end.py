@@ -42,7 +42,9 @@ async def test_a_sweep_shows_its_plot_from_its_start_and_its_end_fills_it_in_pla
         await wait_until(pilot, lambda: panel.active_tab == "sweep", what="the Sweep tab shown at the start")
         lines, caption = app.query_one(SweepLines), panel.query_one("#sweep-caption")
         await wait_until(pilot, lambda: str(caption.content).count("measuring") > 0, what="the waiting caption")
-        assert lines.sweep is None and lines.waiting.startswith("Sweeping")
+        await app.plots_settled()
+        drawn = [lines.render_line(y).text for y in range(lines.size.height)]
+        assert lines.sweep is None and drawn[0].startswith("Sweeping: the plot comes once"), drawn
         variants = [v.name for v in saved["sweep"].shown.variants]
         waiting_lines = str(caption.content).splitlines()
         assert [line.split()[1] for line in waiting_lines] == variants  # after each line's legend mark
@@ -131,3 +133,31 @@ async def test_a_run_still_waiting_to_be_stored_is_listed_by_h_and_kept_by_quitt
         await run_to_end(pilot)
         assert len(stored_ids(path)) == 1
     assert len(stored_ids(path)) == 2
+
+
+@sync
+async def test_the_histogram_waits_for_samples_while_a_run_measures(saved, scenario_dirs, tmp_path):
+    """GIVEN a run measuring and no sample come yet (an interleaved sweep's come at its end) THEN the
+    histogram says it waits for them, not "press r to run"."""
+    runner = FakeRunner(saved)
+    gate = threading.Event()
+    replay = runner.run
+
+    def measuring(*args, **kwargs):  # type: ignore[no-untyped-def]
+        gate.wait(30)  # nothing comes until the test has looked
+        return replay(*args, **kwargs)
+
+    runner.run = measuring  # type: ignore[method-assign]
+    app = TuiperfApp(runner, scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        histogram = app.query_one(LatencyHistogram)
+        await app.plots_settled()
+        assert "press r to run" in histogram.render_line(0).text
+        assert main.start_run()
+        await wait_until(pilot, lambda: histogram.note, what="the run's news shown")
+        await app.plots_settled()
+        title = histogram.render_line(0).text
+        gate.set()
+        await main.runs.wait_for_end(30)
+        assert "waiting for samples" in title and "press r" not in title

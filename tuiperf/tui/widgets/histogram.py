@@ -179,8 +179,9 @@ class LatencyHistogram(CachedPlot):
         plt = self.plt
         prep = self._prepare(width, height)
         if prep is None:
-            if not self.series:
-                plt.title("Latency histogram — no samples yet (press r to run)")
+            if not self.series:  # a note: a run streams (an interleaved sweep's samples come at its end)
+                waiting = "waiting for samples" if self.note else "no samples yet (press r to run)"
+                plt.title(f"Latency histogram — {waiting}")
             return
         drawn, samples, lo, hi, log = prep["drawn"], prep["samples"], prep["lo"], prep["hi"], prep["log"]
         unit, div = _unit(hi)

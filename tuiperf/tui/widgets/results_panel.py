@@ -29,7 +29,7 @@ from tuiperf.tui.widgets.sweep_plot import SweepPlot
 from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
-SWEEP_WAITING = "Sweeping: the plot comes once every point is measured (key 1: each point's histogram)"
+SWEEP_WAITING = "Sweeping: the plot comes once every point is measured.\nKey 1: the histogram of the point measured."
 
 
 def warnings_label(count: int) -> str:

@@ -85,8 +85,12 @@ class SweepLines(CachedPlot):
         return format_bytes(value) if self.quantity == "memory" else format_ns(value)
 
     def text_picture(self, width: int, height: int) -> list[Text] | None:
-        """The medians as a table, a row per variant and a column per value, when a plot would be too flat."""
+        """The medians as a table, a row per variant and a column per value, when a plot would be too flat;
+        while a sweep is measured, what it waits for (an empty frame said nothing, and its title did not
+        fit at 80x24)."""
         sweep = self.sweep
+        if not sweep and self.waiting:
+            return [Text(line, style="dim") for line in self.waiting.splitlines()]
         if not sweep or height >= MIN_PLOT_ROWS + FRAME_ROWS:
             return None
         series = self.series()
@@ -105,7 +109,7 @@ class SweepLines(CachedPlot):
         plt = self.plt
         sweep = self.sweep
         if not sweep:
-            plt.title(self.waiting or "Sweep — press w to sweep one parameter over a list of values")
+            plt.title("Sweep — press w to sweep one parameter over a list of values")
             return
         values = sweep.values
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values)
