@@ -108,12 +108,15 @@ async def test_a_results_tab_contents_are_made_off_the_ui_thread(saved, scenario
 
 @sync
 async def test_a_finished_runs_view_and_tabs_are_made_in_the_runs_thread(saved, scenario_dirs, tmp_path, monkeypatch):
-    """GIVEN a run that ends WHEN its result is shown THEN its view (every text made inert, the series
-    gathered) and its tabs' text were made in the run's thread, before the result reached the UI: on the
-    UI thread the view was half the run's-end handler's time (15 of 32 ms on dispatch-floor, cProfile
-    with the thread's CPU clock), and the tabs' text made in a worker after it competed for the GIL with
-    drawing the result (a run's end stalled the event loop 26-60 ms, ui_responsiveness.py)."""
-    from tuiperf.tui import view
+    """GIVEN a run that ends (a run, then a sweep) WHEN its result is shown THEN its view (every text made
+    inert, the series gathered), its tabs' text, the progress block's rows and a sweep's legend were made
+    in the run's thread, before the result reached the UI: on the UI thread the view was half the
+    run's-end handler's time (15 of 32 ms on dispatch-floor, cProfile with the thread's CPU clock), the
+    tabs' text made in a worker after it competed for the GIL with drawing the result (a run's end
+    stalled the event loop 26-60 ms, ui_responsiveness.py), and the rows and legend, wrapped on the
+    UI thread, were most of a sweep's end handler (8-9 of its 14 ms)."""
+    from tuiperf.tui import tab_contents, view
+    from tuiperf.tui.widgets import run_progress, sweep_plot
 
     made: list[tuple[str, str]] = []  # (what, in which thread)
 
@@ -128,6 +131,9 @@ async def test_a_finished_runs_view_and_tabs_are_made_in_the_runs_thread(saved, 
 
     recorded(view, "view_of")  # the run's thread and the view maker import them when called
     recorded(tab_contents, "prepare")
+    for module, name in ((run_progress, "result_rows"), (sweep_plot, "legend_rows")):
+        recorded(module, name)
+        monkeypatch.setattr(tab_contents, name, getattr(module, name))
     runner = FakeRunner(saved)
     ran_in: list[str] = []
     run = runner.run
@@ -146,8 +152,19 @@ async def test_a_finished_runs_view_and_tabs_are_made_in_the_runs_thread(saved, 
         for tab in ("stats", "breakdown", "profile"):
             main.action_show_tab(tab)
             await pilot.pause()
-        assert made == [("view_of", ran_in[0]), ("prepare", ran_in[0])]
+        assert made == [("view_of", ran_in[0]), ("prepare", ran_in[0]), ("result_rows", ran_in[0])]
         assert main.results_panel.order == [v.name for v in saved["result"].variants]
+        made.clear()
+        assert main.start_run(sweep=("size", [4, 8]))
+        await main.runs.wait_for_end(30)
+        await app.plots_settled()
+        assert [what for what, thread in made if thread == ran_in[1]] == [
+            "view_of",
+            "prepare",
+            "result_rows",
+            "legend_rows",
+        ]
+        assert [what for what, thread in made if thread != ran_in[1]] == []  # nothing made again
 
 
 @sync

@@ -220,19 +220,24 @@ class TuiperfApp(App[None]):
         self.run_worker(png_then_say, thread=True, group="png", exit_on_error=False)
 
     async def plots_settled(self, timeout_s: float = 30.0) -> None:
-        """Until every visible plot shows its current data and the breakdown has reconciled its stages
-        (both are computed in thread workers)."""
+        """Until every visible plot shows its current data, the breakdown has reconciled its stages (both
+        are computed in thread workers) and a sweep's caption is whole (it comes in two frames)."""
         from tuiperf.tui.widgets.breakdown import OverheadBreakdown
         from tuiperf.tui.widgets.plot_base import CachedPlot
+        from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
         deadline = time.monotonic() + timeout_s
-        screen, plots, breakdowns = None, [], []
+        screen: Screen[Any] | None = None
+        plots: list[CachedPlot] = []
+        others: list[OverheadBreakdown | SweepPlot] = []
         while time.monotonic() < deadline:
             await asyncio.sleep(0.05)  # let pending refreshes reach render() and start their builds
-            if self.screen is not screen:  # a query walks the screen's widgets: once per screen, not per poll
-                screen = self.screen
-                plots, breakdowns = list(screen.query(CachedPlot)), list(screen.query(OverheadBreakdown))
-            if all(plot.settled for plot in plots if plot.region.area) and all(b.settled for b in breakdowns):
+            if self.screen is not screen:  # once per screen, not per poll; a walk, not a query (whose CSS
+                screen = self.screen  # matching took 6-11 ms of the UI thread at a run's end)
+                widgets = list(screen.walk_children())
+                plots = [w for w in widgets if isinstance(w, CachedPlot)]
+                others = [w for w in widgets if isinstance(w, OverheadBreakdown | SweepPlot)]
+            if all(plot.settled for plot in plots if plot.region.area) and all(w.settled for w in others):
                 return
 
     async def action_quit(self) -> None:

@@ -347,7 +347,7 @@ class MainScreen(MainCommands):
             shown = view.shown
             if shown is None:
                 return view, None
-            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths)
+            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths, view)
 
         return make
 

@@ -26,6 +26,7 @@ from tuiperf.tui.widgets.profile_table import ProfileTable
 from tuiperf.tui.widgets.run_progress import RunProgress
 from tuiperf.tui.widgets.stats_table import StatsTable
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
+from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
@@ -103,12 +104,18 @@ class ResultsPanel(Vertical):
             "stats": lambda: stats.show(shown, c.stats if (c := ready()) else None),
             # the baseline when shown: `b` on another tab changes it without drawing the Breakdown
             "breakdown": lambda: breakdown.show(shown, stats.baseline, c.breakdown if (c := ready()) else None),
-            "sweep": lambda: self.query_one(SweepPlot).show(view.sweep, view.order, view.crossovers, view.grid),
+            "sweep": lambda: self.query_one(SweepPlot).show(
+                view.sweep, view.order, view.crossovers, view.grid, legend=c.legend if (c := ready()) else None
+            ),
             "profile": lambda: self.query_one(ProfileTable).show(shown, c.profile if (c := ready()) else None),
         }
         self._set_warnings(list(view.warnings), error)
         if state != "running":
-            self.query_one(RunProgress).show_result(view.shown, state=state, fraction=fraction, header=view.header)
+            c = ready()
+            rows = c.progress if c is not None and c.progress_height == self.app.size.height else None
+            self.query_one(RunProgress).show_result(
+                view.shown, state=state, fraction=fraction, header=view.header, rows=rows
+            )
         self._generation += 1
         made = self._prepared is not None and self._prepared.result is shown
         if shown is not None and state != "running" and not made:
@@ -118,9 +125,17 @@ class ResultsPanel(Vertical):
 
     def tab_widths(self) -> Widths:
         """The widths the tabs lay text out to: a hidden tab has no size, so each gets the width of the
-        tab on screen (0 when none shows)."""
+        tab on screen (0 when none shows); the progress block's and the sweep legend's, as last laid out."""
         width = self.query_one("#tabs ContentSwitcher").size.width
-        return Widths(stats=max(width - 2, 0), breakdown=max(width - 3, 0))
+        estimates, legend = self.query_one("#estimates", TextBlock), self.query_one("#sweep-caption", TextBlock)
+        return Widths(
+            stats=max(width - 2, 0),
+            breakdown=max(width - 3, 0),
+            progress=estimates.size.width or estimates.last_width,
+            screen_height=self.app.size.height,
+            # a sweep's first: its tab was never laid out, but its caption spans the tab less its padding
+            legend=legend.size.width or legend.last_width or max(width - legend.styles.gutter.width, 0),
+        )
 
     @work(thread=True, group="tab-contents", exclusive=True, exit_on_error=False, description="tab contents")
     def _prepare_tabs(self, result: RunResult, baseline: str | None, widths: Widths, generation: int) -> None:

@@ -17,7 +17,7 @@ from tuiperf.tui.run_state import RunState
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
-from tuiperf.tui.widgets.text_block import TextBlock
+from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
 
 JUSTIFY = "lrrl"  # variant, estimate, sample count, state
 COMPACT_BELOW = 100  # columns: a shorter bar and time line below this width
@@ -44,11 +44,12 @@ def estimate_lines(rows: list[list[Text]], more: int = 0) -> Text:
 
 class RunProgress(Vertical):
     _shown: tuple[Any, ...] | None = None  # (method, args) last shown, redrawn when the screen resizes
+    _made_rows: tuple[RunResult, int, Wrapped] | None = None  # a result's rows given, for a screen height
 
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
         self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
 
-    def _put_text(self, widget_id: str, text: Text) -> None:
+    def _put_text(self, widget_id: str, text: Text | Wrapped) -> None:
         """Show ``text`` wrapped, laying the screen out only when its height changes (a run's header
         and its result's differ, on as many lines)."""
         self.query_one(f"#{widget_id}", TextBlock).show_text(text)
@@ -75,14 +76,7 @@ class RunProgress(Vertical):
         yield TextBlock("", id="estimates")
 
     def _limit(self, n: int) -> int:
-        """How many variant rows to show: a few on a small screen (the Statistics tab has them all); when
-        some do not fit, the last row says how many more there are. Nothing else caps the block's height."""
-        height = self.app.size.height
-        rows = max(3, (height - 16) // 2) if height < 40 else max(4, height // 4)
-        return n if n <= rows else rows - 1
-
-    def _style(self, index: int) -> str:
-        return "bold" if no_color() else f"bold {variant_hex(index)}"
+        return rows_shown(n, self.app.size.height)
 
     def show_progress(self, live: RunState, order: list[str]) -> None:
         self._shown = (self.show_progress, live, order)
@@ -130,15 +124,21 @@ class RunProgress(Vertical):
                     state = Text("done", style="green") if done.ok else Text("skipped", style="dim")
             else:
                 state = Text("measuring" if name in counts else "waiting", style="dim")
-            row = [Text(name, style=self._style(i)), Text(f"≈ {format_ns(estimates.get(name))}")]
+            row = [Text(name, style=name_style(i)), Text(f"≈ {format_ns(estimates.get(name))}")]
             row += [Text(f"n={counts.get(name, 0):,}", style="dim"), state]
             rows.append(row)
         hidden = len(order) - shown
         self._put_text("estimates", estimate_lines(rows, hidden))
 
     def show_result(
-        self, result: RunResult | None, state: str = "done", fraction: float | None = None, header: str = ""
+        self,
+        result: RunResult | None,
+        state: str = "done",
+        fraction: float | None = None,
+        header: str = "",
+        rows: Wrapped | None = None,
     ) -> None:
+        """``rows``: the variants' rows of ``result`` (:func:`result_rows`), made in another thread."""
         self._shown = (self.show_result, result, state, fraction, header)
         bar = self.query_one("#progress-bar", ProgressBar)
         if result is None:
@@ -169,28 +169,49 @@ class RunProgress(Vertical):
         self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
         when = state.partition(" · ")[2] if state.startswith("stored run") else ""
         self._put("progress-eta", Text(when, style="cyan"), extent=1)  # 20 cells: whole at 80 columns
-        rows = []
-        variants = result.variants
-        shown = self._limit(len(variants))
-        for i, v in enumerate(variants[:shown]):
-            s = v.stats
-            if v.skipped:
-                why = "; ".join(v.notes) or v.error or ""
-                state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
-            elif not v.ok:
-                state_text = Text("FAILED: " + v.error.splitlines()[0] if v.error else "FAILED", style="bold red")
-            elif s is not None:
-                lo, hi = s.ci95_median_ns
-                state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
-            else:
-                state_text = Text("no samples", style="dim")
-            rows.append(
-                [
-                    Text(v.name, style=self._style(i)),
-                    Text(format_ns(s.median_ns) if s else "—", style="bold"),
-                    Text(f"n={s.n:,}" if s else "", style="dim"),
-                    state_text,
-                ]
-            )
-        hidden = len(variants) - shown
-        self._put_text("estimates", estimate_lines(rows, hidden))
+        height = self.app.size.height
+        if rows is not None:
+            self._made_rows = (result, height, rows)
+        elif (made := self._made_rows) is not None and made[0] is result and made[1] == height:
+            rows = made[2]  # shown again (a resize): as many rows fit
+        self._put_text("estimates", rows or result_rows(result, rows_shown(len(result.variants), height)))
+
+
+def rows_shown(n: int, height: int) -> int:
+    """How many of ``n`` variant rows the block shows on a screen ``height`` lines high: a few on a
+    small screen (the Statistics tab has them all); when some do not fit, the last row says how many
+    more there are. Nothing else caps the block's height."""
+    rows = max(3, (height - 16) // 2) if height < 40 else max(4, height // 4)
+    return n if n <= rows else rows - 1
+
+
+def name_style(index: int) -> str:
+    return "bold" if no_color() else f"bold {variant_hex(index)}"
+
+
+def result_rows(result: RunResult, shown: int) -> Text:
+    """The first ``shown`` variants' rows of a finished ``result`` (median, n, CI or why not), and how
+    many more there are; no Textual, so the run's thread makes them."""
+    rows = []
+    variants = result.variants
+    for i, v in enumerate(variants[:shown]):
+        s = v.stats
+        if v.skipped:
+            why = "; ".join(v.notes) or v.error or ""
+            state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
+        elif not v.ok:
+            state_text = Text("FAILED: " + v.error.splitlines()[0] if v.error else "FAILED", style="bold red")
+        elif s is not None:
+            lo, hi = s.ci95_median_ns
+            state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
+        else:
+            state_text = Text("no samples", style="dim")
+        rows.append(
+            [
+                Text(v.name, style=name_style(i)),
+                Text(format_ns(s.median_ns) if s else "—", style="bold"),
+                Text(f"n={s.n:,}" if s else "", style="dim"),
+                state_text,
+            ]
+        )
+    return estimate_lines(rows, len(variants) - shown)

@@ -8,6 +8,8 @@ them: an 80x24 terminal leaves it four), the medians are shown as a table instea
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -21,9 +23,9 @@ from tuiperf.tui.formatting import format_ns, log_ticks
 from tuiperf.tui.text_table import columns
 from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
 from tuiperf.tui.widgets.histogram import _unit
-from tuiperf.tui.widgets.plot_base import CachedPlot, no_color, variant_hex, variant_rgb
+from tuiperf.tui.widgets.plot_base import AFTER_FRAME_S, CachedPlot, no_color, variant_hex, variant_rgb
 from tuiperf.tui.widgets.sweep_grid import SweepGrid
-from tuiperf.tui.widgets.text_block import TextBlock
+from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
 
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
 MIN_PLOT_ROWS = 3  # rows of the plot itself; the title and the axes take five more
@@ -42,6 +44,31 @@ def point_marker(index: int) -> str:
 def legend_mark(index: int) -> str:
     """What names a variant's line in the legend (the caption under the plot): a line and its point marker."""
     return BRAILLE_LEGEND + point_marker(index)
+
+
+def legend_rows(sweep: Sweep, order: list[str]) -> list[list[Text]]:
+    """A row per variant under the plot: its line and marker, slope, first and last medians, memory."""
+    rows = []
+    for i, name in enumerate(order or list(sweep.medians_ns)):
+        slope = sweep.slopes.get(name)
+        ms = sweep.medians_ns.get(name, [])
+        first = next((m for m in ms if m), None)
+        last = next((m for m in reversed(ms) if m), None)
+        slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
+        span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
+        sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
+        memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
+        rows.append([legend_label(i, name), Text(slope_text), Text(span), Text(memory)])
+    return rows
+
+
+def legend_text(rows: list[list[Text]], width: int) -> Text:
+    """The legend's rows aligned, one line each: where the memory column would wrap under a line, it is
+    left out (m plots memory); no Textual, so a thread makes it."""
+    lines = columns(rows, "l" * len(rows[0]) if rows else "")
+    if width and any(line.cell_len > width for line in lines):
+        lines = columns([row[:3] for row in rows], "lll")
+    return Text("\n").join(lines)
 
 
 def legend_label(index: int, name: str) -> Text:
@@ -162,10 +189,24 @@ def _byte_unit(count: float) -> tuple[str, float]:
     return "B", 1.0
 
 
+class Caption:
+    """What a sweep's caption shows: its legend (``legend`` laid out already in another thread; its rows
+    made only when they are laid out here) and the lines below it."""
+
+    def __init__(self, make_rows: Callable[[], list[list[Text]]], legend: Wrapped | None = None) -> None:
+        self._make_rows, self.legend = make_rows, legend
+        self.below: list[Text] = []
+
+    @functools.cached_property
+    def rows(self) -> list[list[Text]]:
+        return self._make_rows()
+
+
 class SweepPlot(Vertical):
     """A sweep's plot and caption; a grid's heat maps instead (:mod:`tuiperf.tui.widgets.sweep_grid`)."""
 
-    _caption: tuple[list[list[Text]], list[Text]] | None = None  # the legend's rows and the lines below it
+    _caption: Caption | None = None  # what the caption shows
+    _below_due: Caption | None = None  # a caption whose lines below its legend come in the next frame
 
     def compose(self) -> ComposeResult:
         yield SweepLines(id="sweep-lines")
@@ -191,8 +232,10 @@ class SweepPlot(Vertical):
         crossovers: list[str] | None = None,
         grid: list[GridTable] | None = None,
         waiting: str = "",
+        legend: Wrapped | None = None,
     ) -> None:
-        """``waiting``: what the plot says while there is no ``sweep`` (one being measured)."""
+        """``waiting``: what the plot says while there is no ``sweep`` (one being measured); ``legend``:
+        the caption's legend of ``sweep`` laid out in another thread (:func:`legend_text`)."""
         heat = self.query_one(SweepGrid)
         is_grid = bool(sweep and sweep.grid and grid)
         heat.display = is_grid
@@ -210,43 +253,50 @@ class SweepPlot(Vertical):
             # lines, and redraws the caption without laying the screen out.
             measuring = [Text("slope …", style="dim"), Text("measuring", style="dim")]
             waiting_rows = [[legend_label(i, name), *measuring] for i, name in enumerate(order)]
-            self._caption = (waiting_rows, []) if waiting else None
+            self._caption = Caption(lambda: waiting_rows) if waiting else None
             if self._caption is None:
                 caption.show(Text(""))
             else:
                 self._lay_caption()
             return
-        rows = []
-        for i, name in enumerate(order or list(sweep.medians_ns)):
-            slope = sweep.slopes.get(name)
-            ms = sweep.medians_ns.get(name, [])
-            first = next((m for m in ms if m), None)
-            last = next((m for m in reversed(ms) if m), None)
-            label = legend_label(i, name)
-            slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
-            span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
-            sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
-            memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
-            rows.append([label, Text(slope_text), Text(span), Text(memory)])
         below = []
         if crossovers:  # "does it matter at my size?": a vertical line on the plot marks each 10 % crossover
             title = "Does the extra fixed cost matter at your size? (a vertical line in the variant's colour: 10 %)"
             below = [Text(title, style="bold"), *(Text(f"· {line}") for line in crossovers)]
-        self._caption = (rows, below)
+        # The legend's lines now (as many as the measuring caption's: no layout), the sentences below it
+        # in a frame of their own: they lay the screen out (a sweep's end was one frame of both, 15-25 ms)
+        laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
         self._lay_caption()
+        if below:
+            self._below_due = laid
+            self.set_timer(AFTER_FRAME_S, lambda: self._add_below(laid, below))
+
+    def _add_below(self, caption: Caption, below: list[Text]) -> None:
+        if self._caption is caption:  # (not another sweep's since)
+            caption.below = below
+            self._lay_caption()
+        if self._below_due is caption:
+            self._below_due = None
+
+    @property
+    def settled(self) -> bool:
+        """The caption shows all of the sweep (the lines below its legend come a frame after it)."""
+        return self._below_due is None
 
     def on_resize(self) -> None:
         self._lay_caption()  # the legend's memory column is there only where it fits
 
     def _lay_caption(self) -> None:
-        """One line per variant: where the memory column would wrap under each line, it is left out (m
-        plots memory). A hidden tab has no width yet: laid out again when it is shown (resized)."""
-        if self._caption is None:
+        """The legend (as laid out in another thread, at the width it was made for) and the lines below
+        it. A hidden tab has no width yet: laid out again when it is shown (resized)."""
+        shown = self._caption
+        if shown is None:
             return
-        rows, below = self._caption
         caption = self.query_one("#sweep-caption", TextBlock)
-        lines = columns(rows, "l" * len(rows[0]) if rows else "")
         width = caption.size.width or caption.last_width
-        if width and any(line.cell_len > width for line in lines):
-            lines = columns([row[:3] for row in rows], "lll")
-        caption.show_text(Text("\n").join([*lines, *below]))  # as many lines as shown: no layout
+        legend = shown.legend
+        # (a block never laid out has no width yet: the one the legend was made for is a fair guess)
+        if legend is not None and not shown.below and (not width or legend.width in (width, None)):
+            caption.show_text(legend)
+            return
+        caption.show_text(Text("\n").join([legend_text(shown.rows, width), *shown.below]))  # as many lines: no layout
