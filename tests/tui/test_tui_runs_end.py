@@ -161,3 +161,35 @@ async def test_the_histogram_waits_for_samples_while_a_run_measures(saved, scena
         gate.set()
         await main.runs.wait_for_end(30)
         assert "waiting for samples" in title and "press r" not in title
+
+
+def test_a_sweeps_crossover_sentences_are_laid_out_with_its_legend_in_the_runs_thread():
+    """GIVEN a sweep whose extra fixed cost crosses 10 % WHEN its tabs' text is prepared (the run's
+    thread) THEN the sentences under the legend come wrapped to the legend's width, and the two joined
+    are the lines that wrapping both at once gives (the UI thread wrapped the sentences at a sweep's end:
+    a frame of their own, 12-15 ms in ui_responsiveness.py)."""
+    import factories
+    from rich.text import Text
+
+    from tuiperf.tui.tab_contents import Widths, prepare
+    from tuiperf.tui.widgets.sweep_plot import below_text
+    from tuiperf.tui.widgets.text_block import joined, wrap
+
+    sizes = (1_000, 10_000, 100_000, 1_000_000)
+    run = factories.sweep(
+        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
+        parameter="batch",
+        values=sizes,
+        params={},
+    )
+    view = view_of(run)
+    contents = prepare(run, None, Widths(stats=80, breakdown=80, legend=60), view)
+    assert contents.legend is not None and contents.below is not None
+    assert contents.below.width == 60 and "eqx.filter_jit's +23.0 µs over jax.jit" in contents.below.text.plain
+    assert contents.below.text.plain == below_text(view.crossovers).plain
+    both = joined(contents.legend, contents.below)
+    at_once = wrap(Text("\n").join([contents.legend.text, contents.below.text]), 60)
+    assert [line.text for line in both.lines] == [line.text for line in at_once.lines]
+    assert len(both.lines) > len(contents.legend.lines) + 1 + len(view.crossovers)  # (the sentences wrapped)
+    no_crossing = factories.sweep({"a": [1.0, 2.0, 3.0], "b": [2.0, 3.0, 4.0]}, values=("x", "y", "z"))
+    assert prepare(no_crossing, None, Widths(80, 80, legend=60), view_of(no_crossing)).below is None

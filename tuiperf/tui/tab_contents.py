@@ -19,7 +19,7 @@ from tuiperf.tui.widgets.breakdown import detail_text
 from tuiperf.tui.widgets.profile_table import ProfileContent, profile_content
 from tuiperf.tui.widgets.run_progress import result_rows, rows_shown
 from tuiperf.tui.widgets.stats_table import StatsContent, stats_content
-from tuiperf.tui.widgets.sweep_plot import legend_rows, legend_text
+from tuiperf.tui.widgets.sweep_plot import below_text, legend_rows, legend_text
 from tuiperf.tui.widgets.text_block import Wrapped, wrap
 
 
@@ -44,6 +44,7 @@ class TabContents:
     progress: Wrapped | None = None  # the progress block's rows for the result
     progress_height: int = 0  # the screen's height they were made for
     legend: Wrapped | None = None  # the legend under its sweep's plot
+    below: Wrapped | None = None  # the sentences under that legend
 
 
 def prepare(
@@ -52,12 +53,13 @@ def prepare(
     """Every tab's text for ``result`` (and, with its ``view``, the progress block's rows and its sweep's
     legend); pure (no Textual), so it runs in a thread."""
     stats = stats_content(result, baseline, widths.stats) if result is not None else None
-    progress = legend = None
+    progress = legend = below = None
     if result is not None and widths.progress and widths.screen_height:
         shown = rows_shown(len(result.variants), widths.screen_height)
         progress = wrap(result_rows(result, shown), widths.progress)
     if view is not None and view.sweep is not None and not view.grid and widths.legend:
         legend = wrap(legend_text(legend_rows(view.sweep, view.order), widths.legend), widths.legend)
+        below = wrap(below_text(view.crossovers), widths.legend) if view.crossovers else None
     return TabContents(
         result,
         stats,
@@ -67,4 +69,5 @@ def prepare(
         progress,
         widths.screen_height,
         legend,
+        below,
     )

@@ -105,7 +105,12 @@ class ResultsPanel(Vertical):
             # the baseline when shown: `b` on another tab changes it without drawing the Breakdown
             "breakdown": lambda: breakdown.show(shown, stats.baseline, c.breakdown if (c := ready()) else None),
             "sweep": lambda: self.query_one(SweepPlot).show(
-                view.sweep, view.order, view.crossovers, view.grid, legend=c.legend if (c := ready()) else None
+                view.sweep,
+                view.order,
+                view.crossovers,
+                view.grid,
+                legend=c.legend if (c := ready()) else None,
+                below=c.below if c else None,
             ),
             "profile": lambda: self.query_one(ProfileTable).show(shown, c.profile if (c := ready()) else None),
         }

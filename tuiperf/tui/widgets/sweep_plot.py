@@ -25,7 +25,7 @@ from tuiperf.tui.widgets.braille_lines import BRAILLE_LEGEND
 from tuiperf.tui.widgets.histogram import _unit
 from tuiperf.tui.widgets.plot_base import AFTER_FRAME_S, CachedPlot, no_color, variant_hex, variant_rgb
 from tuiperf.tui.widgets.sweep_grid import SweepGrid
-from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
+from tuiperf.tui.widgets.text_block import TextBlock, Wrapped, joined
 
 QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
 MIN_PLOT_ROWS = 3  # rows of the plot itself; the title and the axes take five more
@@ -69,6 +69,13 @@ def legend_text(rows: list[list[Text]], width: int) -> Text:
     if width and any(line.cell_len > width for line in lines):
         lines = columns([row[:3] for row in rows], "lll")
     return Text("\n").join(lines)
+
+
+def below_text(crossovers: list[str]) -> Text:
+    """Under the legend: "does it matter at my size?" (a vertical line on the plot marks each 10 %
+    crossover); no Textual, so a thread makes it."""
+    title = "Does the extra fixed cost matter at your size? (a vertical line in the variant's colour: 10 %)"
+    return Text("\n").join([Text(title, style="bold"), *(Text(f"· {line}") for line in crossovers)])
 
 
 def legend_label(index: int, name: str) -> Text:
@@ -195,7 +202,7 @@ class Caption:
 
     def __init__(self, make_rows: Callable[[], list[list[Text]]], legend: Wrapped | None = None) -> None:
         self._make_rows, self.legend = make_rows, legend
-        self.below: list[Text] = []
+        self.below: Text | Wrapped | None = None
 
     @functools.cached_property
     def rows(self) -> list[list[Text]]:
@@ -233,9 +240,11 @@ class SweepPlot(Vertical):
         grid: list[GridTable] | None = None,
         waiting: str = "",
         legend: Wrapped | None = None,
+        below: Wrapped | None = None,
     ) -> None:
-        """``waiting``: what the plot says while there is no ``sweep`` (one being measured); ``legend``:
-        the caption's legend of ``sweep`` laid out in another thread (:func:`legend_text`)."""
+        """``waiting``: what the plot says while there is no ``sweep`` (one being measured); ``legend``
+        and ``below``: the caption's legend of ``sweep`` and the sentences under it, laid out in another
+        thread (:func:`legend_text`, :func:`below_text`)."""
         heat = self.query_one(SweepGrid)
         is_grid = bool(sweep and sweep.grid and grid)
         heat.display = is_grid
@@ -259,19 +268,15 @@ class SweepPlot(Vertical):
             else:
                 self._lay_caption()
             return
-        below = []
-        if crossovers:  # "does it matter at my size?": a vertical line on the plot marks each 10 % crossover
-            title = "Does the extra fixed cost matter at your size? (a vertical line in the variant's colour: 10 %)"
-            below = [Text(title, style="bold"), *(Text(f"· {line}") for line in crossovers)]
         # The legend's lines now (as many as the measuring caption's: no layout), the sentences below it
         # in a frame of their own: they lay the screen out (a sweep's end was one frame of both, 15-25 ms)
         laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
         self._lay_caption()
-        if below:
+        if crossovers:
             self._below_due = laid
-            self.set_timer(AFTER_FRAME_S, lambda: self._add_below(laid, below))
+            self.set_timer(AFTER_FRAME_S, lambda: self._add_below(laid, below or below_text(crossovers)))
 
-    def _add_below(self, caption: Caption, below: list[Text]) -> None:
+    def _add_below(self, caption: Caption, below: Text | Wrapped) -> None:
         if self._caption is caption:  # (not another sweep's since)
             caption.below = below
             self._lay_caption()
@@ -294,9 +299,16 @@ class SweepPlot(Vertical):
             return
         caption = self.query_one("#sweep-caption", TextBlock)
         width = caption.size.width or caption.last_width
-        legend = shown.legend
+        legend, below = shown.legend, shown.below
         # (a block never laid out has no width yet: the one the legend was made for is a fair guess)
-        if legend is not None and not shown.below and (not width or legend.width in (width, None)):
-            caption.show_text(legend)
-            return
-        caption.show_text(Text("\n").join([legend_text(shown.rows, width), *shown.below]))  # as many lines: no layout
+        if legend is not None and (not width or legend.width in (width, None)):
+            if below is None:
+                caption.show_text(legend)
+                return
+            if isinstance(below, Wrapped) and below.width == legend.width:
+                caption.show_text(joined(legend, below))
+                return
+        parts = [legend_text(shown.rows, width)]
+        if below is not None:
+            parts.append(below.text if isinstance(below, Wrapped) else below)
+        caption.show_text(Text("\n").join(parts))  # as many lines as shown: no layout

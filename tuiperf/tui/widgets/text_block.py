@@ -42,6 +42,14 @@ class Wrapped:
         return width == self.width
 
 
+def joined(first: Wrapped, *more: Wrapped) -> Wrapped:
+    """Wrapped texts one under the other, as their texts joined by a newline would be (same width)."""
+    parts = [first, *more]
+    assert all(part.width == first.width and part.cut == first.cut for part in parts)
+    text = Text("\n").join(part.text for part in parts)
+    return Wrapped(text, first.width, [line for part in parts for line in part.lines], first.cut)
+
+
 @functools.cache
 def _console() -> Console:
     """A console to lay text out with, in any thread (text carries its own styles: no terminal's needed)."""
