@@ -84,6 +84,37 @@ async def test_a_text_block_redraws_only_changes_and_lays_out_only_for_a_new_siz
         assert str(block.render()) == "four"
 
 
+class HiddenBlock(App):
+    def compose(self):
+        yield TextBlock("", id="hidden")
+
+    def on_mount(self) -> None:
+        self.query_one(TextBlock).display = False
+
+
+@sync
+async def test_text_shown_before_its_block_had_a_width_lays_out_nothing_for_as_many_lines():
+    """GIVEN text shown in a block not laid out yet (a sweep's waiting caption on a tab never shown)
+    WHEN the block is shown and given the same text again, then another of as many lines THEN the
+    other is drawn in place (it laid the screen out: the extent of the first was never known)."""
+    app = HiddenBlock()
+    async with app.run_test(size=(40, 10)) as pilot:
+        block = app.query_one(TextBlock)
+        waiting = Text("first measuring\nsecond measuring")
+        block.show_text(waiting)
+        assert block.size.width == 0 and block.extent is None
+        block.display = True
+        await pilot.pause()
+        updates: list[bool] = []
+        update = block.update
+        block.update = lambda content, *, layout=True: (updates.append(layout), update(content, layout=layout))  # type: ignore[method-assign]
+        block.show_text(waiting)  # (the caption laid out again once its tab is)
+        block.show_text(Text("first 1.0 µs\nsecond 2.0 µs"))
+        await pilot.pause()
+        assert updates == [False]
+        assert [block.render_line(y).text.rstrip() for y in range(2)] == ["first 1.0 µs", "second 2.0 µs"]
+
+
 @sync
 async def test_the_grid_draws_under_no_color(monkeypatch):
     """NO_COLOR's monochrome filter needs a style on every segment: an unstyled one stopped the app."""

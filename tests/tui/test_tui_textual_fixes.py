@@ -1,4 +1,4 @@
-"""The two fixes to Textual's compositor (tuiperf/tui/textual_fixes.py): each saves a full arrangement
+"""The three fixes to Textual's layout bookkeeping (tuiperf/tui/textual_fixes.py): each saves a full arrangement
 of the screen, counted here by wrapping Textual's private ``Compositor._arrange_root`` (a count, not a
 time); and no other module of the project reaches Textual's private modules."""
 
@@ -13,6 +13,7 @@ import pytest
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 from tui_helpers import sync
 
@@ -28,6 +29,7 @@ def arrangements(monkeypatch: pytest.MonkeyPatch, fixed: bool) -> Iterator[list[
     if not fixed:  # the methods the fixes wrap, as Textual ships them
         monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
         monkeypatch.setattr(Compositor, "update_widgets", Compositor.update_widgets.__wrapped__)
+        monkeypatch.setattr(Widget, "_size_updated", Widget._size_updated.__wrapped__)
     counted: list[None] = []
     arrange = Compositor._arrange_root
 
@@ -55,6 +57,30 @@ class Form(App[None]):
             for i in range(40):
                 yield Static(f"row {i}")
             yield Button("Cancel", id="cancel", disabled=True)
+
+
+class Caption(App[None]):
+    """A plot over a caption that grows (a sweep's, when its crossover sentences come)."""
+
+    CSS = "#plot { height: 1fr; } #caption { height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("plot", id="plot")
+        yield Static("one line", id="caption")
+
+
+async def caption_grown(app: Caption, counted: list[None]) -> int:
+    """Full arrangements when the caption grows by two lines (the plot above it shrinks)."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        plot, caption = app.query_one("#plot", Static), app.query_one("#caption", Static)
+        counted.clear()
+        caption.update("one line\ntwo\nthree")
+        await pilot.pause()
+        await pilot.pause()
+        assert (plot.size.height, caption.size.height) == (21, 3)  # laid out anew all the same
+        assert plot.virtual_size.height == 21
+        return len(counted)
 
 
 async def switches(app: Tabs, counted: list[None]) -> list[int]:
@@ -93,6 +119,7 @@ def test_the_fixes_apply_to_this_textual():
     assert textual_fixes.apply()  # once per process: a second call wraps nothing again
     assert Compositor.reflow.__wrapped__.__module__ == "textual._compositor"
     assert Compositor.update_widgets.__wrapped__.__module__ == "textual._compositor"
+    assert Widget._size_updated.__wrapped__.__module__ == "textual.widget"
 
 
 @sync
@@ -112,12 +139,21 @@ async def test_repainting_a_widget_out_of_sight_arranges_nothing(monkeypatch):
 
 
 @sync
+async def test_a_text_that_grows_arranges_the_screen_once(monkeypatch):
+    """GIVEN a caption under a plot WHEN it grows THEN the screen is arranged once (Textual arranged it
+    again for each resized widget's new virtual size: twice for every text block that grew)."""
+    with arrangements(monkeypatch, fixed=True) as counted:
+        assert await caption_grown(Caption(), counted) == 1
+
+
+@sync
 async def test_without_the_fixes_this_textual_arranges_more(monkeypatch):
     """The cases above with Textual's own methods: what the fixes are for is still in this Textual. When
     an upgrade makes this fail, Textual fixed it too and textual_fixes.py can go."""
     with arrangements(monkeypatch, fixed=False) as counted:
         assert await switches(Tabs(), counted) == [2, 2, 2]
         assert await cancel_toggled(Form(), counted) >= 1
+        assert await caption_grown(Caption(), counted) == 2
 
 
 def test_only_textual_fixes_imports_textuals_private_modules():

@@ -114,11 +114,17 @@ class TextBlock(Static):
         only when its wrapped height changes (every ``Static.update`` lays out all of the screen's
         widgets)."""
         wrapped, plain = (text, text.text) if isinstance(text, Wrapped) else (None, text)
-        if self._key is not _NOTHING and plain == self._key:
-            return
         as_wide_as_text = self.styles.width is not None and self.styles.width.is_auto
         width = None if as_wide_as_text else self._width()
         cut = self.styles.text_wrap == "nowrap" and self.styles.text_overflow == "ellipsis"
+        if self._key is not _NOTHING and plain == self._key:
+            if self._wrapped is None and self._extent is None and width != 0:
+                # shown before the block had a width: its lines now, so that the next text of as many
+                # lays nothing out (a sweep's waiting caption, on a tab not laid out yet)
+                if wrapped is None or wrapped.cut != cut or wrapped.width != width:
+                    wrapped = wrap(plain, width, cut)
+                self._wrapped, self._extent = wrapped, len(wrapped.lines)
+            return
         if wrapped is None or wrapped.cut != cut or (width != 0 and wrapped.width != width):
             # (a block never laid out has no width yet: the one the text was wrapped to is a fair guess)
             wrapped = wrap(plain, width, cut) if width != 0 else None
