@@ -193,3 +193,53 @@ def test_a_sweeps_crossover_sentences_are_laid_out_with_its_legend_in_the_runs_t
     assert len(both.lines) > len(contents.legend.lines) + 1 + len(view.crossovers)  # (the sentences wrapped)
     no_crossing = factories.sweep({"a": [1.0, 2.0, 3.0], "b": [2.0, 3.0, 4.0]}, values=("x", "y", "z"))
     assert prepare(no_crossing, None, Widths(80, 80, legend=60), view_of(no_crossing)).below is None
+
+
+@sync
+async def test_a_sweeps_plot_is_drawn_once_at_the_height_its_crossover_sentences_leave_it():
+    """GIVEN a sweep's plot waiting for it WHEN the sweep with crossover sentences is shown THEN its
+    picture is built once, at the height the plot has with the sentences under the legend (it was
+    built at the waiting caption's height too, in a thread, while the frame that laid the sentences
+    out was drawn)."""
+    import factories
+    from textual.app import App
+
+    from tuiperf.tui.widgets.plot_base import CachedPlot
+    from tuiperf.tui.widgets.sweep_plot import SweepPlot
+
+    sizes = (1_000, 10_000, 100_000, 1_000_000)
+    run = factories.sweep(
+        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
+        parameter="batch",
+        values=sizes,
+        params={},
+    )
+    view = view_of(run)
+    assert view.crossovers
+
+    class OnePlot(App[None]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield SweepPlot()
+
+    app = OnePlot()
+    async with app.run_test(size=(100, 30)) as pilot:
+        plot, lines = app.query_one(SweepPlot), app.query_one(SweepLines)
+        plot.show(None, view.order, waiting="Sweeping: the plot comes once every point is measured.")
+        await wait_until(pilot, lambda: lines.settled, what="the waiting picture")
+        waiting_height = lines.size.height
+        built: list[tuple[object, ...]] = []
+        build = CachedPlot._build
+
+        def counted(self, key, style):  # type: ignore[no-untyped-def]
+            built.append(key)
+            return build(self, key, style)
+
+        CachedPlot._build = counted  # type: ignore[method-assign]
+        try:
+            plot.show(view.sweep, view.order, view.crossovers)
+            await wait_until(pilot, lambda: plot.settled and lines.settled, what="the sweep drawn")
+        finally:
+            CachedPlot._build = build  # type: ignore[method-assign]
+        assert lines.size.height < waiting_height  # the sentences took rows from it
+        assert [key[1:3] for key in built] == [(lines.size.width, lines.size.height)]
+        assert lines.sweep is run.sweep

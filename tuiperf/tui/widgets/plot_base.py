@@ -76,19 +76,36 @@ class CachedPlot(PlotextPlot):
         self._version = 0
         self._built: tuple[PictureKey, list[Strip]] | None = None  # (key, the picture's strips)
         self._building: PictureKey | None = None
+        self._held = False  # new data not drawn yet: a frame that asks before it is due gets the last picture
         self._frame: tuple[PictureKey, list[Strip]] | None = None  # the picture the frame being drawn shows
         self._frame_width = 0
         self._cell_styles: dict[Any, Any] = {}  # plotext colours -> Rich style, for this widget's style and theme
         self.header: list[Text] = []  # lines above the figure (title, legend): never over the plot
 
-    def invalidate(self) -> None:
+    def invalidate(self, hold: bool = False) -> None:
+        """The data changed: draw it anew (with ``hold``, only once :meth:`release` is called)."""
         self._version += 1
+        self._held = True  # (a frame that paints the widget meanwhile shows the last picture)
+        if not hold:
+            self._draw_soon()
+
+    def release(self) -> None:
+        """Draw the data held back by :meth:`invalidate` (at the size the widget has by then)."""
+        if self._held:
+            self._draw_soon()
+
+    def _draw_soon(self) -> None:
         if self.region.area:  # on screen: drawn once the frame showing what changed with it is painted
             # (not when that frame asks: the old picture stays meanwhile), as plotext's pure Python shares
             # the GIL with the event loop: a build started at once doubled that frame (a sweep's end).
-            self.set_timer(AFTER_FRAME_S, self._current)
+            self.set_timer(AFTER_FRAME_S, self._draw_now)
         else:
+            self._held = False
             self.refresh()
+
+    def _draw_now(self) -> None:
+        self._held = False
+        self._current()
 
     def draw(self, width: int, height: int) -> None:  # pragma: no cover - abstract
         """Set up plotext's figure; lines put in :attr:`header` are drawn above it, outside the plot."""
@@ -119,7 +136,7 @@ class CachedPlot(PlotextPlot):
         key = self._key()
         if self._built is not None and self._built[0] == key:
             return self._built
-        if self._building != key:
+        if self._building != key and not self._held:
             self._building = key
             self._build(key, self.visual_style)
         return self._built

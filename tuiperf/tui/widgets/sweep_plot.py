@@ -93,12 +93,13 @@ class SweepLines(CachedPlot):
         self.quantity = "time"
         self.waiting = ""
 
-    def set_sweep(self, sweep: Sweep | None, order: list[str], waiting: str = "") -> None:
-        """``waiting``: what the plot says while there is no sweep (a sweep being measured)."""
+    def set_sweep(self, sweep: Sweep | None, order: list[str], waiting: str = "", hold: bool = False) -> None:
+        """``waiting``: what the plot says while there is no sweep (a sweep being measured); ``hold``:
+        drawn once released (:meth:`CachedPlot.release`)."""
         self.sweep = sweep
         self.order = order
         self.waiting = waiting
-        self.invalidate()
+        self.invalidate(hold)
 
     def set_quantity(self, quantity: str) -> None:
         self.quantity = quantity
@@ -255,7 +256,9 @@ class SweepPlot(Vertical):
             tables = sorted(grid, key=lambda t: ranked.get(t.variant, len(ranked)))
             heat.show(tables, sweep.title(), crossovers)
             return
-        self.query_one(SweepLines).set_sweep(sweep, order, waiting)
+        # with sentences to come under the legend, the plot is drawn after them, at the height they leave
+        # it (drawn before, it was drawn twice, once in the frame that laid them out: a sweep's end)
+        self.query_one(SweepLines).set_sweep(sweep, order, waiting, hold=bool(sweep and crossovers))
         caption = self.query_one("#sweep-caption", TextBlock)
         if not sweep:
             # While one is measured, its legend with a line per variant: the result's then takes as many
@@ -280,6 +283,7 @@ class SweepPlot(Vertical):
         if self._caption is caption:  # (not another sweep's since)
             caption.below = below
             self._lay_caption()
+            self.query_one(SweepLines).release()
         if self._below_due is caption:
             self._below_due = None
 
