@@ -811,3 +811,26 @@ async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_d
         await pilot.click("#results")
         app._collect_when_idle()
         assert collected == [2]  # a click: not away
+
+
+@sync
+async def test_a_full_collection_waits_for_a_result_just_shown_to_be_drawn(saved, scenario_dirs, tmp_path, monkeypatch):
+    """GIVEN the user away WHEN a run ends (its result shown, its plots still being drawn) THEN no full
+    collection comes until the screen has been still a while: one came at the next second's check, in
+    the middle of a sweep's end (a 156 ms stall, `benchmarks/ui_responsiveness.py --only lag`)."""
+    from tuiperf.tui import app as app_module
+
+    collected: list[int] = []
+    monkeypatch.setattr(app_module.gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    monkeypatch.setattr(app_module.gc, "get_count", lambda: (0, 0, 150))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test() as pilot:
+        main = await ready(pilot, scenario=None)
+        await wait_until(pilot, lambda: main.feed.have_devices, what="devices")
+        app._last_input -= 10  # away for ten seconds
+        main.show_result(saved["result"])  # (as a run's end shows it)
+        app._collect_when_idle()
+        assert collected == []
+        main.shown_at -= app_module.IDLE_FOR_FULL_COLLECTION_S  # the screen still since
+        app._collect_when_idle()
+        assert collected == [2]

@@ -181,7 +181,9 @@ class TuiperfApp(App[None]):
     def _collect_when_idle(self) -> None:
         main = self.main
         busy = main.running or not main.feed.have_devices
-        if full_collection_due(time.monotonic() - self._last_input, gc.get_count()[2], busy):
+        # a result just shown is still being drawn (its plots, a sweep's sentences): not a still screen
+        still_since = max(self._last_input, main.shown_at)
+        if full_collection_due(time.monotonic() - still_since, gc.get_count()[2], busy):
             gc.collect()
 
     # -- shared commands ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ superseded run's) and draws what is current. The streamed progress is drawn by o
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,7 @@ class MainScreen(MainCommands):
         self.catalog: Catalog | None = None
         self.devices: list[dict[str, Any]] = []
         self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
+        self.shown_at = 0.0  # when a result was last shown (time.monotonic): its plots are drawn after it
         self.blocked_reason: str | None = None  # why the last run asked for could not start
         self.panels_ready = False  # the form, run options and results panels are mounted (see _build_panels)
         self._launched = False  # the launch options' run happens once
@@ -312,6 +314,7 @@ class MainScreen(MainCommands):
     ) -> None:
         """Fill every result panel from one result (``view``, ``contents``: its view and its tabs' text,
         made already); a result the panels cannot show is reported."""
+        self.shown_at = time.monotonic()
         try:
             if state != "failed":
                 self.result = result
