@@ -126,3 +126,26 @@ async def test_the_history_lists_runs_whose_texts_are_markup(saved, scenario_dir
         await pilot.pause()
         table = app.screen.query_one("DataTable")
         assert str(table.get_row_at(0)[4]) == "c=[/]" and app.is_running
+
+
+@sync
+async def test_the_history_lists_a_sweep_as_one_with_each_points_medians(saved, scenario_dirs, tmp_path):
+    """GIVEN a stored sweep WHEN `h` lists it THEN its row says what it swept over how many points, and
+    each point's medians (the row said only its fixed parameters, and no median: a sweep has none of
+    its own, only its points')."""
+    import factories
+
+    path = tmp_path / "history.sqlite"
+    sweep = factories.sweep(
+        {"a": [1000.0, 2000.0], "b": [3000.0, 4000.0]}, parameter="width", values=(32, 512), scenario="tiny-sin"
+    )
+    with History(path) as history:
+        history.add(sweep)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h")
+        await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")
+        row = [str(cell) for cell in app.screen.query_one("DataTable").get_row_at(0)]
+        assert row[3] == "width=32: a 1.00 µs, b 3.00 µs; width=512: a 2.00 µs, b 4.00 µs"
+        assert row[4].startswith("sweep over width (2 points)")
