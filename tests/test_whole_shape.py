@@ -167,13 +167,7 @@ def test_the_markdown_and_history_of_a_run_in_three_processes(tmp_path, capsys):
 def test_the_crossover_of_an_extra_fixed_cost_is_found_from_the_points():
     from tuiperf.results.crossover import sentences
 
-    sizes = (1_000, 10_000, 100_000, 1_000_000)
-    run = factories.sweep(
-        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
-        parameter="batch",
-        values=sizes,
-        params={},
-    )
+    run = factories.crossing_sweep()
     ten, one = run.sweep.crossovers
     assert (ten.share, ten.where, one.share, one.where) == (0.1, "inside", 0.01, "beyond")
     assert ten.extra_ns == pytest.approx(23_000, rel=0.01) and ten.at == pytest.approx(197_000, rel=0.01)

@@ -11,6 +11,7 @@ import textwrap
 import threading
 
 import msgspec
+import pytest
 from tui_helpers import HAS_CAIRO, FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
 
 from tuiperf.common.errors import WorkerCrashed
@@ -790,13 +791,19 @@ def test_a_full_collection_waits_for_the_user_to_be_away():
     assert full_collection_due(idle_s=0.0, middle_collections=1000)  # never away: collected anyway
 
 
-@sync
-async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_dirs, tmp_path, monkeypatch):
+@pytest.fixture
+def collected(monkeypatch) -> list[int]:
+    """The full collections the app asks for (none run), with enough aged for one to be due."""
     from tuiperf.tui import app as app_module
 
-    collected: list[int] = []
-    monkeypatch.setattr(app_module.gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    asked: list[int] = []
+    monkeypatch.setattr(app_module.gc, "collect", lambda generation=2: asked.append(generation) or 0)
     monkeypatch.setattr(app_module.gc, "get_count", lambda: (0, 0, 150))
+    return asked
+
+
+@sync
+async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_dirs, tmp_path, collected):
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test() as pilot:
         main = await ready(pilot, scenario=None)
@@ -814,15 +821,12 @@ async def test_a_key_or_a_click_counts_as_the_user_being_there(saved, scenario_d
 
 
 @sync
-async def test_a_full_collection_waits_for_a_result_just_shown_to_be_drawn(saved, scenario_dirs, tmp_path, monkeypatch):
+async def test_a_full_collection_waits_for_a_result_just_shown_to_be_drawn(saved, scenario_dirs, tmp_path, collected):
     """GIVEN the user away WHEN a run ends (its result shown, its plots still being drawn) THEN no full
     collection comes until the screen has been still a while: one came at the next second's check, in
     the middle of a sweep's end (a 156 ms stall, `benchmarks/ui_responsiveness.py --only lag`)."""
     from tuiperf.tui import app as app_module
 
-    collected: list[int] = []
-    monkeypatch.setattr(app_module.gc, "collect", lambda generation=2: collected.append(generation) or 0)
-    monkeypatch.setattr(app_module.gc, "get_count", lambda: (0, 0, 150))
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
     async with app.run_test() as pilot:
         main = await ready(pilot, scenario=None)

@@ -175,13 +175,7 @@ def test_a_sweeps_crossover_sentences_are_laid_out_with_its_legend_in_the_runs_t
     from tuiperf.tui.widgets.sweep_plot import below_text
     from tuiperf.tui.widgets.text_block import joined, wrap
 
-    sizes = (1_000, 10_000, 100_000, 1_000_000)
-    run = factories.sweep(
-        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
-        parameter="batch",
-        values=sizes,
-        params={},
-    )
+    run = factories.crossing_sweep()
     view = view_of(run)
     contents = prepare(run, None, Widths(stats=80, breakdown=80, legend=60), view)
     assert contents.legend is not None and contents.below is not None
@@ -207,13 +201,7 @@ async def test_a_sweeps_plot_is_drawn_once_at_the_height_its_crossover_sentences
     from tuiperf.tui.widgets.plot_base import CachedPlot
     from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
-    sizes = (1_000, 10_000, 100_000, 1_000_000)
-    run = factories.sweep(
-        {"jax.jit": [10_000.0 + s for s in sizes], "eqx.filter_jit": [33_000.0 + s for s in sizes]},
-        parameter="batch",
-        values=sizes,
-        params={},
-    )
+    run = factories.crossing_sweep()
     view = view_of(run)
     assert view.crossovers
 
