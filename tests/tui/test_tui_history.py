@@ -149,3 +149,8 @@ async def test_the_history_lists_a_sweep_as_one_with_each_points_medians(saved, 
         row = [str(cell) for cell in app.screen.query_one("DataTable").get_row_at(0)]
         assert row[3] == "width=32: a 1.00 µs, b 3.00 µs; width=512: a 2.00 µs, b 4.00 µs"
         assert row[4].startswith("sweep over width (2 points)")
+        notes = record_notifications(app)
+        await pilot.press("p")  # a sweep has no one median per variant to follow over runs
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HistoryScreen"
+        assert any("is a sweep over width (2 points)" in note and "enter opens" in note for note in notes), notes

@@ -113,6 +113,15 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         if not self.runs:
             return
         like = self.runs[table.cursor_row]  # the runs measured as it was: its parameters, device, environments
+        if like.sweep:  # (its medians are its points': no one median per variant to follow over runs)
+            self.notify(
+                f"Run {like.id} is a {like.shape}: p follows single runs' medians over time; enter opens "
+                "the sweep's own plot.",
+                title="Not a single run",
+                severity="warning",
+                markup=False,
+            )
+            return
         title = " ".join(part for part in (like.scenario, like.label) if part)
         self.app.push_screen(TrendScreen(title, trend(self.runs, like)))
 
