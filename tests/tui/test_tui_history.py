@@ -153,4 +153,4 @@ async def test_the_history_lists_a_sweep_as_one_with_each_points_medians(saved, 
         await pilot.press("p")  # a sweep has no one median per variant to follow over runs
         await pilot.pause()
         assert type(app.screen).__name__ == "HistoryScreen"
-        assert any("is a sweep over width (2 points)" in note and "enter opens" in note for note in notes), notes
+        assert any("is a sweep over width (2 points): enter opens its plot" in note for note in notes), notes

@@ -115,8 +115,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         like = self.runs[table.cursor_row]  # the runs measured as it was: its parameters, device, environments
         if like.sweep:  # (its medians are its points': no one median per variant to follow over runs)
             self.notify(
-                f"Run {like.id} is a {like.shape}: p follows single runs' medians over time; enter opens "
-                "the sweep's own plot.",
+                f"Run {like.id} is a {like.shape}: enter opens its plot (p follows single runs).",
                 title="Not a single run",
                 severity="warning",
                 markup=False,
