@@ -75,9 +75,6 @@ class RunProgress(Vertical):
             yield TextBlock("", id="progress-eta")
         yield TextBlock("", id="estimates")
 
-    def _limit(self, n: int) -> int:
-        return rows_shown(n, self.app.size.height)
-
     def show_progress(self, live: RunState, order: list[str]) -> None:
         self._shown = (self.show_progress, live, order)
         with live.lock:
@@ -113,7 +110,7 @@ class RunProgress(Vertical):
     def _show_progress_rows(
         self, order: list[str], estimates: dict[str, float], counts: dict[str, int], finished: dict[str, VariantResult]
     ) -> None:
-        shown = self._limit(len(order))
+        shown = rows_shown(len(order), self.app.size.height)
         rows = []
         for i, name in enumerate(order[:shown]):
             done = finished.get(name)
