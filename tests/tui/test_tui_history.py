@@ -154,3 +154,32 @@ async def test_the_history_lists_a_sweep_as_one_with_each_points_medians(saved, 
         await pilot.pause()
         assert type(app.screen).__name__ == "HistoryScreen"
         assert any("is a sweep over width (2 points): enter opens its plot" in note for note in notes), notes
+
+
+@sync
+async def test_the_selected_run_stays_selected_when_the_list_is_read_again(saved, scenario_dirs, tmp_path):
+    """GIVEN the cursor on the second of three runs WHEN the list is read again (the filter typed, its
+    read coming after a move) THEN the cursor is on the same run, not back on the first: `p` or
+    enter act on the run the user chose (a reload landing after a move sent them to the newest)."""
+    import factories
+
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        runs = [factories.result({"a": factories.steady(1000.0 * n)}, scenario="tiny-sin") for n in (1, 2, 3)]
+        ids = [history.add(run) for run in runs]
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h")
+        screen = app.screen
+        await wait_until(pilot, lambda: len(getattr(screen, "runs", [])) == 3, what="the listing")
+        assert [run.id for run in screen.runs] == ids[::-1]  # newest first
+        table = screen.query_one("DataTable")
+        table.move_cursor(row=1)
+        chosen = screen.runs[1].id
+        screen.show(list(reversed(screen.runs)))  # a read that orders them otherwise
+        await pilot.pause()
+        assert screen.runs[table.cursor_row].id == chosen
+        screen.show([run for run in screen.runs if run.id != chosen])  # gone from the list: the first row
+        await pilot.pause()
+        assert table.cursor_row == 0

@@ -5,6 +5,7 @@ are measured by benchmarks/ui_responsiveness.py; these tests check the order of 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
 
@@ -12,6 +13,7 @@ from tuiperf.results import history as history_module
 from tuiperf.results.history import History
 from tuiperf.tui import run_history
 from tuiperf.tui.app import TuiperfApp
+from tuiperf.tui.run_history import STORE_AFTER_S
 from tuiperf.tui.view import view_of
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.sweep_plot import SweepLines
@@ -105,9 +107,21 @@ async def test_a_run_is_stored_once_its_result_is_drawn_not_on_the_ui_thread(
 
     monkeypatch.setattr(history_module, "record", recording)
     async with app.run_test(size=(160, 48)) as pilot:
-        await ready(pilot)
+        main = await ready(pilot)
+        timers: list[tuple[float, Callable[[], object]]] = []  # the store's, held here: no race with a slow machine
+        set_timer = main.set_timer
+
+        def holding_the_stores(delay, fn, **kw):  # type: ignore[no-untyped-def]
+            if getattr(fn, "__self__", None) is not main.history:
+                return set_timer(delay, fn, **kw)
+            timers.append((delay, fn))
+            return set_timer(3600.0, lambda: None)
+
+        monkeypatch.setattr(main, "set_timer", holding_the_stores)
         main = await run_to_end(pilot)
         assert recorded == [] and main.history.last_stored is None  # not with the result's own frames
+        assert [delay for delay, _ in timers] == [STORE_AFTER_S]
+        timers[0][1]()  # the timer comes
         await wait_until(pilot, lambda: main.history.last_stored is not None, what="the run stored")
         assert recorded == [(True, False)]
         assert stored_ids(path) == [main.history.last_stored]

@@ -77,8 +77,9 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.app.call_from_thread(self.show, runs)
 
     def show(self, runs: list[StoredRun]) -> None:
-        runs = self.runs = inert_data(runs)  # drawn here and in the trend plot; chosen by id
         table = self.query_one(DataTable)
+        chosen = self.runs[table.cursor_row].id if self.runs and table.row_count else None
+        runs = self.runs = inert_data(runs)  # drawn here and in the trend plot; chosen by id
         table.clear()
         for run in runs:
             cells = [
@@ -93,6 +94,9 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
                 one_line(run.status, 10),
             ]
             table.add_row(*map(Text, cells), key=str(run.id))  # Text: a DataTable reads a str as markup
+        ids = [run.id for run in runs]
+        if chosen in ids:  # a read again (the filter typed) keeps the run the cursor was on
+            table.move_cursor(row=ids.index(chosen), animate=False)
         count = f"{len(runs)} run{'s' * (len(runs) != 1)}" + (" (the newest)" if len(runs) == LISTED else "")
         self.query_one("#history-title", Static).update(Text(f"{count} in {one_line(self.path)}"))
 
