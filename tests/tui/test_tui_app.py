@@ -296,9 +296,9 @@ async def test_live_mode_reruns_without_taking_the_keyboard(saved, scenario_dirs
         await pilot.press("2")
         await pilot.pause()
         assert field.value == "32" and app.focused is field and main.view == "setup"
+        await wait_until(pilot, lambda: runner.requests[-1].params["size"] == 32, what="the live run after 2")
         await main.runs.wait_for_end(10)
-        await pilot.pause(0.8)
-        assert runner.requests[-1].params["size"] == 32 and app.focused is field
+        assert app.focused is field
         field.value = "-3"  # an invalid value does not start a run
         await pilot.pause(1.0)
         assert runner.requests[-1].params["size"] == 32
