@@ -53,6 +53,18 @@ def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):
         assert remaining == 1  # the pruned runs' medians went with them (foreign keys)
 
 
+def test_the_apps_filter_lists_the_runs_whose_scenario_id_holds_the_text_in_any_case(tmp_path):
+    """The app's filter narrows as it is typed: "disp" lists dispatch-floor's runs (it listed none
+    until the whole id was typed); % and _ are characters, not SQL patterns."""
+    with History(tmp_path / "h.sqlite") as history:
+        for scenario in ("dispatch-floor", "filter-jit-overhead", "my_model", "mymodel"):
+            history.add(result({"v": steady(10.0)}, scenario=scenario))
+        assert [r.scenario for r in history.list(matching="DISP")] == ["dispatch-floor"]
+        assert {r.scenario for r in history.list(matching="-")} == {"dispatch-floor", "filter-jit-overhead"}
+        assert [r.scenario for r in history.list(matching="y_m")] == ["my_model"]
+        assert history.list(matching="%") == [] and len(history.list(matching="")) == 4
+
+
 def test_an_older_schema_is_migrated_and_its_runs_kept(tmp_path):
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path)

@@ -183,3 +183,22 @@ async def test_the_selected_run_stays_selected_when_the_list_is_read_again(saved
         screen.show([run for run in screen.runs if run.id != chosen])  # gone from the list: the first row
         await pilot.pause()
         assert table.cursor_row == 0
+
+
+@sync
+async def test_the_filter_narrows_the_list_as_part_of_an_id_is_typed(saved, scenario_dirs, tmp_path):
+    import factories
+
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        for scenario in ("dispatch-floor", "tiny-sin"):
+            history.add(factories.result({"a": factories.steady(1000.0)}, scenario=scenario))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h")
+        screen = app.screen
+        await wait_until(pilot, lambda: [r.scenario for r in screen.runs] == ["tiny-sin"], what="tiny-sin's runs")
+        screen.query_one("#history-filter").value = ""
+        await pilot.press("slash", *"disp")
+        await wait_until(pilot, lambda: [r.scenario for r in screen.runs] == ["dispatch-floor"], what="narrowed")

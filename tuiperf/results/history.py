@@ -378,11 +378,14 @@ class History:
         return decode(row[0], where=f"{self.path} run {run_id}")
 
     @staticmethod
-    def _where(scenario: str | None, since: str | None) -> tuple[str, builtins.list[str]]:
+    def _where(scenario: str | None, since: str | None, matching: str | None = None) -> tuple[str, builtins.list[str]]:
         where, values = [], []
         if scenario:
             where.append("scenario = ?")
             values.append(scenario)
+        if matching:  # instr, not LIKE: the text's own % and _ are plain characters
+            where.append("instr(lower(scenario), lower(?)) > 0")
+            values.append(matching)
         if since is not None:
             where.append("started_at >= ?")
             values.append(parse_date(since, "--since"))
@@ -395,9 +398,16 @@ class History:
             (total,) = self._db.execute("SELECT count(*) FROM runs" + where, values).fetchone()
         return int(total)
 
-    def list(self, scenario: str | None = None, since: str | None = None, limit: int | None = None) -> list[StoredRun]:
-        """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time."""
-        where, values = self._where(scenario, since)
+    def list(
+        self,
+        scenario: str | None = None,
+        since: str | None = None,
+        limit: int | None = None,
+        matching: str | None = None,
+    ) -> list[StoredRun]:
+        """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time; ``matching``: the runs
+        whose scenario id holds that text, in any case (the app's filter, narrowing as it is typed)."""
+        where, values = self._where(scenario, since, matching)
         sweep = "sweep" if self._version >= 3 else "''"
         sql = f"SELECT id, scenario, started_at, device, dispatch, params, jax_version, status, {sweep} FROM runs"
         sql += where + " ORDER BY started_at DESC, id DESC"

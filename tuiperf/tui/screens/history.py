@@ -19,7 +19,7 @@ from tuiperf.results.history import History, StoredRun, trend
 from tuiperf.results.model import Sweep
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
-LISTED = 500  # the newest runs shown; the filter narrows by scenario
+LISTED = 500  # the newest runs shown; the filter narrows by scenario id (any part of it)
 
 
 def listed_medians(run: StoredRun) -> str:
@@ -54,7 +54,8 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Stored runs in {one_line(self.path)}"), id="history-title")
-        yield Input(self.scenario, placeholder="/ scenario id (empty: all)", id="history-filter", compact=True)
+        placeholder = "/ part of a scenario id (empty: all)"
+        yield Input(self.scenario, placeholder=placeholder, id="history-filter", compact=True)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         hint = "enter shows a run as it was measured · b compares the shown result with it · p plots medians over runs"
         yield Static(hint, classes="dim")
@@ -67,10 +68,10 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.load(self.scenario)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False, description="history")
-    def load(self, scenario: str) -> None:
+    def load(self, part_of_id: str) -> None:
         try:
             with History(self.path, readonly=True) as history:
-                runs = history.list(scenario=scenario or None, limit=LISTED)
+                runs = history.list(matching=part_of_id, limit=LISTED)
         except TuiperfError as exc:
             self.app.call_from_thread(self.query_one("#history-title", Static).update, Text(f"✗ {one_line(exc)}"))
             return
