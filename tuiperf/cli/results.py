@@ -180,17 +180,11 @@ def _sweep_label(run: StoredRun) -> list[str]:
 
 
 def _medians(run: StoredRun) -> list[str]:
-    """A single run's median per variant; a sweep's, point by point (``n=1: a 1.00 µs · b 2.00 µs``)."""
+    """A line per variant of a single run; a sweep's a line per point (``n=1: a 1.00 µs · b 2.00 µs``: a
+    listing laid out as a record joins the points with ", ")."""
     from tuiperf.common.text import one_line
-    from tuiperf.common.units import format_ns
 
-    def listed(medians: dict[str, float | None]) -> str:
-        # " · " between variants: a listing laid out as a record joins the points with ", "
-        return " · ".join(f"{one_line(k)} {format_ns(v)}" for k, v in medians.items() if v is not None)
-
-    if run.sweep:
-        return [f"{one_line(run.point_label(value))}: {listed(medians) or '—'}" for value, medians in run.points]
-    return [f"{one_line(k)} {format_ns(v)}" for k, v in run.medians.items() if v is not None]
+    return [one_line(line) for line in run.median_texts(" · ")]
 
 
 def prune(path: Path, args: argparse.Namespace) -> int:

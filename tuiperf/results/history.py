@@ -29,6 +29,7 @@ from typing import Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path
+from tuiperf.common.units import format_ns
 from tuiperf.results.model import RunResult, Sweep
 from tuiperf.results.resultfile import decode, encode
 
@@ -120,6 +121,17 @@ class StoredRun:
     def point_label(self, value: str) -> str:
         """``n_args=4``, or a grid cell's ``n_args=4, size=64`` (stored as such)."""
         return value if self.is_grid else f"{self.sweep}={value}"
+
+    def median_texts(self, between: str) -> list[str]:
+        """The listings' medians: a single run's ``a 1.00 µs`` per variant; a sweep's ``n_args=4: a 1.00 µs``
+        ``<between>b 2.00 µs`` per point ("—" where none was measured). Not made inert: the caller's job."""
+
+        def measured(medians: dict[str, float | None]) -> list[str]:
+            return [f"{name} {format_ns(median)}" for name, median in medians.items() if median is not None]
+
+        if self.sweep:
+            return [f"{self.point_label(value)}: {between.join(measured(m)) or '—'}" for value, m in self.points]
+        return measured(self.medians)
 
     @property
     def shape(self) -> str:

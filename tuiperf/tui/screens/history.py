@@ -14,24 +14,11 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import inert_data, one_line
-from tuiperf.common.units import format_ns
 from tuiperf.results.history import History, StoredRun, trend
 from tuiperf.results.model import Sweep
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
 
 LISTED = 500  # the newest runs shown; the filter narrows by scenario id (any part of it)
-
-
-def listed_medians(run: StoredRun) -> str:
-    """A single run's median per variant; a sweep's point by point (``width=32: a 1.00 µs, b 2.00 µs;``
-    ``width=512: …``): a sweep has no medians of its own."""
-
-    def listed(medians: dict[str, float | None]) -> str:
-        return ", ".join(f"{k} {format_ns(v)}" for k, v in medians.items() if v is not None) or "—"
-
-    if run.sweep:
-        return "; ".join(f"{run.point_label(value)}: {listed(medians)}" for value, medians in run.points)
-    return listed(run.medians) if run.medians else ""
 
 
 class HistoryScreen(Screen[tuple[str, int] | None]):
@@ -87,7 +74,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
                 str(run.id),
                 one_line(run.started_at[:19].replace("T", " ")),
                 one_line(run.scenario, 30),
-                one_line(listed_medians(run), 100),  # (a sweep's points, each with its medians)
+                one_line(("; " if run.sweep else ", ").join(run.median_texts(", ")), 100),  # (a sweep: point by point)
                 one_line(f"{run.shape} · {run.params}" if run.sweep else run.params, 60),
                 one_line(run.device, 30),
                 one_line(run.dispatch, 10),
