@@ -117,7 +117,8 @@ def test_a_file_it_cannot_trust_is_reported_and_left_untouched(tmp_path, content
 @pytest.mark.parametrize("made", ["empty file", "created, no schema yet"])
 def test_a_history_being_created_reads_as_empty_not_as_someone_elses(tmp_path, made):
     """A reader (the browser test's poll, `tuiperf history`) that opens the file between the app's
-    creating it and giving it its schema read "this file is not a tuiperf history" (CI, test_serve)."""
+    creating it and giving it its schema read "this file is not a tuiperf history" (CI, test_serve);
+    so did a second writer (a test's poll, tests/tui/test_tui_history.py)."""
     path = tmp_path / "h.sqlite"
     if made == "empty file":
         path.write_bytes(b"")
@@ -127,6 +128,11 @@ def test_a_history_being_created_reads_as_empty_not_as_someone_elses(tmp_path, m
         db.close()
     with History(path, readonly=True) as history:
         assert history.list() == []
+    with History(path) as history:  # a second writer (two tuiperfs storing their first runs at once)
+        assert history.list() == []
+        history.add(result({"v": steady(10.0)}))
+    with History(path, readonly=True) as history:
+        assert len(history.list()) == 1
     foreign = tmp_path / "other.sqlite"
     db = sqlite3.connect(foreign)
     db.execute("CREATE TABLE notes (text TEXT)")

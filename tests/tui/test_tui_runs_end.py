@@ -20,9 +20,7 @@ from tuiperf.tui.widgets.sweep_plot import SweepLines
 
 
 def stored_ids(path) -> list[int]:
-    if not path.exists():
-        return []
-    with History(path) as history:
+    with History(path, readonly=True) as history:  # (a poll: reads only, a missing file as empty)
         return [run.id for run in history.list()]
 
 

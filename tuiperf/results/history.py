@@ -294,7 +294,7 @@ class History:
         """Refuse a file that is not ours or is newer than this tuiperf, before writing anything."""
         (app_id,) = self._db.execute("PRAGMA application_id").fetchone()
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if existed and app_id != APPLICATION_ID:
+        if existed and app_id != APPLICATION_ID and not _being_made(self._db):  # (made by another writer now)
             raise HistoryError("this file is not a tuiperf history; it was left untouched", where=str(self.path))
         if version > SCHEMA_VERSION:
             raise HistoryError(
