@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+import factories
 from tui_helpers import FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
 
 from tuiperf.results.history import History
@@ -9,9 +13,7 @@ from tuiperf.tui.app import TuiperfApp
 
 
 def stored_runs(path):
-    if not path.exists():
-        return []
-    with History(path) as history:
+    with History(path, readonly=True) as history:  # (a poll: reads only, a missing file as empty)
         return history.list()
 
 
@@ -109,22 +111,32 @@ async def test_a_run_the_history_cannot_store_is_said_with_why_and_kept(saved, s
         assert list((tmp_path / "data" / "tuiperf" / "unsaved").glob("*.json"))
 
 
+def history_holding(tmp_path, *results) -> tuple[Path, list[int]]:
+    """A history with these results stored, oldest first; their run ids."""
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        return path, [history.add(result) for result in results]
+
+
+async def history_listed(pilot, listed: Callable[[list], object] = bool):
+    """The history screen (`h`) once its runs satisfy ``listed``."""
+    await ready(pilot)
+    await pilot.press("escape", "h")
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: listed(getattr(screen, "runs", [])), what="the listing")
+    return screen
+
+
 @sync
 async def test_the_history_lists_runs_whose_texts_are_markup(saved, scenario_dirs, tmp_path):
-    import factories
-
-    path = tmp_path / "history.sqlite"
     marked = factories.result({"[/]": factories.steady(1000.0)}, scenario="tiny-sin", params={"c": "[/]"})
     marked.started_at = "[link=file:///etc/passwd]x\x1b]0;t\x07"
-    with History(path) as history:
-        history.add(marked)
+    path, _ = history_holding(tmp_path, marked)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        await pilot.press("escape", "h")
-        await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")
+        screen = await history_listed(pilot)
         await pilot.pause()
-        table = app.screen.query_one("DataTable")
+        table = screen.query_one("DataTable")
         assert str(table.get_row_at(0)[4]) == "c=[/]" and app.is_running
 
 
@@ -133,20 +145,14 @@ async def test_the_history_lists_a_sweep_as_one_with_each_points_medians(saved, 
     """GIVEN a stored sweep WHEN `h` lists it THEN its row says what it swept over how many points, and
     each point's medians (the row said only its fixed parameters, and no median: a sweep has none of
     its own, only its points')."""
-    import factories
-
-    path = tmp_path / "history.sqlite"
     sweep = factories.sweep(
         {"a": [1000.0, 2000.0], "b": [3000.0, 4000.0]}, parameter="width", values=(32, 512), scenario="tiny-sin"
     )
-    with History(path) as history:
-        history.add(sweep)
+    path, _ = history_holding(tmp_path, sweep)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
     async with app.run_test(size=(200, 40)) as pilot:
-        await ready(pilot)
-        await pilot.press("escape", "h")
-        await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")
-        row = [str(cell) for cell in app.screen.query_one("DataTable").get_row_at(0)]
+        screen = await history_listed(pilot)
+        row = [str(cell) for cell in screen.query_one("DataTable").get_row_at(0)]
         assert row[3] == "width=32: a 1.00 µs, b 3.00 µs; width=512: a 2.00 µs, b 4.00 µs"
         assert row[4].startswith("sweep over width (2 points)")
         notes = record_notifications(app)
@@ -161,18 +167,11 @@ async def test_the_selected_run_stays_selected_when_the_list_is_read_again(saved
     """GIVEN the cursor on the second of three runs WHEN the list is read again (the filter typed, its
     read coming after a move) THEN the cursor is on the same run, not back on the first: `p` or
     enter act on the run the user chose (a reload landing after a move sent them to the newest)."""
-    import factories
-
-    path = tmp_path / "history.sqlite"
-    with History(path) as history:
-        runs = [factories.result({"a": factories.steady(1000.0 * n)}, scenario="tiny-sin") for n in (1, 2, 3)]
-        ids = [history.add(run) for run in runs]
+    runs = [factories.result({"a": factories.steady(1000.0 * n)}, scenario="tiny-sin") for n in (1, 2, 3)]
+    path, ids = history_holding(tmp_path, *runs)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
     async with app.run_test(size=(160, 40)) as pilot:
-        await ready(pilot)
-        await pilot.press("escape", "h")
-        screen = app.screen
-        await wait_until(pilot, lambda: len(getattr(screen, "runs", [])) == 3, what="the listing")
+        screen = await history_listed(pilot, lambda listed: len(listed) == 3)
         assert [run.id for run in screen.runs] == ids[::-1]  # newest first
         table = screen.query_one("DataTable")
         table.move_cursor(row=1)
@@ -187,18 +186,19 @@ async def test_the_selected_run_stays_selected_when_the_list_is_read_again(saved
 
 @sync
 async def test_the_filter_narrows_the_list_as_part_of_an_id_is_typed(saved, scenario_dirs, tmp_path):
-    import factories
-
-    path = tmp_path / "history.sqlite"
-    with History(path) as history:
-        for scenario in ("dispatch-floor", "tiny-sin"):
-            history.add(factories.result({"a": factories.steady(1000.0)}, scenario=scenario))
+    """GIVEN `h` WHEN part of an id is typed THEN the list narrows to its runs; WHEN a read for an
+    earlier filter lands after THEN it is dropped (the list would show runs the filter does not name)."""
+    path, _ = history_holding(
+        tmp_path,
+        *(factories.result({"a": factories.steady(1000.0)}, scenario=s) for s in ("dispatch-floor", "tiny-sin")),
+    )
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
     async with app.run_test(size=(120, 30)) as pilot:
-        await ready(pilot)
-        await pilot.press("escape", "h")
-        screen = app.screen
-        await wait_until(pilot, lambda: [r.scenario for r in screen.runs] == ["tiny-sin"], what="tiny-sin's runs")
+        screen = await history_listed(pilot, lambda listed: [r.scenario for r in listed] == ["tiny-sin"])
+        earlier = screen.runs
         screen.query_one("#history-filter").value = ""
         await pilot.press("slash", *"disp")
         await wait_until(pilot, lambda: [r.scenario for r in screen.runs] == ["dispatch-floor"], what="narrowed")
+        screen.show(earlier, read_for="tiny-sin")  # the first read, landing late
+        await pilot.pause()
+        assert [r.scenario for r in screen.runs] == ["dispatch-floor"]

@@ -38,6 +38,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         self.path = path
         self.scenario = scenario or ""
         self.runs: list[StoredRun] = []
+        self._read_for = self.scenario
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Stored runs in {one_line(self.path)}"), id="history-title")
@@ -52,7 +53,11 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         table = self.query_one(DataTable)
         for column in ("run", "started", "scenario", "medians", "parameters", "device", "dispatch", "jax", "status"):
             table.add_column(column, key=column)
-        self.load(self.scenario)
+        self.read(self.scenario)
+
+    def read(self, part_of_id: str) -> None:
+        self._read_for = part_of_id  # the runs shown are this read's: an older one landing late is dropped
+        self.load(part_of_id)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False, description="history")
     def load(self, part_of_id: str) -> None:
@@ -62,9 +67,12 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         except TuiperfError as exc:
             self.app.call_from_thread(self.query_one("#history-title", Static).update, Text(f"✗ {one_line(exc)}"))
             return
-        self.app.call_from_thread(self.show, runs)
+        self.app.call_from_thread(self.show, runs, part_of_id)
 
-    def show(self, runs: list[StoredRun]) -> None:
+    def show(self, runs: list[StoredRun], read_for: str | None = None) -> None:
+        """``read_for``: the filter they were read for (see :meth:`read`)."""
+        if read_for is not None and read_for != self._read_for:
+            return
         table = self.query_one(DataTable)
         chosen = self.runs[table.cursor_row].id if self.runs and table.row_count else None
         runs = self.runs = inert_data(runs)  # drawn here and in the trend plot; chosen by id
@@ -90,7 +98,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.load(event.value.strip())
+        self.read(event.value.strip())
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
