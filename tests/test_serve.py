@@ -1,10 +1,12 @@
-"""``tuiperf serve``: the explorer in a browser tab, checked in a real headless Chromium (Debian's
-``chromium``, driven by Playwright): the page loads, a key pressed in the page runs a scenario, which
-reaches the history database, and a screenshot of the page is taken."""
+"""``tuiperf serve``: only the holder of the printed token drives the explorer (no token, another site's
+Origin, a foreign Host: refused), the explorers end with the server however it ends, and the explorer
+in a real headless Chromium (Debian's ``chromium``, driven by Playwright): the printed address loads, a
+key pressed in the page runs a scenario, which reaches the history database, and a screenshot is taken."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -66,6 +68,19 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     raise AssertionError(f"nothing listens on {HOST}:{port}")
 
 
+def start_server(command: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def printed_url(server: subprocess.Popen[bytes]) -> str:
+    """The address ``tuiperf serve`` prints first, token and all."""
+    assert server.stdout is not None
+    first = server.stdout.readline().decode()
+    match = re.search(r"http://\S+/\?token=[\w-]+", first)
+    assert match, f"no address with a token in {first!r}"
+    return match.group(0)
+
+
 def stored_runs(path: Path) -> int:
     from tuiperf.results.history import History
 
@@ -85,10 +100,9 @@ def test_a_scenario_runs_in_a_browser_tab(tmp_path):
     port, history = free_port(), tmp_path / "history.sqlite"
     command = [sys.executable, "-m", "tuiperf", "--scenarios", str(SCENARIOS), "--history", str(history)]
     command += ["serve", "--port", str(port), "tiny-sin", "--budget", "0.3", "--samples", "200"]
-    server = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    server = start_server(command, tmp_path)
     try:
+        url = printed_url(server)
         wait_for_port(port, server)
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch_persistent_context(  # a fresh profile
@@ -98,7 +112,9 @@ def test_a_scenario_runs_in_a_browser_tab(tmp_path):
                 viewport={"width": 1280, "height": 800},
             )
             page = browser.new_page()
-            page.goto(f"http://{HOST}:{port}/")
+            refused = page.goto(f"http://{HOST}:{port}/")  # without the token
+            assert refused is not None and refused.status == 403 and "needs the token" in page.content()
+            page.goto(url)
             page.wait_for_selector("body.-first-byte", timeout=120_000)  # the explorer's first output
             page.locator(".textual-terminal").click()
             # The page is a canvas: nothing in it says when the form is ready. r is pressed once, and

@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
     serve.add_argument("--no-mouse", action="store_true", help=argparse.SUPPRESS)
     serve.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default 8000)")
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the browser may use besides 127.0.0.1, localhost and [::1] (repeatable)",
+    )
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     flags.scenario_dirs(listing)

@@ -229,6 +229,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 
     for name in args.environments:
         lookup(name)  # an unknown name is one line and exit 2, before the app opens
+    _end_with_server()
 
     run_app(
         history_path=history_path(args),
@@ -243,6 +244,19 @@ def cmd_app(args: argparse.Namespace) -> int:
         mouse=not args.no_mouse,
     )
     return 0
+
+
+def _end_with_server() -> None:
+    """An explorer started by ``tuiperf serve`` ends when the server ends, by any signal, and takes its
+    measuring processes with it: nobody can reach it any more."""
+    import os
+
+    from tuiperf.cli.serve import SERVER_PID_VARIABLE
+    from tuiperf.common.outlive import end_with, kill_children
+
+    server = os.environ.pop(SERVER_PID_VARIABLE, "")
+    if server.isdigit():
+        end_with(int(server), before_exit=kill_children)
 
 
 def _check_folder(folder: Any) -> None:

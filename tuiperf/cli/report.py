@@ -10,6 +10,7 @@ comes from a result file (names, titles, errors, warnings) is shown as inert tex
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from rich import box
@@ -129,12 +130,23 @@ def header(result: RunResult) -> Group:
         )
     parts: list[Any] = [
         Hanging(one_line(result.scenario.title or result.scenario.id), style="bold"),
+        *shadowing_copy(result.scenario.path),
         Flow(assignments, lead="params: ", sep=", ", indent=len("params: ")),
         Flow([f for f in facts if f], sep=" · ", style="dim"),
     ]
     if result.partial:
         parts.append(Hanging(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}", style="bold yellow"))
     return Group(*parts, Text(""))
+
+
+def shadowing_copy(path: str) -> list[Any]:
+    """A line when the file that ran is a user's copy in place of a built-in of the same name: whoever
+    saved it (an editor, a served explorer) changed what ``tuiperf run ID`` runs."""
+    from tuiperf.catalog.folders import builtin_dir, is_builtin
+
+    if not path or is_builtin(path) or not (builtin_dir() / Path(path).name).is_file():
+        return []
+    return [Hanging(f"ran your copy {one_line(path)}, which replaces the built-in of that name", style="yellow")]
 
 
 def environments(result: RunResult) -> list[Any]:
