@@ -55,10 +55,10 @@ def main() -> None:
         for name in variants:
             for mode in ("sync", "async"):
                 entries = [run[name] for run in runs[mode] if name in run]
-                medians = [e.stats.median_ns / 1e3 for e in entries]
+                medians = [e.sampling.stats.median_ns / 1e3 for e in entries]
                 spread = max(medians) / min(medians) - 1
-                multi = statistics.mean(len(e.modes) > 1 for e in entries)
-                with_breakdown = [e.breakdown_ns for e in entries if e.breakdown_ns is not None]
+                multi = statistics.mean(len(e.sampling.modes) > 1 for e in entries)
+                with_breakdown = [e.breakdown for e in entries if e.breakdown is not None]
                 reliable = statistics.mean(b.reliable for b in with_breakdown) if with_breakdown else float("nan")
                 shown = ", ".join(f"{m:.2f}" for m in medians)
                 print(

@@ -107,7 +107,7 @@ from tuiperf.measuring.inprocess import InProcessRunner
 settings = RunSettings(dispatch=sys.argv[1], budget_s=float(sys.argv[5]), profile=False)
 request = RunRequest(scenario=sys.argv[2], params=json.loads(sys.argv[3]), variants=[sys.argv[4]], settings=settings)
 doc = InProcessRunner().run(request)
-print(json.dumps({"median_ns": doc.variants[0].stats.median_ns}))
+print(json.dumps({"median_ns": doc.variants[0].sampling.stats.median_ns}))
 """
 
 
@@ -138,8 +138,8 @@ def tuiperf_median(scenario: str, params: dict, variant: str, dispatch: str, bud
         )
     finally:
         runner.close()
-    stats = doc.variants[0].stats
-    assert stats is not None, doc.variants[0].error
+    stats = doc.variants[0].sampling.stats
+    assert stats is not None, doc.variants[0].failure
     return stats.median_ns
 
 

@@ -86,7 +86,8 @@ def run_once(python: str, case: Case, budget: float, extra: list[str]) -> Readin
         with open(path, encoding="utf-8") as file:
             result = json.load(file)
     rows = {(c["a"], c["b"]): c for c in result["comparisons"]}
-    median_b = next(v["stats"]["median_ns"] for v in result["variants"] if v["name"] == case.b)
+    b = next(v for v in result["variants"] if v["name"] == case.b)
+    median_b = b.get("sampling", b)["stats"]["median_ns"]  # in its sampling part from schema 3 on
     if (case.a, case.b) in rows:
         row = rows[(case.a, case.b)]
         ratio, (lo, hi) = row["ratio"], row["ci95"]

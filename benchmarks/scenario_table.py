@@ -34,8 +34,8 @@ RUNS = [
 def describe(doc: RunResult) -> str:
     parts = []
     for v in doc.variants:
-        if v.stats is not None and v.ok:
-            parts.append(f"{v.name} {format_ns(v.stats.median_ns)}")
+        if v.sampling.stats is not None and v.ok:
+            parts.append(f"{v.name} {format_ns(v.sampling.stats.median_ns)}")
         else:
             parts.append(f"{v.name} {v.status}")
     return "; ".join(parts)

@@ -70,7 +70,9 @@ def big_result(variants: int = 10, samples: int = 100_000) -> bytes:
         env=Environment(python="3", packages={"jax": "0"}, dispatch="sync"),
     )
     results = [
-        document.variant_result(f"v{i}", samples_ns=rng.lognormal(np.log(5_000 + 700 * i), 0.1, samples).tolist())
+        document.variant_result(
+            f"v{i}", document.sampling(rng.lognormal(np.log(5_000 + 700 * i), 0.1, samples).tolist())
+        )
         for i in range(variants)
     ]
     return resultfile.encode(document.run_result(header, results, duration_s=1.0))

@@ -65,7 +65,8 @@ def main() -> int:
             print(f"  {row.sentence()}")
         for variant in result.variants:
             if variant.status != "ok":
-                print(f"  {variant.name}: {variant.status}: {variant.error or '; '.join(variant.notes[:1])}")
+                why = variant.failure.error if variant.failure else "; ".join(variant.notes[:1])
+                print(f"  {variant.name}: {variant.status}: {why}")
     return 0
 
 

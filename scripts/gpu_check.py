@@ -98,8 +98,9 @@ def medians(path: Path) -> list[tuple[str, str, str]]:
     result = resultfile.load(path)
     rows = []
     for v in result.variants:
-        figure = format_ns(v.stats.median_ns) if v.stats else v.status + (f": {v.error}" if v.error else "")
-        memory = format_bytes(v.memory.total) if v.memory else "–"
+        stats, memory_part = v.sampling.stats, v.program.memory
+        figure = format_ns(stats.median_ns) if stats else v.status + (f": {v.failure.error}" if v.failure else "")
+        memory = format_bytes(memory_part.total) if memory_part else "–"
         rows.append((v.name, figure, memory))
     return rows
 
@@ -189,7 +190,7 @@ def check_memory(lines: list[str]) -> None:
             settings=RunSettings(samples=500, profile=False),
         )
         flaky = runner.run(crashing).variant("flaky")
-        held(f"a crashed variant ({flaky.error if flaky else 'not run'})", runner)
+        held(f"a crashed variant ({flaky.failure if flaky else 'not run'})", runner)
     finally:
         runner.close()
     time.sleep(1.0)
@@ -222,8 +223,8 @@ def check_allocator(out: Path, lines: list[str]) -> None:
             continue
         for v in off.measured:
             w = on.variant(v.name)
-            if w is not None and w.stats is not None and v.stats is not None:
-                a, b = v.stats.median_ns, w.stats.median_ns
+            if w is not None and w.sampling.stats is not None and v.sampling.stats is not None:
+                a, b = v.sampling.stats.median_ns, w.sampling.stats.median_ns
                 lines.append(f"| {scenario} | `{v.name}` | {a / 1e3:.2f} µs | {b / 1e3:.2f} µs | {b / a:.3f} |")
     lines.append("")
 
@@ -246,10 +247,11 @@ def check_seed_ratios(out: Path, lines: list[str]) -> None:
         result = resultfile.load(path) if path.exists() else None
         a = result.variant(slower) if result else None
         b = result.variant(faster) if result else None
-        if a is None or b is None or a.stats is None or b.stats is None:
+        slow, fast = (a.sampling.stats if a else None), (b.sampling.stats if b else None)
+        if slow is None or fast is None:
             here = "not measured"
         else:
-            slow_us, fast_us = a.stats.median_ns / 1e3, b.stats.median_ns / 1e3
+            slow_us, fast_us = slow.median_ns / 1e3, fast.median_ns / 1e3
             here = f"{slow_us / fast_us:.2f}× ({slow_us:.1f} / {fast_us:.1f} µs)"
         shown = f"{published:.2f}×" if published else "–"
         lines.append(f"| {scenario} | `{slower}` | `{faster}` | {here} | {shown} | {where} |")

@@ -6,7 +6,20 @@ from collections.abc import Sequence
 
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Breakdown, DeviceInfo, Environment, RunOptions, RunResult, ScenarioRef, Stage
+from tuiperf.results.model import (
+    Breakdown,
+    DeviceInfo,
+    Environment,
+    Failure,
+    Profile,
+    ProfileRow,
+    Recompiles,
+    RunOptions,
+    RunResult,
+    ScenarioRef,
+    Stage,
+    VariantResult,
+)
 from tuiperf.results.reconcile import stage_values
 
 
@@ -29,7 +42,7 @@ def header(
 
 def result(samples: dict[str, Sequence[float]], **header_fields) -> RunResult:
     """A complete result with one variant per entry of ``samples``."""
-    variants = [document.variant_result(name, samples_ns=values) for name, values in samples.items()]
+    variants = [variant(name, values) for name, values in samples.items()]
     return document.run_result(header(**header_fields), variants, duration_s=1.0)
 
 
@@ -127,3 +140,30 @@ def hostile(result: RunResult, payload: str = HOSTILE) -> RunResult:
         return value
 
     return walk(result)
+
+
+def variant(
+    name: str,
+    samples: Sequence[float] = (),
+    *,
+    round_starts: Sequence[int] = (),
+    process_starts: Sequence[int] = (),
+    error: str | None = None,
+    failed_phase: str | None = None,
+    retraces: int = 0,
+    recompiles: int = 0,
+    recompile_causes: Sequence[str] = (),
+    eager: bool = False,
+    profile: Sequence[ProfileRow] = (),
+    **parts,
+) -> VariantResult:
+    """A variant's result from given samples (and counts, a profile, a failure) through the one writer."""
+    sampled = document.sampling(samples, round_starts=round_starts, process_starts=process_starts)
+    return document.variant_result(
+        name,
+        sampled,
+        failure=Failure(error=error, phase=failed_phase) if error is not None else None,
+        recompiles=Recompiles(retraces=retraces, recompiles=recompiles, causes=list(recompile_causes), eager=eager),
+        profile=Profile(rows=list(profile)),
+        **parts,
+    )

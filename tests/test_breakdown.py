@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import threading
 
+import factories
 import pytest
 from fakes import FakeClock
 
 from tuiperf.measuring.breakdown import BreakdownInput, Paths, SteadyState, TimedPath, measure_breakdowns
 from tuiperf.measuring.xla_costs import ProgramCosts
-from tuiperf.results import document
 from tuiperf.results.reconcile import reconcile
 
 # ns per call of each path: framework 40k, jit dispatch 10k + 2k, launch 10k, compute 33k, outputs 5k
@@ -116,8 +116,8 @@ def test_the_gap_between_two_variants_is_split_by_stage():
     wrapped = {**COSTS}
     plain = {**COSTS, "call": 70_000, "jit": 70_000}  # the same program without a framework
     found = measure([lambda c: breakdown_input(c, "wrapped", wrapped), lambda c: breakdown_input(c, "plain", plain)])
-    a = document.variant_result("wrapped", samples_ns=[100_000.0] * 40, breakdown_ns=found["wrapped"])
-    b = document.variant_result("plain", samples_ns=[70_000.0] * 40, breakdown_ns=found["plain"])
+    a = factories.variant("wrapped", samples=[100_000.0] * 40, breakdown=found["wrapped"])
+    b = factories.variant("plain", samples=[70_000.0] * 40, breakdown=found["plain"])
     gap = reconcile(a, b)
     assert gap is not None and gap.gap_ns == 30_000 and gap.unexplained_ns == 0
     by_key = {s.key: s for s in gap.stages}

@@ -60,10 +60,10 @@ def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
 
     doc = resultfile.load(out)  # validated against the typed model
     assert [v.name for v in doc.variants] == ["jax.jit", "eqx.filter_jit"]
-    assert all(v.stats is not None and v.stats.n == 15 for v in doc.variants)
+    assert all(v.sampling.stats is not None and v.sampling.stats.n == 15 for v in doc.variants)
     raw = json.loads(out.read_text())
-    assert raw["schema_version"] == 2 and {"trace", "lower", "compile", "first_call"} == set(
-        raw["variants"][0]["stages_ms"]
+    assert raw["schema_version"] == 3 and {"trace", "lower", "compile", "first_call"} == set(
+        raw["variants"][0]["stages"]
     )
     printed = capsys.readouterr().out
     assert "eqx.filter_jit" in printed and "median" in printed
@@ -108,7 +108,7 @@ def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
     doc = resultfile.load(out)
     assert doc.device.id == "cpu:1" and doc.device.index == 1
     assert not any("inputs live on" in w for w in doc.warnings)
-    assert [v.name for v in doc.variants if v.ok] == ["depth", "no-argument"], [v.error for v in doc.variants]
+    assert [v.name for v in doc.variants if v.ok] == ["depth", "no-argument"], [v.failure for v in doc.variants]
     assert [int(line) for line in depths.read_text().split()].count(3) >= 100
 
 
@@ -204,7 +204,7 @@ def test_a_piped_report_keeps_every_median_with_its_unit(fixture_dir, tmp_path):
 
     result = resultfile.load(tmp_path / "r.json")
     for v in result.measured:
-        assert format_ns(v.stats.median_ns) in done.stdout, v.name
+        assert format_ns(v.sampling.stats.median_ns) in done.stdout, v.name
     assert "…" not in done.stdout and max(len(line) for line in done.stdout.splitlines()) <= 80
 
 

@@ -132,23 +132,26 @@ def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
     by_name = {v.name: v for v in result.variants}
     for name in ("sharded-sum", "replicated-sum"):
         variant = by_name[name]
-        assert variant.status == "ok" and variant.stats is not None and variant.stats.n == 20
-        assert len(variant.process_medians_ns) == 2 and variant.process_medians_ns[0] == variant.stats.median_ns
-        assert variant.slowest_share is not None and 0 <= variant.slowest_share < 1
-        assert sum(variant.slowest_calls) == 20  # every call has one slowest process
+        assert variant.status == "ok" and variant.sampling.stats is not None and variant.sampling.stats.n == 20
+        assert (
+            len(variant.sampling.process_medians_ns) == 2
+            and variant.sampling.process_medians_ns[0] == variant.sampling.stats.median_ns
+        )
+        assert variant.sampling.slowest_share is not None and 0 <= variant.sampling.slowest_share < 1
+        assert sum(variant.sampling.slowest_calls) == 20  # every call has one slowest process
     # outputs gathered from both processes agree (a global sum of the same array, two shardings)
     assert result.equivalence.checked == ["sharded-sum", "replicated-sum"] and not result.equivalence.mismatches
     # a sharding that does not fit the mesh, a mesh larger than the cluster: that variant fails alone
     misfit, too_large = by_name["rows-do-not-fit"], by_name["mesh-too-large"]
-    assert misfit.status == "failed" and misfit.failed_phase == "compile"
-    assert "cluster_probe.py:" in (misfit.error or "") and "6" in (misfit.error or "")
+    assert misfit.status == "failed" and misfit.failure.phase == "compile"
+    assert "cluster_probe.py:" in misfit.failure.error and "6" in misfit.failure.error
     assert by_name["mesh-of-one-process"].status == "failed"
     assert "asked for 1 devices in a cluster of 2 processes: a mesh spans every process" in (
-        by_name["mesh-of-one-process"].error or ""
+        by_name["mesh-of-one-process"].failure.error
     )
     assert too_large.status == "failed"
     assert "asked for 8 devices, this run has 4: a cluster run has --cluster × --devices of them (2 × 2 here)" in (
-        too_large.error or ""
+        too_large.failure.error
     )
 
 
@@ -180,9 +183,12 @@ def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
     first, second = results[0], results[1]
     assert first.cluster.samples_of == 0 and second.cluster.samples_of == 1  # type: ignore[attr-defined]
     ours, theirs = first.variant("sharded-sum"), second.variant("sharded-sum")  # type: ignore[attr-defined]
-    assert ours.stats.median_ns == ours.process_medians_ns[0] and theirs.stats.median_ns == theirs.process_medians_ns[1]
-    assert ours.process_medians_ns == theirs.process_medians_ns  # both hold every process's figures
-    assert ours.slowest_share == theirs.slowest_share
+    assert (
+        ours.sampling.stats.median_ns == ours.sampling.process_medians_ns[0]
+        and theirs.sampling.stats.median_ns == theirs.sampling.process_medians_ns[1]
+    )
+    assert ours.sampling.process_medians_ns == theirs.sampling.process_medians_ns  # both hold every process's figures
+    assert ours.sampling.slowest_share == theirs.sampling.slowest_share
 
 
 def test_a_share_of_the_cluster_needs_the_coordinator_of_process_0(scenario_dir):
@@ -200,7 +206,7 @@ def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenar
     assert (result.error or "").startswith("the measuring process was killed by SIGKILL (process 1")
     assert result.crash.variant == "sharded-sum"
     kept = result.variant("sharded-sum")
-    assert kept is not None and kept.samples_ns  # what process 0 had streamed
+    assert kept is not None and kept.sampling.samples_ns  # what process 0 had streamed
 
 
 def test_a_process_that_hangs_is_stopped_with_the_others(scenario_dir):
@@ -304,4 +310,4 @@ def test_a_cancel_stops_every_process_and_keeps_what_was_measured(scenario_dir):
         runner.close()
     assert result.partial
     kept = result.variant("sharded-sum")
-    assert kept is not None and kept.samples_ns and len(kept.samples_ns) < 100_000
+    assert kept is not None and kept.sampling.samples_ns and len(kept.sampling.samples_ns) < 100_000

@@ -77,7 +77,7 @@ def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scena
     settings = RunSettings(samples=3, budget_s=0.05, profile=False, dispatch="sync")
     doc = examples_runner.run(RunRequest(scenario=scenario, settings=settings))
     assert not doc.partial
-    assert [(v.name, v.error) for v in doc.variants if not v.ok] == []
+    assert [(v.name, v.failure) for v in doc.variants if not v.ok] == []
     assert doc.equivalence.mismatches == [], doc.warnings
 
 

@@ -12,19 +12,19 @@ from tuiperf.contract.events import RunStarted, SamplesAdded
 def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(runner):
     doc, _ = run(runner, scenario="recompiling", samples=5, profile=False)
     recompiling = variant(doc, "recompiling")
-    assert recompiling.recompiles >= 5
-    b = recompiling.breakdown_ns
-    assert b is not None and not b.reliable and b.stages == {} and b.compiles == recompiling.recompiles
-    assert f"compiled {recompiling.recompiles} time(s) in 5 samples" in (b.reason or "")
+    assert recompiling.recompiles.recompiles >= 5
+    b = recompiling.breakdown
+    assert b is not None and not b.reliable and b.stages == {} and b.compiles == recompiling.recompiles.recompiles
+    assert f"compiled {recompiling.recompiles.recompiles} time(s) in 5 samples" in (b.reason or "")
     # JAX's explanation names the argument and the static value that changed since the variant's own
     # previous call (not the stable variant's step 0, the closest key JAX would pick by itself)
-    causes = recompiling.recompile_causes
+    causes = recompiling.recompiles.causes
     assert causes and causes[0].startswith("input path [0][2]: static value")
     old, new = (int(side.split("((None, ")[1].split(")")[0]) for side in causes[0].split(" → "))
     assert new == old + 1
     (warning,) = [w for w in recompiling.warnings if "XLA compilation(s)" in w]
     assert "as JAX explains its cache misses: input path [0][2]" in warning
-    assert variant(doc, "stable").recompile_causes == []
+    assert variant(doc, "stable").recompiles.causes == []
 
 
 def test_cache_miss_explanations_become_one_line_each():
@@ -61,9 +61,9 @@ def test_a_recompile_is_explained_against_the_same_variants_previous_call(runner
     that prints alike but compares by identity, with the remedy."""
     doc, _ = run(runner, scenario="shared-jit", samples=5, profile=False, variants=order)
     per_call = variant(doc, "per-call-config")
-    assert per_call.recompiles >= 5 and variant(doc, "pytree-config").recompiles == 0
-    assert variant(doc, "frozen-config").recompiles == 0  # the remedy
-    (cause,) = per_call.recompile_causes
+    assert per_call.recompiles.recompiles >= 5 and variant(doc, "pytree-config").recompiles.recompiles == 0
+    assert variant(doc, "frozen-config").recompiles.recompiles == 0  # the remedy
+    (cause,) = per_call.recompiles.causes
     assert "PytreeConfig" not in cause and "Static'>" not in cause
     assert cause.startswith("input path [0][1]: static value Config(scale=2.0, depth=3) prints the same as before")
     assert "compares by identity" in cause and "frozen" in cause and "build it once" in cause
@@ -106,7 +106,7 @@ def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays
 
 def test_python_scalars_leave_the_breakdown_comparable(runner):
     doc, _ = run(runner, scenario="scalars", samples=10, profile=False)
-    b = variant(doc, "jax.jit").breakdown_ns
+    b = variant(doc, "jax.jit").breakdown
     assert b is not None and "XLA FLOPs" not in (b.reason or "")
 
 
@@ -161,8 +161,8 @@ def test_a_sequential_sweep_measures_its_first_point_again_and_flags_drift(runne
     sweep = doc.sweep
     assert sweep is not None and len(doc.points) == 2
     first = doc.points[0].variant("slowing")
-    assert first is not None and first.stats is not None
-    assert sweep.anchor_ns["slowing"] > first.stats.median_ns  # measured again after the last point
+    assert first is not None and first.sampling.stats is not None
+    assert sweep.anchor_ns["slowing"] > first.sampling.stats.median_ns  # measured again after the last point
     (drift,) = [w for w in doc.warnings if w.startswith("drift: slowing at size=8")]
     assert "the points between may carry up to that much drift" in drift
 
@@ -172,12 +172,12 @@ def test_an_interleaved_sweep_samples_every_point_in_the_same_rounds(runner):
         runner, scenario="drifting", samples=20, interleave="call", profile=False, sweep=("size", ["8", "16", "32"])
     )
     assert doc.options.sweep_order == "interleaved" and doc.sweep is not None and doc.sweep.anchor_ns == {}
-    spans = [(p.variant("slowing").first_round, p.variant("slowing").last_round) for p in doc.points]
+    spans = [(p.variant("slowing").sampling.first_round, p.variant("slowing").sampling.last_round) for p in doc.points]
     assert spans == [(0, 19)] * 3  # one call per turn: every point takes a turn in each of the 20 rounds
-    assert [p.variant("slowing").stats.n for p in doc.points] == [20, 20, 20]
+    assert [p.variant("slowing").sampling.stats.n for p in doc.points] == [20, 20, 20]
     # The call does more work the more it has been called (one more launch every ten calls): measured one
     # point after another, the last point reads ~2.8x the first (a false slope); here they drift alike.
-    medians = [p.variant("slowing").stats.median_ns for p in doc.points]
+    medians = [p.variant("slowing").sampling.stats.median_ns for p in doc.points]
     assert max(medians) < 1.5 * min(medians)
     started = [e.sweep_value for e in events if isinstance(e, RunStarted)]
     assert started == [8, 16, 32]  # each point reported in order, as a sequential sweep reports it
@@ -203,7 +203,7 @@ def test_a_steady_first_point_is_not_called_drift():
 
 def test_calls_on_the_default_device_are_not_timed_inside_a_default_device_scope(runner):
     doc, _ = run(runner, scenario="call-site", variants=["no-scope"], samples=5, profile=False)
-    assert variant(doc, "no-scope").ok, variant(doc, "no-scope").error
+    assert variant(doc, "no-scope").ok, variant(doc, "no-scope").failure
 
 
 def test_a_runs_calls_are_timed_at_a_scripts_stack_depth(runner, tmp_path, monkeypatch):
@@ -213,6 +213,6 @@ def test_a_runs_calls_are_timed_at_a_scripts_stack_depth(runner, tmp_path, monke
     depths = tmp_path / "depths"
     monkeypatch.setenv("TUIPERF_TEST_DEPTHS", str(depths))
     doc, _ = run(runner, scenario="call-site", variants=["depth"], samples=200, profile=False)
-    assert variant(doc, "depth").ok, variant(doc, "depth").error
+    assert variant(doc, "depth").ok, variant(doc, "depth").failure
     recorded = [int(line) for line in depths.read_text().split()]
     assert recorded.count(3) >= 200  # every sample; preparing calls from deeper

@@ -20,6 +20,7 @@ from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
 from tuiperf.processes.process import LOG_CAP_BYTES
 from tuiperf.processes.runner import ProcessRunner
+from tuiperf.results.model import Failure
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 
@@ -114,7 +115,7 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     assert result.partial and result.crash is not None
     assert result.crash.how == "did not return within 5 s" and result.crash.variant == "hangs"
     assert result.crash.phase == "sample"
-    assert result.variant("ok").samples_ns  # what was streamed before is kept
+    assert result.variant("ok").sampling.samples_ns  # what was streamed before is kept
     again = faults_runner.run(
         RunRequest(scenario="faults", variants=["ok"], settings=RunSettings(samples=10, profile=False))
     )
@@ -154,9 +155,11 @@ def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
         runner.close()
     # the crashed variant fails alone (a fresh process measured the other: tests/test_isolation.py)
     flaky = result.variant("flaky")
-    assert flaky is not None and flaky.error == "crashed the measuring process: was killed by SIGABRT"
-    assert flaky.failed_phase == "sample" and result.crash is None and not result.partial
-    assert len(result.variant("jax.jit").samples_ns) == 2000
+    assert flaky is not None and flaky.failure == Failure(
+        error="crashed the measuring process: was killed by SIGABRT", phase="sample"
+    )
+    assert result.crash is None and not result.partial
+    assert len(result.variant("jax.jit").sampling.samples_ns) == 2000
 
 
 def test_a_chatty_variant_cannot_fill_the_disk(faults_runner):
@@ -289,7 +292,8 @@ def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fi
     assert result.warnings[0].startswith("partial result: the run was cancelled"), result.warnings
     assert "did not stop within 1 s of the cancel" in result.warnings[0]
     hung = result.variant("hangs")
-    assert "crash" not in (hung.error or "") and not any("crash" in w for w in result.warnings), result.warnings
+    assert hung.failure is None or "crash" not in hung.failure.error
+    assert not any("crash" in w for w in result.warnings), result.warnings
 
 
 def _running(pid: int) -> bool:
@@ -313,7 +317,7 @@ def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, m
         result = runner.run(
             RunRequest(scenario="forks", settings=RunSettings(samples=5, profile=False, dispatch="sync"))
         )
-        assert result.variant("abs").stats is not None
+        assert result.variant("abs").sampling.stats is not None
         deadline = time.monotonic() + 30
         while len(list(markers.glob("*.pid"))) < 2 and time.monotonic() < deadline:  # the loader's, the run's
             time.sleep(0.05)
@@ -340,8 +344,11 @@ def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
     finally:
         runner.close()
     assert result.crash is None and not result.partial
-    assert result.variant("healthy").stats is not None and result.variant("also-healthy").stats is not None
-    failures = {v.name: v.error for v in result.variants if v.status == "failed"}
+    assert (
+        result.variant("healthy").sampling.stats is not None
+        and result.variant("also-healthy").sampling.stats is not None
+    )
+    failures = {v.name: v.failure.error for v in result.variants if v.failure}
     assert "SystemExit: 3" in failures["exit-when-built"]
     assert "KeyboardInterrupt" in failures["interrupt-when-built"]
     assert "Escape: out of here" in failures["escape-when-called"]

@@ -36,7 +36,7 @@ def test_a_gpu_run_is_recorded_as_async_with_device_memory(gpu_runner):
     assert any("always dispatched asynchronously" in w for w in result.warnings)
     assert result.memory is not None and (result.memory.device_peak_bytes_in_use or 0) > 0
     plain = result.variant("jax.jit")
-    assert plain is not None and plain.memory is not None and plain.memory.arguments == 2 * 8 * 4
+    assert plain is not None and plain.program.memory is not None and plain.program.memory.arguments == 2 * 8 * 4
 
 
 def test_a_variant_out_of_device_memory_fails_alone(gpu_runner):
@@ -44,7 +44,8 @@ def test_a_variant_out_of_device_memory_fails_alone(gpu_runner):
     fits, too_big = result.variant("fits"), result.variant("too-big")
     assert fits is not None and fits.measured
     assert too_big is not None and too_big.status == "failed"
-    assert too_big.error is not None and ("RESOURCE_EXHAUSTED" in too_big.error or "memory" in too_big.error.lower())
+    error = too_big.failure.error if too_big.failure else ""
+    assert "RESOURCE_EXHAUSTED" in error or "memory" in error.lower()
 
 
 def test_a_gpu_trace_says_how_busy_the_device_was(fixture_dir, tmp_path):

@@ -92,11 +92,15 @@ def test_a_variants_memory_is_what_xla_says_its_program_needs(runner):
     )
     plain = result.variant("jax.jit")
     filtered = result.variant("eqx.filter_jit")
-    assert plain is not None and plain.memory is not None
+    assert plain is not None and plain.program.memory is not None
     # weights {"w": 1000 float32} and x (1000 float32) in, sin(w * x) (1000 float32) out
-    assert (plain.memory.arguments, plain.memory.outputs, plain.memory.aliased) == (8000, 4000, 0)
-    assert plain.memory.of == "call" and plain.memory.generated_code >= 0
-    assert filtered is not None and filtered.memory is not None and filtered.memory.arguments == 8000
+    assert (plain.program.memory.arguments, plain.program.memory.outputs, plain.program.memory.aliased) == (
+        8000,
+        4000,
+        0,
+    )
+    assert plain.program.memory.of == "call" and plain.program.memory.generated_code >= 0
+    assert filtered is not None and filtered.program.memory is not None and filtered.program.memory.arguments == 8000
     assert result.memory is not None and (result.memory.host_rss_bytes or 0) > 10 * 2**20
     assert result.memory.device_peak_bytes_in_use is None  # the CPU backend keeps no allocator figures
 
@@ -125,14 +129,16 @@ def test_each_process_knows_its_role_so_a_device_lister_imports_no_framework():
 
 def test_memory_figures_from_a_result_file_are_shown_inert():
     import factories
+    import msgspec
 
     from tuiperf.results.memory import memory_rows
-    from tuiperf.results.model import ProgramMemory
+    from tuiperf.results.model import Program, ProgramMemory
 
     result = factories.result({"jit": factories.steady(1000.0)}, scenario="tiny")
-    result.variants[0].memory = ProgramMemory(
+    memory = ProgramMemory(
         arguments=4, outputs=4, temporaries=0, aliased=0, generated_code=0, of="\x1b]52;c;eA==\x07[/]"
     )
+    result.variants[0] = msgspec.structs.replace(result.variants[0], program=Program(memory=memory))
     (row,) = memory_rows(result)
     assert "\x1b" not in row[0] and "\x07" not in row[0] and "[/]" in row[0]
 
@@ -210,7 +216,7 @@ def test_a_result_from_a_gpu_says_when_its_first_compile_stands_out(capsys):
 
     def with_compiles(result, *compiles_ms):  # type: ignore[no-untyped-def]
         variants = [
-            msgspec.structs.replace(model, name=f"v{i}", stages_ms=msgspec.structs.replace(model.stages_ms, compile=ms))
+            msgspec.structs.replace(model, name=f"v{i}", stages=msgspec.structs.replace(model.stages, compile=ms))
             for i, ms in enumerate(compiles_ms)
         ]
         return msgspec.structs.replace(result, variants=variants)

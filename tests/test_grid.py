@@ -194,12 +194,11 @@ def test_a_grid_too_wide_for_the_terminal_says_so_and_keeps_every_cell(tmp_path,
 
 def test_a_variant_skipped_at_every_cell_is_one_line_not_a_table_of_dashes(tmp_path, capsys):
     """A variant skipped (or failed) everywhere printed a table whose every cell was "–" over "–"."""
-    from tuiperf.results import document
     from tuiperf.results.grid import grid_tables
 
     run = grid()
     for point in run.points:
-        point.variants.append(document.variant_result("optional", status="skipped", notes=["needs a GPU"]))
+        point.variants.append(factories.variant("optional", status="skipped", notes=["needs a GPU"]))
     run.sweep.medians_ns["optional"] = [None] * len(run.points)
     assert [t.measured for t in grid_tables(run)] == [True, True, False]
     path = resultfile.save(run, tmp_path / "g.json")

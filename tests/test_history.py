@@ -35,7 +35,10 @@ def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
             "0.10.2",
             "complete",
         )
-        assert row.medians == {"jit": run.variant("jit").stats.median_ns, "eager": run.variant("eager").stats.median_ns}
+        assert row.medians == {
+            "jit": run.variant("jit").sampling.stats.median_ns,
+            "eager": run.variant("eager").sampling.stats.median_ns,
+        }
 
 
 def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):

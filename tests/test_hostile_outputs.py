@@ -8,6 +8,7 @@ import io
 import re
 
 import factories
+import msgspec
 import pytest
 
 from tuiperf.cli import main
@@ -27,28 +28,30 @@ def raw_controls(text: str) -> list[str]:
 def rich_result():
     """Every kind of text a result holds: measured, failed (with its phase), skipped, a breakdown
     that is not reliable, a profile, notes, warnings, a mismatch, a crash."""
-    ok = document.variant_result(
+    ok = factories.variant(
         "jit",
-        samples_ns=factories.steady(1000.0),
-        stages_ms=CompileStagesMs(trace=1.0),
-        breakdown_ns=factories.breakdown(
-            {
-                "call": 1000.0,
-                "jit": 900.0,
-                "flat_jit": 800.0,
-                "flat_leaves": 700.0,
-                "noop_jit": 300.0,
-                "noop_execute": 200.0,
-            },
-            reliable=False,
+        samples=factories.steady(1000.0),
+        stages=CompileStagesMs(trace=1.0),
+        breakdown=msgspec.structs.replace(
+            factories.breakdown(
+                {
+                    "call": 1000.0,
+                    "jit": 900.0,
+                    "flat_jit": 800.0,
+                    "flat_leaves": 700.0,
+                    "noop_jit": 300.0,
+                    "noop_execute": 200.0,
+                },
+                reliable=False,
+            ),
+            reason="a stage is negative",
         ),
         profile=[ProfileRow(function="f (x.py:1)", ncalls=1.0, cumtime_us=1.0, tottime_us=1.0)],
         notes=["a note"],
     )
-    ok.breakdown_ns.reason = "a stage is negative"
-    other = document.variant_result("eager", samples_ns=factories.steady(2000.0), warnings=["noisy"])
-    failed = document.variant_result("bad", status="failed", error="boom", failed_phase="compile")
-    skipped = document.variant_result("skip", status="skipped", notes=["no flax"])
+    other = factories.variant("eager", samples=factories.steady(2000.0), warnings=["noisy"])
+    failed = factories.variant("bad", status="failed", error="boom", failed_phase="compile")
+    skipped = factories.variant("skip", status="skipped", notes=["no flax"])
     run = document.run_result(
         factories.header(scenario="tiny", params={"size": 8, "kind": "a"}),
         [ok, other, failed, skipped],
@@ -111,7 +114,7 @@ def test_csv_names_are_data_not_formulas(hostile_file, capsys):
     from tuiperf.results.export import samples_csv
 
     doc = resultfile.load(hostile_file)
-    doc.variants[0].name = '=HYPERLINK("http://x")'
+    doc.variants[0] = msgspec.structs.replace(doc.variants[0], name='=HYPERLINK("http://x")')
     rows = list(csv.reader(io.StringIO(samples_csv(doc))))
     names = {row[2] for row in rows[1:]}
     assert all(not n.startswith(("=", "+", "-", "@")) for n in names)
@@ -137,7 +140,8 @@ def test_history_lists_a_hostile_row_inert_and_whole_when_piped(tmp_path, capsys
 def test_compare_with_statistics_but_no_samples_names_the_variant_instead_of_a_traceback(tmp_path, capsys):
     old = factories.result({"jit": factories.steady(1000.0), "eager": factories.steady(2000.0)}, scenario="tiny")
     new = factories.result({"jit": factories.steady(1100.0), "eager": factories.steady(2000.0)}, scenario="tiny")
-    new.variants[0].samples_ns = []  # a file that kept the statistics only
+    kept = new.variants[0]
+    new.variants[0] = msgspec.structs.replace(kept, sampling=msgspec.structs.replace(kept.sampling, samples_ns=[]))
     paths = [resultfile.save(doc, tmp_path / f"{i}.json") for i, doc in enumerate((old, new))]
     assert main(["compare", *map(str, paths)]) == 0
     out, err = capsys.readouterr()

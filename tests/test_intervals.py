@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 
+import factories
 import numpy as np
 import pytest
 
 from tuiperf.results import calibration, covers, document, intervals
-from tuiperf.results.model import VariantResult
+from tuiperf.results.model import Sampling, VariantResult
 from tuiperf.results.stats import ratio_ci, summarize
 
 ROUNDS = 200
@@ -59,7 +60,8 @@ def simulated_process(
 
 def _variant(name: str, samples: np.ndarray, starts: list[int]) -> VariantResult:
     """A measured variant, its statistics only (the comparisons need no clusters or warnings)."""
-    return VariantResult(name=name, samples_ns=samples.tolist(), round_starts=starts, stats=summarize(samples))
+    part = Sampling(samples_ns=samples.tolist(), round_starts=starts, stats=summarize(samples))
+    return VariantResult(name=name, sampling=part)
 
 
 def coverage(readings: list[tuple[float, float, float]]) -> float:
@@ -76,7 +78,7 @@ def readings(seed: int, runs: int, *, spells: tuple[int, int] | None, process_sd
     old, new, kinds = [], [], []
     for _ in range(runs):
         a, b = simulated_process(rng, spells=spells, process_sd=process_sd)
-        old.append(ratio_ci(a.samples_ns, b.samples_ns))
+        old.append(ratio_ci(a.sampling.samples_ns, b.sampling.samples_ns))
         (row,) = document.comparisons([b, a])
         new.append((row.ratio, *row.ci95))
         kinds.append(row.interval.covers if row.interval else None)
@@ -110,10 +112,10 @@ def _pooled(parts: list[VariantResult]) -> VariantResult:
     rounds: list[int] = []
     samples: list[float] = []
     for part in parts:
-        rounds += [len(samples) + r for r in part.round_starts]
-        samples += part.samples_ns
+        rounds += [len(samples) + r for r in part.sampling.round_starts]
+        samples += part.sampling.samples_ns
         starts.append(len(samples))
-    return document.variant_result(parts[0].name, samples_ns=samples, round_starts=rounds, process_starts=starts[:-1])
+    return factories.variant(parts[0].name, samples=samples, round_starts=rounds, process_starts=starts[:-1])
 
 
 def test_slow_spells_break_the_samples_interval_and_the_rounds_interval_holds(no_calibration):
@@ -148,22 +150,22 @@ def test_several_processes_put_their_spread_in_the_headline(no_calibration):
     parts = [simulated_process(rng, spells=None, process_sd=0.02) for _ in range(3)]
     a, b = _pooled([p[0] for p in parts]), _pooled([p[1] for p in parts])
     (row,) = document.comparisons([b, a])
-    per_process = [np.median(x.samples_ns) / np.median(y.samples_ns) for x, y in parts]
+    per_process = [np.median(x.sampling.samples_ns) / np.median(y.sampling.samples_ns) for x, y in parts]
     assert row.interval is not None and row.interval.covers == covers.PROCESSES
     assert row.interval.processes.startswith("3 processes of this run")
     lo, hi = row.ci95
     assert lo < min(per_process) and hi > max(per_process)
     samples_lo, samples_hi = row.interval.samples_ci95 or (0.0, 0.0)
     assert hi - lo > 5 * (samples_hi - samples_lo)
-    assert a.stats is not None and a.median_interval is not None
-    medians = [float(np.median(x.samples_ns)) for x, _ in parts]
-    lo, hi = a.stats.ci95_median_ns
+    assert a.sampling.stats is not None and a.sampling.median_interval is not None
+    medians = [float(np.median(x.sampling.samples_ns)) for x, _ in parts]
+    lo, hi = a.sampling.stats.ci95_median_ns
     assert lo < min(medians) and hi > max(medians)
 
 
 def test_too_few_rounds_keep_the_samples_interval_and_say_so(no_calibration):
-    a = document.variant_result("a", samples_ns=[5.0, 6.0, 5.5] * 10, round_starts=[0, 10, 20])
-    b = document.variant_result("b", samples_ns=[1.0, 1.1, 1.2] * 10, round_starts=[0, 10, 20])
+    a = factories.variant("a", samples=[5.0, 6.0, 5.5] * 10, round_starts=[0, 10, 20])
+    b = factories.variant("b", samples=[1.0, 1.1, 1.2] * 10, round_starts=[0, 10, 20])
     (row,) = document.comparisons([b, a])
     assert row.interval is not None and row.interval.covers == covers.SAMPLES
     assert row.ci95 == row.interval.samples_ci95
@@ -191,7 +193,7 @@ def _stored(path, level: float, seed: int) -> str:
     from tuiperf.results import resultfile
 
     samples = (level * np.random.default_rng(seed).lognormal(0.0, 0.03, ROUNDS * PER_TURN)).tolist()
-    variant = document.variant_result("f", samples_ns=samples, round_starts=list(range(0, len(samples), PER_TURN)))
+    variant = factories.variant("f", samples=samples, round_starts=list(range(0, len(samples), PER_TURN)))
     result = document.RunResult(scenario=document.ScenarioRef(id="sim"), device=document.DeviceInfo(id="cpu:0"))
     result.variants = [variant]
     return str(resultfile.save(result, path))
@@ -206,7 +208,9 @@ def test_fail_above_gates_on_each_runs_interval_with_the_process_spread(calibrat
 
     old, new = _stored(tmp_path / "old.json", 1000.0, 1), _stored(tmp_path / "new.json", 1070.0, 2)
     (row,) = compare_runs(resultfile.load(old), resultfile.load(new)).rows
-    samples_lo = ratio_ci(resultfile.load(new).variants[0].samples_ns, resultfile.load(old).variants[0].samples_ns)[1]
+    samples_lo = ratio_ci(
+        resultfile.load(new).variants[0].sampling.samples_ns, resultfile.load(old).variants[0].sampling.samples_ns
+    )[1]
     assert samples_lo > 1.05  # what --fail-above gated on before: exit 1
     assert row.covers == covers.PROCESSES and row.ci95[0] < 1.05 < row.ratio < row.ci95[1]
     assert main(["compare", old, new, "--fail-above", "5"]) == 0
@@ -222,7 +226,10 @@ def test_a_result_stored_before_compares_with_its_samples_interval_and_says_so(n
 
     old, new = _stored(tmp_path / "old.json", 1000.0, 1), _stored(tmp_path / "new.json", 1300.0, 2)
     stripped = resultfile.load(old)
-    stripped.variants = [msgspec.structs.replace(v, median_interval=None, round_starts=[]) for v in stripped.variants]
+    stripped.variants = [
+        msgspec.structs.replace(v, sampling=msgspec.structs.replace(v.sampling, median_interval=None, round_starts=[]))
+        for v in stripped.variants
+    ]
     resultfile.save(stripped, old, force=True)
     assert main(["compare", old, new, "--fail-above", "5"]) == 1
     assert "95 % intervals cover the samples only" in capsys.readouterr().err

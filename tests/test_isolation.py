@@ -19,7 +19,7 @@ from tuiperf.processes.runner import ProcessRunner
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
 from tuiperf.results.environments import base_name
-from tuiperf.results.model import Crash, DeviceInfo, RunOptions, RunResult, ScenarioRef
+from tuiperf.results.model import Crash, DeviceInfo, Failure, RunOptions, RunResult, ScenarioRef
 
 SEGFAULT = "crashed the measuring process: was killed by SIGSEGV"
 
@@ -37,9 +37,8 @@ def crashing_request(fixture_dir: str, **settings: object) -> RunRequest:
 def assert_crashed_alone(result: RunResult) -> None:
     assert [base_name(v) for v in result.variants] == ["ok", "segfaults"]
     ok, crashed = result.variants
-    assert ok.measured and len(ok.samples_ns) == 20
-    assert crashed.status == "failed" and crashed.error == SEGFAULT
-    assert crashed.failed_phase == "compile"
+    assert ok.measured and len(ok.sampling.samples_ns) == 20
+    assert crashed.status == "failed" and crashed.failure == Failure(error=SEGFAULT, phase="compile")
 
 
 def run_by_runner(fixture_dir: str, request: RunRequest) -> RunResult:
@@ -131,7 +130,7 @@ def test_restarts_are_bounded_and_the_last_crash_ends_the_run() -> None:
     assert len(asked) == MAX_RESTARTS + 1 and asked[-1] == names[MAX_RESTARTS:]
     assert result is not None and result.crash is not None and result.crash.variant == names[MAX_RESTARTS]
     assert [v.name for v in result.variants] == names
-    assert [v.error for v in result.variants[:MAX_RESTARTS]] == [SEGFAULT] * MAX_RESTARTS
+    assert [v.failure.error for v in result.variants[:MAX_RESTARTS] if v.failure] == [SEGFAULT] * MAX_RESTARTS
     assert f"({MAX_RESTARTS} restarts, at most {MAX_RESTARTS})" in result.warnings[0]
 
 
@@ -156,5 +155,5 @@ def test_an_interleaved_sweep_of_every_variant_blames_the_one_that_crashed(fixtu
     for point in result.points:
         assert [base_name(v) for v in point.variants] == ["ok", "hangs", "chatty", "segfaults"]
         assert all(v.measured for v in point.variants[:3])
-        assert point.variants[3].status == "failed" and point.variants[3].error == SEGFAULT
+        assert point.variants[3].status == "failed" and point.variants[3].failure.error == SEGFAULT
     assert request.variants is None

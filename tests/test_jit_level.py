@@ -40,8 +40,8 @@ def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
     step, model, optimizer, x, y = nnx_training_step()
     jit_fn, jit_args = nnx_jit_level(step, model, optimizer, x, y)
     prepared = prepare("nnx.jit", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jit_fn, jit_args=jit_args))
-    assert prepared.paths is not None and prepared.call_flops is not None
-    assert prepared.paths.program.flops == pytest.approx(prepared.call_flops)
+    assert prepared.built.paths is not None and prepared.built.call_flops is not None
+    assert prepared.built.paths.program.flops == pytest.approx(prepared.built.call_flops)
 
     graphdef, state = nnx.split((model, optimizer))
 
@@ -51,7 +51,9 @@ def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
     forward = prepare(
         "old level", Bench(nnx.jit(step), model, optimizer, x, y, jit_fn=jax.jit(loss_only), jit_args=(state, x, y))
     )
-    assert forward.paths is not None and forward.paths.program.flops < 0.6 * prepared.paths.program.flops
+    assert (
+        forward.built.paths is not None and forward.built.paths.program.flops < 0.6 * prepared.built.paths.program.flops
+    )
 
 
 def test_nnx_jit_level_needs_a_graph_node():
@@ -68,8 +70,8 @@ def test_eqx_filter_jit_level_computes_what_filter_jit_computes():
     prepared = prepare(
         "filter_jit", Bench(eqx.filter_jit(lambda m, x: m(x)), model, x, jit_fn=jit_fn, jit_args=jit_args)
     )
-    assert prepared.paths is not None and prepared.call_flops is not None
-    assert prepared.paths.program.flops == pytest.approx(prepared.call_flops)
+    assert prepared.built.paths is not None and prepared.built.call_flops is not None
+    assert prepared.built.paths.program.flops == pytest.approx(prepared.built.call_flops)
 
 
 def test_arguments_already_on_the_run_device_are_timed_as_built():

@@ -71,7 +71,7 @@ def test_samples_come_from_each_interpreter_and_rounds_alternate(environments):
     assert [e.env.executable for e in result.environments] == [sys.executable, environments["other"].python]
     for env in ("current", "other"):
         same = result.variant(f"same @ {env}")
-        assert same is not None and same.environment == env and same.stats.n == 40
+        assert same is not None and same.environment == env and same.sampling.stats.n == 40
     turns = schedule_seen[0].turns
     sampling = [(index, key[2]) for index, key in turns if key[1] == SAMPLE]
     rounds = [r for _, r in sampling]
@@ -97,10 +97,12 @@ def test_each_environment_keeps_its_own_failures_and_the_others_finish(environme
     assert "its Python has no msgspec, which measuring needs" in by_name["bare"].error
     assert result.variant("changed-result @ current").measured
     crashed = result.variant("changed-result @ old")
-    assert crashed.status == "failed" and crashed.error == "crashed the measuring process: was killed by SIGKILL"
+    assert (
+        crashed.status == "failed" and crashed.failure.error == "crashed the measuring process: was killed by SIGKILL"
+    )
     assert result.variant("same @ old").measured
     failed = result.variant("newer-api @ old")
-    assert failed.status == "failed" and "newer_api" in failed.error
+    assert failed.status == "failed" and "newer_api" in failed.failure.error
     assert result.variant("newer-api @ current").measured
 
 

@@ -118,4 +118,4 @@ def test_piped_history_cuts_nothing(width, tmp_path, monkeypatch, capsys):
     assert "…" not in out
     assert all(any(f"{k}={v}" in line for line in lines) for k, v in LONG_PARAMS.items())
     for v in doc.measured:
-        assert any(f"{v.name} {format_ns(v.stats.median_ns)}" in line for line in lines), v.name
+        assert any(f"{v.name} {format_ns(v.sampling.stats.median_ns)}" in line for line in lines), v.name

@@ -148,6 +148,25 @@ def test_a_param_error_in_the_measuring_process_is_a_param_error_in_the_caller(f
         runner.close()
 
 
+def test_settings_out_of_bounds_are_refused_as_they_arrive_in_either_runner(fixture_dir: str) -> None:
+    """Settings are checked once, where a measuring process (or the in-process runner) receives them:
+    the steps that measure trust them."""
+    from tuiperf.contract.options import RunSettings
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.measuring.inprocess import InProcessRunner
+    from tuiperf.processes.runner import ProcessRunner
+
+    request = RunRequest(scenario="tiny", settings=RunSettings(samples=0, dispatch="sync"))
+    for runner in (InProcessRunner([fixture_dir]), ProcessRunner([fixture_dir])):
+        events: list[object] = []
+        try:
+            with pytest.raises(ParamError, match="samples: 0 is below the minimum 1"):
+                runner.run(request, events.append)
+        finally:
+            runner.close()
+        assert events == []
+
+
 def test_every_message_crosses_the_wire_as_its_own_class_with_typed_values() -> None:
     request = RunRequest(
         "tiny", params={"size": "8", "scale": 2.0}, sweep=("size", ["8", 16]), settings=RunSettings(samples=5)

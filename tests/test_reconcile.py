@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import factories
 import pytest
 from factories import breakdown
 
-from tuiperf.results import document
 from tuiperf.results.model import STAGE_PATHS
 from tuiperf.results.reconcile import RESAMPLES, Reconciliation, StageDelta, reconcile, stage_values
 
@@ -17,7 +17,7 @@ BASE["noop_execute"] = 2_500.0
 
 
 def variant(name, median, bd):
-    return document.variant_result(name, samples_ns=[median] * 31, breakdown_ns=bd)
+    return factories.variant(name, samples=[median] * 31, breakdown=bd)
 
 
 def test_stage_values_follow_the_documented_path_differences():

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import factories
 import pytest
 from test_session import run, variant
 
-from tuiperf.results import document
 from tuiperf.results.model import ProfileRow
 from tuiperf.results.remedies import EVERY, TABLE, framework_remedy, machinery
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).parent.parent
 def profiled(*rows: tuple[str, float, float]):
     """A variant whose profile has these (function label, cumulative µs, own µs) rows."""
     profile = [ProfileRow(function=f, ncalls=1, cumtime_us=cum, tottime_us=own) for f, cum, own in rows]
-    return document.variant_result("slow", samples_ns=[1000.0] * 5, profile=profile)
+    return factories.variant("slow", samples=[1000.0] * 5, profile=profile)
 
 
 # Rows as the profile labels them in real runs of each entry's scenario (figures µs per profiled call).
@@ -97,9 +97,9 @@ def test_a_real_profile_decides_the_remedy_and_the_remedy_variant_removes_that_m
 ):
     doc, _ = run(runner, scenario=scenario, samples=20, budget_s=0.5)
     found = machinery(variant(doc, slow), doc.scenario.path)
-    assert found is not None and found[0].key == key, [r.function for r in variant(doc, slow).profile]
-    assert any(marker in r.function for r in variant(doc, slow).profile)
-    assert not any(marker in r.function for r in variant(doc, fixed).profile)
+    assert found is not None and found[0].key == key, [r.function for r in variant(doc, slow).profile.rows]
+    assert any(marker in r.function for r in variant(doc, slow).profile.rows)
+    assert not any(marker in r.function for r in variant(doc, fixed).profile.rows)
     assert machinery(variant(doc, fixed), doc.scenario.path) is None
 
 
@@ -112,7 +112,8 @@ def test_a_donating_steps_memory_figures_reach_its_verdict(runner):
 
     doc, _ = run(runner, scenario="donation", samples=20, budget_s=0.5, params={"size": str(1 << 15)})
     donated, kept = variant(doc, "donate-state"), variant(doc, "no-donation")
-    assert donated.memory is not None and donated.memory.aliased == 4 << 15 and kept.memory.aliased == 0
+    donated_memory, kept_memory = donated.program.memory, kept.program.memory
+    assert donated_memory is not None and donated_memory.aliased == 4 << 15 and kept_memory.aliased == 0
     sentence = verdict(doc, "donate-state", "no-donation")
     assert sentence is not None and ("same time within noise" in sentence or "donated" in sentence), sentence
     assert "names no cause" not in sentence

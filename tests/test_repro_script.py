@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import factories
+import msgspec
 import pytest
 
 from tuiperf.catalog.folders import file_sha256, scenario_files
@@ -103,8 +104,7 @@ def two_environment_result():
         for v, m in (("jax.jit", 1e3), ("eqx.filter_jit", 3e3))
     }
     run = factories.result(samples, scenario="tiny", params={"size": 4})
-    for v in run.variants:
-        v.environment = v.name.rpartition(" @ ")[2]
+    run.variants = [msgspec.structs.replace(v, environment=v.name.rpartition(" @ ")[2]) for v in run.variants]
     run.scenario.source_sha256 = file_sha256(TINY)
     return run
 

@@ -38,7 +38,7 @@ def test_a_result_round_trips_through_a_file(tmp_path):
     path = resultfile.save(result, tmp_path / "r.json")
     loaded = resultfile.load(path)
     assert loaded == result
-    assert loaded.variant("b").stats.median_ns == pytest.approx(2500, rel=1e-3)
+    assert loaded.variant("b").sampling.stats.median_ns == pytest.approx(2500, rel=1e-3)
     assert json.loads(path.read_text())["schema_version"] == SCHEMA_VERSION
 
 
@@ -46,8 +46,8 @@ def test_version_1_files_are_upgraded():
     result = resultfile.load(V1 / "v1_tiny_sin_result.json")
     assert [(v.name, v.status) for v in result.variants] == [("jit", "ok"), ("aot", "ok"), ("broken", "failed")]
     jit = result.variant("jit")
-    assert jit.stats is not None and jit.stats.median_ns == pytest.approx(8446.0)
-    assert jit.breakdown_ns is not None and set(jit.breakdown_ns.stages) == {
+    assert jit.sampling.stats is not None and jit.sampling.stats.median_ns == pytest.approx(8446.0)
+    assert jit.breakdown is not None and set(jit.breakdown.stages) == {
         "framework",
         "jit_dispatch",
         "launch",
@@ -74,6 +74,24 @@ def test_older_documents_load_with_the_options_they_meant():
         assert (run.options.timeout_s, run.options.sweep_order, run.options.samples) == (None, "sequential", 20)
     bare = resultfile.decode(b'{"schema_version": 2, "scenario": {"id": "s"}, "device": {"id": "c"}}')
     assert (bare.options.timeout_s, bare.options.sweep_order, bare.options.budget_s) == (None, "sequential", 3.0)
+
+
+OLDER = sorted(p for p in V1.glob("*.json") if json.loads(p.read_text())["schema_version"] < SCHEMA_VERSION)
+
+
+@pytest.mark.parametrize("path", OLDER, ids=lambda p: p.stem)
+def test_older_files_are_shown_as_the_tuiperf_that_wrote_their_version_showed_them(path, capsys):
+    """``tuiperf show`` of each version-1 and version-2 file prints what it printed before results were
+    stored in parts (fixtures/results/shown/, printed by that tuiperf: medians, failures, stages,
+    breakdowns, profiles, warnings)."""
+    from tuiperf.cli import main
+
+    assert main(["show", str(path), "--width", "120", "--profiles"]) == 0
+    assert capsys.readouterr().out == (V1 / "shown" / f"{path.stem}.txt").read_text()
+
+
+def test_older_files_of_both_versions_are_held_as_fixtures():
+    assert {json.loads(p.read_text())["schema_version"] for p in OLDER} == {1, 2}
 
 
 def test_the_schema_gives_what_an_absent_option_meant():
@@ -114,7 +132,7 @@ def test_saving_refuses_to_replace_a_file_unless_forced(tmp_path):
         resultfile.save(factories.result({"a": factories.steady(2000)}), path)
     assert resultfile.load(path) == first
     resultfile.save(factories.result({"a": factories.steady(2000)}), path, force=True)
-    assert resultfile.load(path).variant("a").stats.median_ns == pytest.approx(2000, rel=1e-3)
+    assert resultfile.load(path).variant("a").sampling.stats.median_ns == pytest.approx(2000, rel=1e-3)
 
 
 def test_saving_into_a_folder_or_nowhere_is_refused_before_writing(tmp_path):

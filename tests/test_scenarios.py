@@ -38,9 +38,13 @@ def test_scenario_runs_completely_and_fairly(runner, scenario):
         if variant.skipped:
             assert variant.notes, f"{variant.name} skipped without saying why"
             continue
-        assert variant.ok, f"{variant.name}: {variant.error}"
-        assert variant.stats is not None and variant.stats.n == 5 and variant.stats.median_ns > 0
-        assert variant.stages_ms.first_call > 0
+        assert variant.ok, f"{variant.name}: {variant.failure}"
+        assert (
+            variant.sampling.stats is not None
+            and variant.sampling.stats.n == 5
+            and variant.sampling.stats.median_ns > 0
+        )
+        assert variant.stages.first_call > 0
     assert doc.equivalence.mismatches == [], doc.warnings
     assert len(doc.equivalence.checked) >= 2
 

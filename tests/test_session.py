@@ -32,7 +32,7 @@ def variant(doc, name):
 
 def test_a_run_is_complete(runner):
     doc, events = run(runner, params={"size": "16"})
-    assert doc.schema_version == 2 and not doc.partial
+    assert doc.schema_version == 3 and not doc.partial
     assert doc.params["size"] == 16 and doc.device.id == "cpu:0"
     env = doc.env
     assert env is not None and env.python and env.cpu and env.date and env.timer_resolution_ns
@@ -41,19 +41,19 @@ def test_a_run_is_complete(runner):
     assert doc.scenario.source_sha256 and len(doc.scenario.source_sha256) == 64
     for name in ("jax.jit", "eqx.filter_jit", "flaky"):
         v = variant(doc, name)
-        assert v.ok and len(v.samples_ns) == 30 and v.stats is not None
-        s = v.stats
-        assert s.n == 30 and s.median_ns == pytest.approx(np.median(v.samples_ns))
+        assert v.ok and len(v.sampling.samples_ns) == 30 and v.sampling.stats is not None
+        s = v.sampling.stats
+        assert s.n == 30 and s.median_ns == pytest.approx(np.median(v.sampling.samples_ns))
         assert s.ci95_median_ns[0] <= s.median_ns <= s.ci95_median_ns[1]
-        assert v.stages_ms.first_call > 0 and v.retraces == 0 and v.recompiles == 0
-        assert v.param_count == 16
-        b = v.breakdown_ns
+        assert v.stages.first_call > 0 and v.recompiles.retraces == 0 and v.recompiles.recompiles == 0
+        assert v.program.param_count == 16
+        b = v.breakdown
         assert b is not None
         parts = sum(stage.ns for stage in b.stages.values())
         assert parts == pytest.approx(b.call_ns)  # the stages add up to the measured call
         assert b.total_ns - parts == pytest.approx(b.residual_ns)
-    assert variant(doc, "jax.jit").stages_ms.compile > 0  # through jax's AOT stages
-    assert variant(doc, "jax.jit").flops is not None
+    assert variant(doc, "jax.jit").stages.compile > 0  # through jax's AOT stages
+    assert variant(doc, "jax.jit").program.flops is not None
     assert variant(doc, "optional").skipped and "not installed" in variant(doc, "optional").notes[0]
     pairs = {(c.a, c.b) for c in doc.comparisons}  # every pair, so any variant can be the baseline
     assert pairs == {("eqx.filter_jit", "jax.jit"), ("flaky", "jax.jit"), ("flaky", "eqx.filter_jit")}
@@ -69,18 +69,20 @@ def test_filter_jit_shows_framework_overhead_and_its_profile(runner):
     doc, _ = run(runner, variants=["jax.jit", "eqx.filter_jit"], samples=40)
     filtered = variant(doc, "eqx.filter_jit")
     plain = variant(doc, "jax.jit")
-    assert filtered.breakdown_ns is not None and plain.breakdown_ns is not None
-    assert filtered.breakdown_ns.stages["framework"].ns > plain.breakdown_ns.stages["framework"].ns
+    assert filtered.breakdown is not None and plain.breakdown is not None
+    assert filtered.breakdown.stages["framework"].ns > plain.breakdown.stages["framework"].ns
     # The profile keeps the top rows by cumulative time: equinox's own frames lead it (which of its helpers
     # make the cut moves with the machine's load, so no single helper is asserted).
-    assert "equinox" in filtered.profile[0].function or "equinox" in filtered.profile[1].function
-    assert not any("equinox" in row.function for row in plain.profile)
+    assert "equinox" in filtered.profile.rows[0].function or "equinox" in filtered.profile.rows[1].function
+    assert not any("equinox" in row.function for row in plain.profile.rows)
 
 
 def test_a_failing_variant_is_reported_and_the_others_still_run(runner):
     doc, _ = run(runner, params={"fail": "true"})
     flaky = variant(doc, "flaky")
-    assert not flaky.ok and flaky.error and "tiny.py:" in flaky.error and "ValueError: asked to fail" in flaky.error
+    failure = flaky.failure
+    assert not flaky.ok and failure is not None
+    assert "tiny.py:" in failure.error and "ValueError: asked to fail" in failure.error
     assert variant(doc, "jax.jit").ok
     assert any("flaky failed" in w for w in doc.warnings)
 
@@ -100,7 +102,7 @@ def test_cancel_keeps_partial_results(runner):
         cancel,
     )
     assert doc.partial and doc.warnings[0].startswith("partial result")
-    assert 0 < len(variant(doc, "jax.jit").samples_ns) < 100_000
+    assert 0 < len(variant(doc, "jax.jit").sampling.samples_ns) < 100_000
 
 
 def test_equivalence_guard_flags_the_unfair_variant_only(runner):
@@ -121,7 +123,7 @@ def test_sweep_reports_medians_and_slopes(runner):
     assert [point.params["size"] for point in doc.points] == [4, 64, 1024]
     assert doc.variants == []  # a sweep's measurements live in its points, each labelled with its value
     memory = sweep.memory_bytes["jax.jit"]
-    assert memory == [point.variant("jax.jit").memory.total for point in doc.points] and memory[0] < memory[-1]
+    assert memory == [point.variant("jax.jit").program.memory.total for point in doc.points] and memory[0] < memory[-1]
     printed = io.StringIO()
     report.print_result(doc, Console(file=printed, width=100))
     table = printed.getvalue().split("program memory (per device), as XLA sizes it")[1]
@@ -147,8 +149,8 @@ def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, messa
 def test_retrace_sentinel_counts_compiles_inside_the_timed_loop(runner):
     doc, _ = run(runner, scenario="retrace", samples=5, profile=False)
     stable, retracing = variant(doc, "stable"), variant(doc, "retracing")
-    assert stable.recompiles == 0 and stable.retraces == 0
-    assert retracing.recompiles >= 5 and retracing.retraces >= 5
+    assert stable.recompiles.recompiles == 0 and stable.recompiles.retraces == 0
+    assert retracing.recompiles.recompiles >= 5 and retracing.recompiles.retraces >= 5
     assert any("compilation(s)" in w and "during steady-state sampling" in w for w in retracing.warnings)
 
 
@@ -161,12 +163,12 @@ def test_the_async_dispatch_hint_stays_out_of_sync_runs(runner):
 def test_eager_variants_get_no_jit_advice_and_traces_are_not_called_recompilation(runner):
     doc, _ = run(runner, scenario="eager", samples=20, profile=False)
     eager, undeclared = variant(doc, "eager-tracing"), variant(doc, "undeclared")
-    assert eager.eager and eager.retraces >= 20 and eager.recompiles == 0
+    assert eager.recompiles.eager and eager.recompiles.retraces >= 20 and eager.recompiles.recompiles == 0
     assert not any("jit_fn" in note for note in eager.notes)
     assert not any("compil" in w for w in eager.warnings)
     assert any("during sampling are part of its calls" in note for note in eager.notes)
     assert any("give Bench(jit_fn=" in note for note in undeclared.notes)  # advice only where it applies
-    assert variant(doc, "jit").breakdown_ns is not None and eager.breakdown_ns is None
+    assert variant(doc, "jit").breakdown is not None and eager.breakdown is None
 
 
 def test_an_auto_run_stops_at_its_budget_not_at_the_sample_cap(runner):
@@ -174,5 +176,5 @@ def test_an_auto_run_stops_at_its_budget_not_at_the_sample_cap(runner):
     from tuiperf.contract.options import MAX_SAMPLES_PER_VARIANT
 
     doc, _ = run(runner, params={"size": "16"}, variants=["jax.jit"], samples=None, budget_s=0.05, profile=False)
-    n = len(variant(doc, "jax.jit").samples_ns)
+    n = len(variant(doc, "jax.jit").sampling.samples_ns)
     assert 0 < n < MAX_SAMPLES_PER_VARIANT / 10

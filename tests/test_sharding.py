@@ -44,11 +44,11 @@ print(json.dumps(dict(
     shards=len(out.addressable_shards),
     count=result.device.count,
     statuses={v.name: v.status for v in result.variants},
-    errors={v.name: v.error for v in result.variants if v.error},
+    errors={v.name: v.failure.error for v in result.variants if v.failure},
     mismatches=[(m.a, m.quantity) for m in result.equivalence.mismatches],
     notes=list(result.equivalence.notes),
     checked=result.equivalence.checked,
-    memory_devices={v.name: v.memory.devices for v in result.variants if v.memory},
+    memory_devices={v.name: v.program.memory.devices for v in result.variants if v.program.memory},
 )))
 """
 

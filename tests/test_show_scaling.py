@@ -6,6 +6,7 @@ work for four times the entries is about four times the work, where it was sixte
 from __future__ import annotations
 
 import factories
+import msgspec
 from rich.text import Text
 
 from tuiperf.cli import main
@@ -16,10 +17,18 @@ from tuiperf.results.model import Cluster
 def cluster_result(processes: int):
     result = factories.result({"jit": factories.steady(1000.0), "eager": factories.steady(3000.0)})
     result.cluster = Cluster(processes=processes, devices_per_process=1, coordinator="127.0.0.1:1")
-    for v in result.variants:
-        v.process_medians_ns = [1000.0 + i % 7 for i in range(processes)]
-        v.slowest_share = 0.1
-        v.slowest_calls = [i % 13 for i in range(processes)]
+    result.variants = [
+        msgspec.structs.replace(
+            v,
+            sampling=msgspec.structs.replace(
+                v.sampling,
+                process_medians_ns=[1000.0 + i % 7 for i in range(processes)],
+                slowest_share=0.1,
+                slowest_calls=[i % 13 for i in range(processes)],
+            ),
+        )
+        for v in result.variants
+    ]
     return result
 
 

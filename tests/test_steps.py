@@ -84,20 +84,21 @@ def test_steps_train_while_timed_and_agree_with_and_without_donation(runner):
     doc = run_steps(runner)
     for name in ("kept", "donated", "in-place", "other-lr"):
         variant = doc.variant(name)
-        assert variant is not None and variant.ok, (name, variant and variant.error)
+        assert variant is not None and variant.ok, (name, variant and variant.failure)
         note = next(n for n in variant.notes if n.startswith("stateful step"))
         calls, first, last = re.search(r"through (\d+) calls; its output went from (\S+) to (\S+)", note).groups()
         assert int(calls) >= 40 + GUARD_STEPS and float(last) < float(first) / 10  # the loss went down
-        assert variant.stages_ms.first_call > 0
-    assert doc.variant("kept").stages_ms.compile > 0  # the step's own AOT stages
+        assert variant.stages.first_call > 0
+    assert doc.variant("kept").stages.compile > 0  # the step's own AOT stages
     assert any("donates its state" in n for n in doc.variant("donated").notes)
-    assert doc.variant("kept").breakdown_ns is not None  # not donated: the breakdown runs
+    assert doc.variant("kept").breakdown is not None  # not donated: the breakdown runs
     assert doc.equivalence.mismatches == [] and set(doc.equivalence.checked) >= {"kept", "donated", "in-place"}
 
 
 def test_a_donating_bench_fails_with_what_to_change(runner):
     failed = run_steps(runner).variant("bench-donated")
-    assert not failed.ok and "deleted or donated" in failed.error and "tuiperf.Step(step, state" in failed.error
+    assert not failed.ok and failed.failure is not None
+    assert "deleted or donated" in failed.failure.error and "tuiperf.Step(step, state" in failed.failure.error
 
 
 def test_the_guard_catches_a_different_learning_rate(runner):

@@ -45,7 +45,7 @@ def test_with_no_json_a_failed_history_leaves_a_recovery_copy(fixture_dir, tmp_p
     assert main([*RUN, "--scenarios", fixture_dir, "--history", str(blocker / "h.sqlite")]) == 0
     err = capsys.readouterr().err
     [copy] = (data_home / "unsaved").glob("tiny-*.json")
-    assert resultfile.load(copy).variant("jax.jit").stats is not None and str(copy) in err
+    assert resultfile.load(copy).variant("jax.jit").sampling.stats is not None and str(copy) in err
 
 
 def test_a_json_that_cannot_be_written_after_the_run_still_leaves_the_result(
@@ -111,9 +111,8 @@ def test_the_progress_line_shows_a_markup_name_as_text():
 def test_a_note_that_is_not_data_is_kept_as_text():
     from tuiperf.contract import wire
     from tuiperf.measuring.serve import safe_send
-    from tuiperf.results import document
 
-    variant = document.variant_result("a", samples_ns=[1.0, 2.0], notes=[threading.Lock()])
+    variant = factories.variant("a", samples=[1.0, 2.0], notes=[threading.Lock()])
     assert variant.notes[0].startswith("<unlocked _thread.lock")
     run = factories.result({"a": [1.0, 2.0]})
     run.variants[0].warnings.append(threading.Lock())  # any object a document can end up holding

@@ -62,7 +62,7 @@ def test_inert_data_makes_every_text_inert_at_any_depth_and_keeps_what_needs_no_
     hostile = factories.hostile(benign)
     shown = inert_data(hostile)
     assert "\x1b" not in repr(shown.variants[0].name) and shown.variants[0].name.startswith("jit")
-    assert shown.variants[0].samples_ns is hostile.variants[0].samples_ns  # numbers are not visited
+    assert shown.variants[0].sampling.samples_ns is hostile.variants[0].sampling.samples_ns  # numbers are not visited
     assert hostile.variants[0].name.endswith(factories.HOSTILE)  # the original is unchanged
     event = inert_data(RunStarted("s", ["a\x1b]0;t\x07"], "cpu:0", "sync", sweep_value={"k\x9b": ("v\x07",)}))
     assert event.variants == ["a␛]0;t␇"] and event.sweep_value == {"k\\x9b": ("v␇",)}

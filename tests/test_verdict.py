@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import factories
+import msgspec
 import pytest
 
 from tuiperf.common.units import how_much
 from tuiperf.results import document
-from tuiperf.results.model import Equivalence, Mismatch, ProfileRow
+from tuiperf.results.model import Equivalence, Mismatch, Profile, ProfileRow, Program
 from tuiperf.results.reconcile import reconcile
 from tuiperf.results.verdict import gap_words, stage_cell, verdict
 
@@ -16,13 +17,13 @@ BASE |= {"noop_jit": 3_000.0, "noop_execute": 2_500.0}
 
 
 def pair(slow_paths, slow_median, *, profile=(), recompiles=0, causes=(), breakdowns=True, equivalence=None):
-    base = document.variant_result(
-        "base", samples_ns=factories.steady(10_000.0), breakdown_ns=factories.breakdown(BASE) if breakdowns else None
+    base = factories.variant(
+        "base", samples=factories.steady(10_000.0), breakdown=factories.breakdown(BASE) if breakdowns else None
     )
-    slow = document.variant_result(
+    slow = factories.variant(
         "slow",
-        samples_ns=factories.steady(slow_median),
-        breakdown_ns=factories.breakdown(slow_paths) if breakdowns else None,
+        samples=factories.steady(slow_median),
+        breakdown=factories.breakdown(slow_paths) if breakdowns else None,
         profile=profile,
         recompiles=recompiles,
         recompile_causes=causes,
@@ -140,7 +141,7 @@ def test_a_stage_known_less_precisely_than_the_gap_never_explains_it():
 
 
 def _variant(name, median, **kwargs):
-    return document.variant_result(name, samples_ns=factories.steady(median), **kwargs)
+    return factories.variant(name, samples=factories.steady(median), **kwargs)
 
 
 def test_donated_bytes_are_evidence_when_no_breakdown_names_a_cause():
@@ -153,7 +154,10 @@ def test_donated_bytes_are_evidence_when_no_breakdown_names_a_cause():
     donated = ProgramMemory(arguments=int(2 * mib), outputs=int(mib), temporaries=0, aliased=int(mib), generated_code=0)
     result = document.run_result(
         factories.header(),
-        [_variant("no-donation", 408_000.0, memory=kept), _variant("donate-state", 100_000.0, memory=donated)],
+        [
+            _variant("no-donation", 408_000.0, program=Program(memory=kept)),
+            _variant("donate-state", 100_000.0, program=Program(memory=donated)),
+        ],
         duration_s=1.0,
     )
     sentence = verdict(result, "donate-state", "no-donation")
@@ -172,7 +176,7 @@ def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_
     warm = CompileStagesMs(trace=0.1, lower=0.1, compile=0.08, first_call=0.02)
     result = document.run_result(
         factories.header(),
-        [_variant("base", 10_000.0, stages_ms=warm), _variant("slow", 10_000.0, stages_ms=cold)],
+        [_variant("base", 10_000.0, stages=warm), _variant("slow", 10_000.0, stages=cold)],
         duration_s=1.0,
     )
     sentence = verdict(result, "slow", "base")
@@ -184,7 +188,7 @@ def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_
     )
     same = document.run_result(
         factories.header(),
-        [_variant("base", 10_000.0, stages_ms=warm), _variant("slow", 10_000.0, stages_ms=warm)],
+        [_variant("base", 10_000.0, stages=warm), _variant("slow", 10_000.0, stages=warm)],
         duration_s=1.0,
     )
     assert verdict(same, "slow", "base").endswith("(ratio CI 1.000–1.000).") or "mean over" not in verdict(
@@ -195,29 +199,29 @@ def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_
 def test_a_jitted_steps_framework_stage_is_named_for_the_state_it_carries():
     """A plain jax.jit training step showed its carried state as "framework" with an Equinox remedy."""
     result = pair({**BASE, "call": 40_000.0}, 40_000.0)
-    for v in result.variants:
-        assert v.breakdown_ns is not None
-        v.breakdown_ns.framework_holds = "state carried"
+    result.variants = [
+        msgspec.structs.replace(v, breakdown=msgspec.structs.replace(v.breakdown, framework_holds="state carried"))
+        for v in result.variants
+        if v.breakdown is not None
+    ]
     sentence = verdict(result, "slow", "base")
     assert sentence.startswith("slow is 4× as slow as base: slow's state carried (+30.0 µs) explains 100 % of the gap")
     assert "not Python" in sentence and "eqx.partition" not in sentence
 
 
 def test_same_flops_is_said_only_when_the_transcendentals_agree_too():
-    base = document.variant_result(
+    base = factories.variant(
         "base",
-        samples_ns=factories.steady(10_000.0),
-        breakdown_ns=factories.breakdown(BASE),
-        flops=8.0,
-        transcendentals=8.0,
+        samples=factories.steady(10_000.0),
+        breakdown=factories.breakdown(BASE),
+        program=Program(flops=8.0, transcendentals=8.0),
     )
     slow_paths = {**BASE, "call": 14_000.0, "jit": 12_000.0, "flat_jit": 11_000.0, "flat_leaves": 10_500.0}
-    slow = document.variant_result(
+    slow = factories.variant(
         "slow",
-        samples_ns=factories.steady(14_000.0),
-        breakdown_ns=factories.breakdown(slow_paths),
-        flops=8.0,
-        transcendentals=16.0,
+        samples=factories.steady(14_000.0),
+        breakdown=factories.breakdown(slow_paths),
+        program=Program(flops=8.0, transcendentals=16.0),
     )
     result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
     sentence = verdict(result, "slow", "base")
@@ -230,13 +234,13 @@ def test_without_a_reliable_split_the_profile_alone_may_name_the_machinery_and_s
         ProfileRow(function="per_call (my/file.py:20)", ncalls=1, cumtime_us=3463, tottime_us=352),
         ProfileRow(function="apply_primitive (jax/_src/dispatch.py:81)", ncalls=2, cumtime_us=2777, tottime_us=40),
     ]
-    base = document.variant_result(
-        "base", samples_ns=factories.steady(10_000.0), breakdown_ns=factories.breakdown(BASE, reliable=False)
+    base = factories.variant(
+        "base", samples=factories.steady(10_000.0), breakdown=factories.breakdown(BASE, reliable=False)
     )
-    slow = document.variant_result(
+    slow = factories.variant(
         "slow",
-        samples_ns=factories.steady(300_000.0),
-        breakdown_ns=factories.breakdown({**BASE, "call": 300_000.0}, reliable=False),
+        samples=factories.steady(300_000.0),
+        breakdown=factories.breakdown({**BASE, "call": 300_000.0}, reliable=False),
         profile=rows,
     )
     result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
@@ -244,5 +248,7 @@ def test_without_a_reliable_split_the_profile_alone_may_name_the_machinery_and_s
     assert sentence.startswith("slow is 30× as slow as base: the evidence does not support a cause (a breakdown")
     assert "slow's profile (alone: no stage split backs it) puts its time in apply_primitive" in sentence
     assert sentence.endswith("or compute them inside the jitted function.")
-    same = document.run_result(factories.header(), [base.__replace__(profile=rows), slow], duration_s=1.0)
+    same = document.run_result(
+        factories.header(), [msgspec.structs.replace(base, profile=Profile(rows=rows)), slow], duration_s=1.0
+    )
     assert "profile (alone" not in verdict(same, "slow", "base")  # both hold it: not why one is slower

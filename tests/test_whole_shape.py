@@ -215,7 +215,6 @@ def test_bytes_never_read_in_exponent_form():
 
 
 def test_a_gap_within_noise_gets_no_stage_shares():
-    from tuiperf.results import document
     from tuiperf.results.reconcile import reconcile
     from tuiperf.results.verdict import gap_words
 
@@ -228,9 +227,8 @@ def test_a_gap_within_noise_gets_no_stage_shares():
         "flat_leaves": 970.0,
     }
     other = {**paths, "call": 1000.03, "jit": 989.0}
-    a = document.variant_result("a", samples_ns=factories.steady(1000.03, spread=101))
-    b = document.variant_result("b", samples_ns=factories.steady(1000.0, spread=101))
-    a.breakdown_ns, b.breakdown_ns = factories.breakdown(other), factories.breakdown(paths)
+    a = factories.variant("a", samples=factories.steady(1000.03, spread=101), breakdown=factories.breakdown(other))
+    b = factories.variant("b", samples=factories.steady(1000.0, spread=101), breakdown=factories.breakdown(paths))
     split = reconcile(a, b)
     assert abs(split.gap_ns) < 1 and all(s.share is None for s in split.stages)
     assert "%" not in gap_words(split) and "more than the whole gap" not in gap_words(split)
@@ -279,13 +277,13 @@ def test_a_sweep_in_several_processes_pools_every_point_of_every_process(shape):
     for i, point in enumerate(combined.points):
         jit = point.variant("jit")
         one_process = first.points[i].variant("jit")
-        assert jit is not None and one_process is not None and jit.stats is not None
-        assert len(jit.samples_ns) == 2 * len(one_process.samples_ns)
-        assert jit.process_medians_ns == [
-            first.points[i].variant("jit").stats.median_ns,
-            second.points[i].variant("jit").stats.median_ns,
+        assert jit is not None and one_process is not None and jit.sampling.stats is not None
+        assert len(jit.sampling.samples_ns) == 2 * len(one_process.sampling.samples_ns)
+        assert jit.sampling.process_medians_ns == [
+            first.points[i].variant("jit").sampling.stats.median_ns,
+            second.points[i].variant("jit").sampling.stats.median_ns,
         ]
-        assert combined.sweep.medians_ns["jit"][i] == jit.stats.median_ns
+        assert combined.sweep.medians_ns["jit"][i] == jit.sampling.stats.median_ns
     assert not combined.partial
     assert combine([first], planned=2).warnings[0] == "partial result: 1 of 2 processes ran"
 
@@ -294,19 +292,18 @@ def test_several_processes_keep_every_process_s_recompile_causes_and_say_them_on
     """`--processes N` summed the recompiles but dropped their causes: the combined variant said both the
     first process's "…: the shape changed" and a new "JAX explained no cache miss"."""
     from tuiperf.processes.repeat import combine
-    from tuiperf.results import document
 
     def one(causes: list[str]):
         run = factories.result({"jit": factories.steady(1000.0)}, scenario="dispatch-floor", processes=2)
         entry = run.variants[0]
-        run.variants[0] = document.variant_result(
-            "jit", samples_ns=entry.samples_ns, retraces=1, recompiles=1, recompile_causes=causes
+        run.variants[0] = factories.variant(
+            "jit", samples=entry.sampling.samples_ns, retraces=1, recompiles=1, recompile_causes=causes
         )
         return run
 
     combined = combine([one(["x: shape (2,) -> (3,)"]), one(["y: dtype float32 -> int32"])], planned=2)
     jit = combined.variant("jit")
-    assert jit is not None and jit.recompiles == 2
-    assert jit.recompile_causes == ["x: shape (2,) -> (3,)", "y: dtype float32 -> int32"]
+    assert jit is not None and jit.recompiles.recompiles == 2
+    assert jit.recompiles.causes == ["x: shape (2,) -> (3,)", "y: dtype float32 -> int32"]
     compiles = [w for w in jit.warnings if "XLA compilation(s)" in w]
     assert len(compiles) == 1 and compiles[0].startswith("2 XLA compilation(s)") and "y: dtype" in compiles[0]

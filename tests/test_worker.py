@@ -29,7 +29,7 @@ def test_catalog_devices_and_a_run(worker):
             scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=20, dispatch="sync", profile=False)
         )
     )
-    assert doc.variants[0].ok and len(doc.variants[0].samples_ns) == 20
+    assert doc.variants[0].ok and len(doc.variants[0].sampling.samples_ns) == 20
     assert doc.env is not None and doc.env.dispatch == "sync"
 
 
@@ -53,7 +53,7 @@ def test_cancel_stops_the_worker_run(worker):
         on_event,
         cancel,
     )
-    assert doc.partial and doc.variants[0].samples_ns
+    assert doc.partial and doc.variants[0].sampling.samples_ns
 
 
 def test_a_crash_fails_its_variant_alone_and_the_worker_restarts(worker):
@@ -67,8 +67,8 @@ def test_a_crash_fails_its_variant_alone_and_the_worker_restarts(worker):
     doc = worker.run(request, events.append)
     assert not doc.partial and doc.crash is None  # the crash is the variant's, not the run's
     kept = {v.name: v for v in doc.variants}
-    assert kept["flaky"].status == "failed" and "SIGABRT" in (kept["flaky"].error or "")
-    assert kept["jax.jit"].measured and len(kept["jax.jit"].samples_ns) == 40_000  # measured again, whole
+    assert kept["flaky"].status == "failed" and "SIGABRT" in kept["flaky"].failure.error
+    assert kept["jax.jit"].measured and len(kept["jax.jit"].sampling.samples_ns) == 40_000  # measured again, whole
     assert "flaky crashed the measuring process and failed" in doc.warnings[0]
     assert not [e for e in events if isinstance(e, RunFailed)]
     assert doc.env is not None
@@ -188,7 +188,7 @@ def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_
     assert code == 0
     result = resultfile.load(out)
     for variant in result.measured:
-        assert len(variant.process_medians_ns) == 3 and variant.stats.n == 90  # pooled samples
+        assert len(variant.sampling.process_medians_ns) == 3 and variant.sampling.stats.n == 90  # pooled samples
     printed = capsys.readouterr().out
     assert "between 3 measuring processes" in printed and "spread" in printed
 

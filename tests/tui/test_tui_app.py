@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 
+import factories
 import msgspec
 import pytest
 from tui_helpers import HAS_CAIRO, FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
@@ -135,7 +136,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
             return str(table.get_cell(row, column))
 
         assert table.row_count == 3 and cell("broken", "status") == "FAILED" and cell("broken", "median") == "—"
-        assert cell("jit", "median") == format_ns(by_name["jit"].stats.median_ns)
+        assert cell("jit", "median") == format_ns(by_name["jit"].sampling.stats.median_ns)
         app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
         await pilot.pause()
         assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
@@ -167,7 +168,7 @@ async def test_cancel_keeps_the_partial_result(make_app):
         await main.runs.wait_for_end(30)
         await pilot.pause()
         assert main.result is not None and main.result.partial is True
-        assert any(v.samples_ns for v in main.result.variants)
+        assert any(v.sampling.samples_ns for v in main.result.variants)
         results = main.results_panel
         assert any("partial" in text.lower() for _, text in results.filled("warnings").query_one("WarningsPanel").items)
         assert "PARTIAL" in str(results.filled("stats").query_one("#stats-note").render())
@@ -528,7 +529,6 @@ async def test_a_scenario_chosen_from_the_cached_list_before_the_panels_gets_its
 async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_the_ui_thread(
     saved, scenario_dirs, tmp_path
 ):
-    import factories
     from rich.console import Console
 
     from tuiperf.results import document
@@ -537,8 +537,8 @@ async def test_the_breakdown_names_the_stage_that_explains_a_gap_reconciled_off_
     base_paths |= {"noop_jit": 3_000.0, "noop_execute": 2_500.0}
     slow_paths = {**base_paths, "call": 13_000.0, "jit": 11_000.0}  # 3 µs more jit dispatch
     variants = [
-        document.variant_result("base", samples_ns=[10_000.0] * 31, breakdown_ns=factories.breakdown(base_paths)),
-        document.variant_result("slow", samples_ns=[13_500.0] * 31, breakdown_ns=factories.breakdown(slow_paths)),
+        factories.variant("base", samples=[10_000.0] * 31, breakdown=factories.breakdown(base_paths)),
+        factories.variant("slow", samples=[13_500.0] * 31, breakdown=factories.breakdown(slow_paths)),
     ]
     result = document.run_result(factories.header(), variants, duration_s=1.0)
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
@@ -685,7 +685,11 @@ async def test_a_result_shaped_like_the_last_one_is_shown_without_laying_the_scr
         await app.plots_settled()
         await pilot.pause()
         faster = copy.deepcopy(saved["result"])
-        faster.variants[0].stats.median_ns = 1234.0
+        first = faster.variants[0]
+        stats = msgspec.structs.replace(first.sampling.stats, median_ns=1234.0)
+        faster.variants[0] = msgspec.structs.replace(
+            first, sampling=msgspec.structs.replace(first.sampling, stats=stats)
+        )
         faster.warnings = [*faster.warnings, *(f"extra warning {i}" for i in range(8))]
         with layouts_of_the_screen(app) as layouts:
             main.show_result(faster)

@@ -91,9 +91,9 @@ def test_warnings_show_the_results_own_list_once_then_notes():
     from tuiperf.results import document
     from tuiperf.results.model import Equivalence, Mismatch
 
-    failed = document.variant_result("a", status="failed", error="tiny.py:3: ValueError: boom")
-    skipped = document.variant_result("c", status="skipped", notes=["inox is not installed"])
-    noted = document.variant_result("b", notes=["closures bake weights in"])
+    failed = factories.variant("a", status="failed", error="tiny.py:3: ValueError: boom")
+    skipped = factories.variant("c", status="skipped", notes=["inox is not installed"])
+    noted = factories.variant("b", notes=["closures bake weights in"])
     warnings = [
         "partial result: cancelled",
         "b does not compute the same thing as a: XLA FLOPs",
@@ -135,7 +135,6 @@ def test_guard_findings_come_from_the_structured_mismatches():
 
 def test_live_state_folds_events_and_says_which_are_urgent():
     from tuiperf.contract.events import PhaseChanged, Progress, RunStarted, SamplesAdded, VariantFinished
-    from tuiperf.results import document
     from tuiperf.tui.run_state import RunState
 
     live = RunState(run_id=1)
@@ -144,7 +143,7 @@ def test_live_state_folds_events_and_says_which_are_urgent():
     assert live.apply(SamplesAdded("a", [3.0])) is False
     assert live.apply(Progress(0.5, 1.0, 1.0, {"a": 2.0}, {"a": 3})) is False
     assert live.apply(PhaseChanged("breakdown", "a")) is True
-    assert live.apply(VariantFinished(document.variant_result("a"))) is True
+    assert live.apply(VariantFinished(factories.variant("a"))) is True
     assert live.snapshot_samples() == {"a": [1.0, 2.0, 3.0]}
     assert live.snapshot_samples(limit=2) == {"a": [1.0, 3.0]} and live.snapshot_samples(limit=3) == {
         "a": [1.0, 2.0, 3.0]

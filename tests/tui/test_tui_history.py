@@ -26,14 +26,14 @@ async def test_a_run_is_stored_opened_and_compared_with_the_next(saved, scenario
         first = (await run_to_end(pilot)).result
         await wait_until(pilot, lambda: len(stored_runs(path)) == 1, what="the run stored")
         [row] = stored_runs(path)
-        assert row.scenario == "tiny-sin" and row.medians["jit"] == first.variant("jit").stats.median_ns
+        assert row.scenario == "tiny-sin" and row.medians["jit"] == first.variant("jit").sampling.stats.median_ns
         main.show_result(None)
         await pilot.press("escape", "h")
         assert type(app.screen).__name__ == "HistoryScreen"
         await wait_until(pilot, lambda: app.screen.runs, what="the listing")
         await pilot.press("enter")
         await wait_until(pilot, lambda: main.result is not None, what="the stored run shown")
-        assert main.result.variant("jit").samples_ns == first.variant("jit").samples_ns
+        assert main.result.variant("jit").sampling.samples_ns == first.variant("jit").sampling.samples_ns
         await run_to_end(pilot)
         await pilot.press("escape", "h")
         await wait_until(pilot, lambda: getattr(app.screen, "runs", None), what="the listing")

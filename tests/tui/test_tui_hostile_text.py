@@ -8,12 +8,14 @@ from __future__ import annotations
 import copy
 
 import factories
+import msgspec
 from drawn import held, on_screen
 from test_hostile_outputs import rich_result
 from tui_helpers import FakeRunner, open_stored, ready, sync, wait_until
 
 from tuiperf.results import document
 from tuiperf.results.history import History
+from tuiperf.results.model import Failure
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.commands import RESULT_TABS
 
@@ -89,9 +91,12 @@ async def test_the_progress_rows_of_a_run_draw_its_variant_names_inert(saved, sc
     import threading
 
     saved = copy.deepcopy(saved)
-    for variant in saved["result"].variants:
-        variant.name += "\x1b]52;c;Y3VybA==\x07\x9b2J"
-        variant.error = "boom\x1b]0;owned\x07"
+    saved["result"].variants = [
+        msgspec.structs.replace(
+            variant, name=variant.name + "\x1b]52;c;Y3VybA==\x07\x9b2J", failure=Failure(error="boom\x1b]0;owned\x07")
+        )
+        for variant in saved["result"].variants
+    ]
     runner = FakeRunner(saved)
     gate = threading.Event()
     runner.gates.append(gate)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+import msgspec
 from tui_helpers import FakeRunner, ready, run_to_end, sync, wait_until
 
 from tuiperf.contract.catalog import ParamSpec, ScenarioEntry, VariantEntry
@@ -35,8 +36,9 @@ def marked_saved(saved):
             ],
         )
     )
-    for v in saved["result"].variants:
-        v.name = MARKUP if v.name == "jit" else v.name
+    saved["result"].variants = [
+        msgspec.structs.replace(v, name=MARKUP) if v.name == "jit" else v for v in saved["result"].variants
+    ]
     saved["result"].scenario.id = "marked"
     return saved
 

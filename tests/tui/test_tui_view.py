@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import factories
+import msgspec
 
 from tuiperf.results import document
 from tuiperf.results.model import Mode
@@ -16,12 +17,14 @@ def test_nothing_measured_yet():
 
 def test_a_run_gives_series_medians_cluster_marks_and_a_header():
     result = factories.result({"a": factories.steady(1000), "b": factories.steady(3000)}, params={"n": 4})
-    result.variants[1].modes = [Mode(center_ns=2900.0, fraction=0.9), Mode(center_ns=5000.0, fraction=0.01)]
-    failed = document.variant_result("c", status="failed", error="boom")
+    modes = [Mode(center_ns=2900.0, fraction=0.9), Mode(center_ns=5000.0, fraction=0.01)]
+    b = result.variants[1]
+    result.variants[1] = msgspec.structs.replace(b, sampling=msgspec.structs.replace(b.sampling, modes=modes))
+    failed = factories.variant("c", status="failed", error="boom")
     result.variants.append(failed)
     view = view_of(result)
     assert view.order == ["a", "b", "c"] and set(view.series) == {"a", "b"}
-    assert view.medians["b"] == result.variants[1].stats.median_ns
+    assert view.medians["b"] == result.variants[1].sampling.stats.median_ns
     assert view.marks == [1000.0, 2900.0]  # cluster centres (one per unimodal variant); a 1 % cluster is not
     assert view.header == "s · cpu:0 · sync dispatch · n=4" and view.note == ""
 
@@ -35,7 +38,7 @@ def test_a_sweep_shows_its_last_point_labelled_with_its_value():
     view = view_of(sweep)
     assert view.shown is not None and view.shown.params["n"] == 8
     assert view.note == "PARTIAL (n=8)" and view.shown.partial and view.sweep is sweep.sweep
-    assert view.medians["a"] == points[1].variants[0].stats.median_ns
+    assert view.medians["a"] == points[1].variants[0].sampling.stats.median_ns
     assert ("warning", "sweep stopped early") in view.warnings and "n=8" in view.header
 
 

@@ -91,8 +91,8 @@ class FakeRunner:
         shown = result.shown
         emit(RunStarted(request.scenario, [v.name for v in shown.variants], "cpu:0", request.settings.dispatch))
         for v in shown.variants:
-            emit(SamplesAdded(v.name, list(v.samples_ns)))
-            emit(Progress(0.5, 0.1, 0.1, {v.name: v.stats.median_ns if v.stats else 0.0}, {}))
+            emit(SamplesAdded(v.name, list(v.sampling.samples_ns)))
+            emit(Progress(0.5, 0.1, 0.1, {v.name: v.sampling.stats.median_ns if v.sampling.stats else 0.0}, {}))
             emit(VariantFinished(v))
         if gate is not None:
             gate.wait(30)

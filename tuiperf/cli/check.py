@@ -109,8 +109,9 @@ def report(result: RunResult) -> int:
             print(f"  skipped  {name}: {one_line('; '.join(variant.notes) or 'no reason given')}")
         elif not variant.ok:
             failed = True
-            phase = f" ({variant.failed_phase})" if variant.failed_phase else ""
-            print(f"  FAILED   {name}{phase}: {one_line(variant.error or 'no error given')}")
+            failure = variant.failure
+            phase = f" ({failure.phase})" if failure is not None and failure.phase else ""
+            print(f"  FAILED   {name}{phase}: {one_line(failure.error if failure is not None else 'no error given')}")
         else:
             print(f"  ok       {name}")
     if result.error:

@@ -181,7 +181,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
     baseline, ratios = against(result)
     main, spread = [], []
     for v in result.measured:
-        s = v.stats
+        s = v.sampling.stats
         assert s is not None
         lo, hi = s.ci95_median_ns
         row = ratios.get(v.name)
@@ -196,7 +196,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
                 format_p(row.p_value) if row else "–",
             ]
         )
-        clusters = str(max(len(v.modes), 1))  # where they are is in the warnings
+        clusters = str(max(len(v.sampling.modes), 1))  # where they are is in the warnings
         spread.append(
             [
                 one_line(v.name),
@@ -220,8 +220,11 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
         )
     for v in result.variants:
         if v.status == "failed":
-            phase = f" while {one_line(PHASES.get(v.failed_phase or '', v.failed_phase))}" if v.failed_phase else ""
-            parts.append(Hanging(f"✗ {one_line(v.name)} failed{phase}: {inert(v.error)}", indent=2, style="red"))
+            failure = v.failure
+            failed_in = failure.phase if failure is not None else None
+            phase = f" while {one_line(PHASES.get(failed_in or '', failed_in))}" if failed_in else ""
+            error = failure.error if failure is not None else None
+            parts.append(Hanging(f"✗ {one_line(v.name)} failed{phase}: {inert(error)}", indent=2, style="red"))
         elif v.skipped:
             parts.append(
                 Hanging(
@@ -237,9 +240,9 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
     rows = [
         [
             one_line(v.name),
-            *[_ms(getattr(v.stages_ms, key)) for key, _ in COMPILE_STAGES],
-            "–" if v.flops is None else f"{v.flops:.3g}",
-            "–" if v.param_count is None else f"{v.param_count:,}",
+            *[_ms(getattr(v.stages, key)) for key, _ in COMPILE_STAGES],
+            "–" if v.program.flops is None else f"{v.program.flops:.3g}",
+            "–" if v.program.param_count is None else f"{v.program.param_count:,}",
         ]
         for v in result.variants
         if v.ok
@@ -268,16 +271,16 @@ def memory(result: RunResult, width: int, console: Console, where: str = "") -> 
 
 
 def breakdown(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
-    measured = [v for v in result.variants if v.breakdown_ns is not None]
+    measured = [v for v in result.variants if v.breakdown is not None]
     if not measured:
         return []
-    scale, unit = _unit(max(v.breakdown_ns.call_ns for v in measured if v.breakdown_ns))
+    scale, unit = _unit(max(v.breakdown.call_ns for v in measured if v.breakdown))
     rows: list[list[str]] = []
     reasons: list[str] = []
     widest = {key: 0.0 for key, _, _ in BREAKDOWN_STAGES}
     constructed = False
     for v in measured:
-        b = v.breakdown_ns
+        b = v.breakdown
         assert b is not None
         cells = []
         for key, _, _ in BREAKDOWN_STAGES:
@@ -317,7 +320,7 @@ def gaps(result: RunResult) -> list[Any]:
     resampled: Resampled = {}  # each variant resampled once for all its pairs
     for name, against_name in pairs(result, baseline_name):
         v, base = result.variant(name), result.variant(against_name)
-        if v is None or base is None or v.breakdown_ns is None or base.breakdown_ns is None:
+        if v is None or base is None or v.breakdown is None or base.breakdown is None:
             continue
         split = reconcile(v, base, resampled)
         if split is None or not split.gap_ns:
@@ -368,7 +371,7 @@ def _unit(ns: float) -> tuple[float, str]:
 
 
 def processes(result: RunResult) -> list[Any]:
-    rows = [v for v in result.measured if len(v.process_medians_ns) > 1]
+    rows = [v for v in result.measured if len(v.sampling.process_medians_ns) > 1]
     if not rows:
         return []
     title = f"between {result.options.processes} measuring processes (median of each)"
@@ -380,12 +383,12 @@ def processes(result: RunResult) -> list[Any]:
         )
     lines: list[Any] = [Hanging(title, style="bold")]
     for v in rows:
-        medians = v.process_medians_ns
+        medians = v.sampling.process_medians_ns
         spread = max(medians) / min(medians) - 1 if min(medians) > 0 else float("inf")
         pairs = [", ".join(format_ns(m) for m in medians), f"spread {100 * spread:.1f} %"]
-        if v.slowest_share is not None:  # a cluster's: how long the slowest process keeps the others waiting
-            pairs.append(f"the slowest process holds the others back {100 * v.slowest_share:.1f} % of a call")
-            counts = ", ".join(f"process {i} in {n}" for i, n in enumerate(v.slowest_calls))
+        if v.sampling.slowest_share is not None:  # a cluster's: how long the slowest process keeps the others waiting
+            pairs.append(f"the slowest process holds the others back {100 * v.sampling.slowest_share:.1f} % of a call")
+            counts = ", ".join(f"process {i} in {n}" for i, n in enumerate(v.sampling.slowest_calls))
             pairs.append(f"slowest: {counts} calls")
         lines.append(Hanging(one_line(v.name), style="bold"))
         lines.append(_pairs(pairs))
@@ -498,7 +501,7 @@ def profile_table(variant: VariantResult, top: int = 8) -> Table:
             overflow="fold" if column == "function" else "ellipsis",
             no_wrap=column != "function",
         )
-    for row in variant.profile[:top]:
+    for row in variant.profile.rows[:top]:
         table.add_row(
             Text(one_line(row.function)), f"{row.ncalls:.3g}", f"{row.cumtime_us:.1f} µs", f"{row.tottime_us:.1f} µs"
         )
@@ -527,7 +530,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend(why(shown))
     parts.extend(guard_notes(shown))
     if profiles:
-        parts.extend(profile_table(v) for v in shown.variants if v.profile)
+        parts.extend(profile_table(v) for v in shown.variants if v.profile.rows)
     if result.warnings:
         parts.append(Text(""))
         parts.extend(Hanging(f"⚠ {inert(w)}", indent=2, style="yellow") for w in result.warnings)

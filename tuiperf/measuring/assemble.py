@@ -57,18 +57,17 @@ def result_of(
     """The pass's result document (``started``: when the pass began)."""
     partial = ctx.cancel.is_set()
     variants = [
-        found.results.get(n) or document.variant_result(n, status="failed", error="not measured: the run was cancelled")
-        for n in ctx.resolved.names
+        found.results.get(n) or document.failed(n, "not measured: the run was cancelled") for n in ctx.resolved.names
     ]
     warnings = []
     if partial:
-        measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
+        measured = ", ".join(v.name for v in variants if v.sampling.samples_ns) or "none"
         warnings.append(f"partial result: the run was cancelled (variants with samples: {measured})")
     warnings.extend(found.warnings)  # unfair comparisons
     platform = ctx.device.platform
     if ctx.settings.dispatch == "sync" and platform != "cpu":
         warnings.append(ASYNC_ON_ACCELERATORS)
-    multimodal = [v.name for v in variants if len(v.modes) > 1]
+    multimodal = [v.name for v in variants if len(v.sampling.modes) > 1]
     if multimodal and ctx.dispatch == "async" and platform == "cpu":
         warnings.append(
             f"{len(multimodal)} of {len(variants)} variants have clustered per-call times: expected with JAX's "
@@ -83,7 +82,5 @@ def result_of(
         warnings=warnings,
     )
     result.memory = process_memory(ctx.device)
-    ctx.policy.record(
-        result, sampled.across if sampled is not None else {}, sampled.plan if sampled is not None else None
-    )
+    result.cluster = ctx.policy.cluster(sampled.plan if sampled is not None else None)
     return result

@@ -72,7 +72,7 @@ class TimedPath:
     args: tuple[Any, ...]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Paths:
     """The lower levels of one variant's call (everything but the call itself)."""
 
@@ -80,8 +80,8 @@ class Paths:
     call_is_jit: bool  # the call is a jax.jit function: its own jit level, framework is zero
     single_output: bool = False  # the program returns one array: no output pytree, outputs is zero
     program: ProgramCosts = field(default_factory=ProgramCosts)  # XLA's figures of the jit level's program
-    # what call − jit holds when it is not a library's Python work (set by whoever knows)
-    framework_holds: str | None = field(default=None, init=False)
+    # what call − jit holds when it is not a library's Python work (given by whoever knows)
+    framework_holds: str | None = None
 
 
 @dataclass(frozen=True)

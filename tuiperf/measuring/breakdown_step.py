@@ -28,7 +28,8 @@ def breakdowns(ctx: RunContext, measured: list[Prepared], sampled: Sampled, *, a
     inputs = []
     withheld: dict[str, Breakdown] = {}
     for item in measured:
-        if item.paths is None:
+        paths = item.built.paths
+        if paths is None:
             continue
         samples = sampled.target(item.name).samples
         compiles = sampled.compiles(item.name)
@@ -39,9 +40,9 @@ def breakdowns(ctx: RunContext, measured: list[Prepared], sampled: Sampled, *, a
             BreakdownInput(
                 name=item.name,
                 call=TimedPath(item.bench.fn, item.bench.args),
-                paths=item.paths,
+                paths=paths,
                 steady=SteadyState(float(np.median(samples)), median_ci(samples)),
-                call_flops=item.call_flops,
+                call_flops=item.built.call_flops,
             )
         )
     if not inputs or ctx.cancel.is_set() or anchor:

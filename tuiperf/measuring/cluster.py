@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,6 @@ import numpy as np
 from tuiperf.api.devices import in_cluster
 from tuiperf.common.errors import ClusterError
 from tuiperf.common.text import one_line
-from tuiperf.contract import options
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import RunRequest
@@ -40,7 +40,7 @@ from tuiperf.measuring.context import Hooks
 from tuiperf.measuring.env import all_devices
 from tuiperf.measuring.execute import execute
 from tuiperf.measuring.policy import Across, SamplingPlan
-from tuiperf.measuring.sampler import MAX_SAMPLES, Target
+from tuiperf.measuring.sampler import MAX_SAMPLES, Timed
 from tuiperf.measuring.timing import choose_loops
 from tuiperf.results.model import Cluster, RunResult
 
@@ -97,7 +97,6 @@ def measure_in_cluster(request: RunRequest, member: ClusterMember, hooks: Hooks)
     """Join the cluster, then measure ``request`` in lockstep with the other processes."""
     from tuiperf.measuring.inprocess import set_dispatch
 
-    options.check(request.settings)
     join(member)
     set_dispatch(request.settings.dispatch)  # after joining: both must come before JAX's first computation
     result = execute(request, hooks, InCluster(request.settings))
@@ -124,7 +123,7 @@ def gather(values: np.ndarray) -> np.ndarray:
     return np.asarray(multihost_utils.process_allgather(values))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Agreed:
     """What every process samples with: the slowest process's estimate of each call, the coarsest timer."""
 
@@ -193,13 +192,13 @@ class InCluster:
 
     def plan_sampling(self, prepared: list[Prepared], resolution_ns: float, settings: RunSettings) -> SamplingPlan:
         """The processes agree on each call's cost and the timer; from these, the same sample count."""
-        agreed = agree([p.name for p in prepared], [p.estimate_ns for p in prepared], resolution_ns)
-        for item, estimate in zip(prepared, agreed.estimates_ns, strict=True):
-            item.estimate_ns = estimate  # calls per sample and per turn follow from it: the same everywhere
+        names = [p.name for p in prepared]
+        agreed = agree(names, [p.first.estimate_ns for p in prepared], resolution_ns)
         fixed = settings.samples or samples_for_budget(agreed.estimates_ns, agreed.resolution_ns, settings.budget_s)
-        return SamplingPlan(agreed.resolution_ns, fixed)
+        # Calls per sample and per turn follow from the estimates: the same everywhere.
+        return SamplingPlan(agreed.resolution_ns, fixed, dict(zip(names, agreed.estimates_ns, strict=True)))
 
-    def after_sampling(self, targets: list[Target]) -> dict[str, Across]:
+    def after_sampling(self, targets: Sequence[Timed]) -> dict[str, Across]:
         """Every process's samples, to every process (aligned call by call), and the figures across them."""
         if not targets:
             return {}
@@ -211,17 +210,10 @@ class InCluster:
         everyone = gather(mine)  # [process, target, call]
         return {t.name: across_processes(everyone[:, i, :], counts[:, i]) for i, t in enumerate(targets)}
 
-    def before_guard(self, checked: list[Prepared]) -> None:
+    def guard_outputs(self, checked: list[Prepared]) -> list[Any]:
         from tuiperf.api.devices import host_copy
 
-        for item in checked:  # the same variants, in the same order, in every process
-            item.output = host_copy(item.output)
+        return [host_copy(item.first.output) for item in checked]  # the same variants, in the same order, everywhere
 
-    def record(self, result: RunResult, across: dict[str, Across], plan: SamplingPlan | None) -> None:
-        for variant in result.variants:
-            figures = across.get(variant.name)
-            if figures is not None:
-                variant.process_medians_ns = figures.medians_ns
-                variant.slowest_share = figures.slowest_share
-                variant.slowest_calls = figures.slowest_calls
-        result.cluster = cluster_record(self.settings, plan.samples if plan is not None else None)
+    def cluster(self, plan: SamplingPlan | None) -> Cluster:
+        return cluster_record(self.settings, plan.samples if plan is not None else None)

@@ -11,10 +11,12 @@ import contextlib
 import dataclasses
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from tuiperf.api.step import DONATED_HINT
 from tuiperf.contract.events import Event, VariantFinished
@@ -120,6 +122,13 @@ class Outcomes:
     def finish(self, result: VariantResult) -> None:
         self.results[result.name] = result
         self.emit(VariantFinished(result))
+
+    def amend(self, name: str, *, notes: Sequence[str] = (), warnings: Sequence[str] = ()) -> None:
+        """A finished variant's result with what a later step of the pass (the guard) says of it."""
+        was = self.results[name]
+        self.results[name] = msgspec.structs.replace(
+            was, notes=[*was.notes, *notes], warnings=[*was.warnings, *warnings]
+        )
 
 
 def device_scope(device: Any) -> contextlib.AbstractContextManager[Any]:

@@ -18,8 +18,11 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
     scenario = ctx.resolved.scenario
     ctx.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
     checked = [p for p in prepared if scenario.variants[p.name].same_as_default and found.results[p.name].ok]
-    ctx.policy.before_guard(checked)
-    subjects = [subject_of(p, check_costs=scenario.variants[p.name].check_costs) for p in checked]
+    outputs = ctx.policy.guard_outputs(checked)
+    subjects = [
+        subject_of(p, output, check_costs=scenario.variants[p.name].check_costs)
+        for p, output in zip(checked, outputs, strict=True)
+    ]
     reference = scenario.reference_name()
     reference = reference if any(s.name == reference for s in subjects) else None
     tolerance = scenario.tolerance_for(SimpleNamespace(**params))
@@ -28,7 +31,7 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
     mismatches = findings.mismatches
     found.warnings.extend(describe(mismatches))
     for m in mismatches:
-        found.results[m["a"]].warnings.append(f"differs from {m['b']} in {m['quantity']}: {m['detail']}")
+        found.amend(m["a"], warnings=[f"differs from {m['b']} in {m['quantity']}: {m['detail']}"])
     found.equivalence = Equivalence(
         reference=reference or (subjects[0].name if subjects else None),
         checked=[s.name for s in subjects],
@@ -37,10 +40,11 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
     )
 
 
-def subject_of(p: Prepared, *, check_costs: bool = True) -> Subject:
+def subject_of(p: Prepared, output: Any, *, check_costs: bool = True) -> Subject:
     """What the guard compares of a prepared variant: its output, its costs, how the author compares it."""
-    costs = Costs(p.flops, p.transcendentals, p.param_count, checked=check_costs)
-    return Subject(p.name, p.output, costs, compare=p.bench.compare, tolerance=p.bench.tolerance)
+    program = p.built.program
+    costs = Costs(program.flops, program.transcendentals, program.param_count, checked=check_costs)
+    return Subject(p.name, output, costs, compare=p.bench.compare, tolerance=p.bench.tolerance)
 
 
 def keep_outputs(ctx: RunContext, prepared: list[Prepared], tolerance: float, found: Outcomes) -> None:
@@ -52,8 +56,11 @@ def keep_outputs(ctx: RunContext, prepared: list[Prepared], tolerance: float, fo
         if not found.results[p.name].ok:
             continue
         try:
-            digests[p.name] = digest(subject_of(p), tolerance)
+            digests[p.name] = digest(subject_of(p, p.first.output), tolerance)
         except BaseException as exc:  # noqa: BLE001 - a projection that fails is reported by the guard
-            found.results[p.name].notes.append(
-                f"its output could not be carried out for the comparison across environments: {type(exc).__name__}"
+            found.amend(
+                p.name,
+                notes=[
+                    f"its output could not be carried out for the comparison across environments: {type(exc).__name__}"
+                ],
             )

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tuiperf.contract import options
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
@@ -36,11 +37,9 @@ def set_dispatch(mode: str) -> str:
 
 def measure_here(request: RunRequest, hooks: Hooks, *, in_process: bool = False) -> RunResult:
     """Measure ``request`` in this process (this one alone: a cluster's process measures through
-    :func:`tuiperf.measuring.cluster.measure_in_cluster`)."""
-    from tuiperf.contract import options
+    :func:`tuiperf.measuring.cluster.measure_in_cluster`); its settings were checked on receipt."""
     from tuiperf.measuring.execute import execute
 
-    options.check(request.settings)  # before the dispatch mode is fixed with it
     options.check_combination(request.settings, in_process=in_process)
     actual = set_dispatch(request.settings.dispatch)
     result = execute(request, hooks)
@@ -80,6 +79,7 @@ class InProcessRunner:
         if not request.scenario_dirs:  # the caller's request is left as it was
             request = dataclasses.replace(request, scenario_dirs=list(self.scenario_dirs))
         hooks = Hooks(on_event or (lambda event: None), cancel or threading.Event())
+        options.check(request.settings)  # once, as it arrives (what a measuring process does on receipt)
         return measure_here(request, hooks, in_process=True)
 
     def close(self) -> None:

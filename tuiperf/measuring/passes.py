@@ -7,6 +7,7 @@ interleaved sweep prepares every point's pass, samples them together, then analy
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,6 +18,7 @@ from tuiperf.measuring import analysis, assemble
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.device_setup import start_device_libraries
 from tuiperf.measuring.env import device_id
+from tuiperf.measuring.policy import SamplingPlan
 from tuiperf.measuring.prepare import Prepared, as_bench, prepare
 from tuiperf.measuring.progress import PREPARE_SHARE, SAMPLE_SHARE, PassProgress
 from tuiperf.measuring.sampler import Pace, Target
@@ -83,22 +85,23 @@ class Pass:
                 self.finish(document.variant_result(name, status="skipped", notes=[str(why)]))
             except BaseException as exc:  # noqa: BLE001 - one failing variant never stops the others
                 error = describe_exception(exc, scenario.path)
-                self.finish(document.variant_result(name, status="failed", failed_phase="compile", error=error))
+                self.finish(document.failed(name, error, "compile"))
             self.progress.report(PREPARE_SHARE * (index + 1) / len(self.names))
         return prepared
 
-    def plan_sampling(self, prepared: list[Prepared], resolution: float) -> tuple[Sampled, list[Target]]:
+    def plan_sampling(self, prepared: list[Prepared], resolution: float) -> tuple[SamplingPlan, list[Target]]:
         """The policy's plan, and what the sampler times for each prepared variant."""
         plan = self.ctx.policy.plan_sampling(prepared, resolution, self.ctx.settings)
         targets = [
-            Target(p.name, p.bench.fn, p.bench.args, p.block, Pace.of(p.estimate_ns, plan.resolution_ns))
+            Target(p.name, p.bench.fn, p.bench.args, p.first.block, Pace.of(plan.estimate_ns(p), plan.resolution_ns))
             for p in prepared
         ]
-        return Sampled(plan, targets), targets
+        return plan, targets
 
     def sample(self, prepared: list[Prepared], resolution: float) -> Sampled:
         ctx = self.ctx
-        sampled, targets = self.plan_sampling(prepared, resolution)
+        plan, targets = self.plan_sampling(prepared, resolution)
+        started, compiles = time.perf_counter_ns(), {}
         if targets and not ctx.cancel.is_set():
             ctx.emit(PhaseChanged("sample", None, "steady-state sampling"))
             sent = {t.name: 0 for t in targets}
@@ -112,18 +115,18 @@ class Pass:
                 self.progress.report(PREPARE_SHARE + SAMPLE_SHARE * fraction, targets)
 
             point = self.point.index
-            sampled.compiles_of = sample_watched(
+            compiles = sample_watched(
                 ctx,
                 targets,
-                sampled.plan,
+                plan,
                 on_tick=on_tick,
                 on_turn=lambda target: ctx.hooks.turn(target.name),
                 gate=lambda round_index, done: ctx.hooks.lockstep.wait(Gate(point, SAMPLE, round_index), done),
                 budget_s=ctx.settings.budget_s,
             )
             on_tick(0.0, 1.0)
-        sampled.across = ctx.policy.after_sampling(targets)
-        return sampled
+        timed = tuple(target.timed() for target in targets)
+        return Sampled(plan, timed, started, compiles, ctx.policy.after_sampling(timed))
 
     def analyse(self, prepared: list[Prepared], sampled: Sampled) -> None:
         analysis.analyse(self.ctx, self.point, prepared, sampled, self.found, self.progress)

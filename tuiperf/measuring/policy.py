@@ -5,7 +5,8 @@ for the cluster's), instead of a subclass overriding the pass's steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tuiperf.contract.options import RunSettings
@@ -13,20 +14,25 @@ from tuiperf.measuring.env import run_devices
 
 if TYPE_CHECKING:
     from tuiperf.measuring.prepare import Prepared
-    from tuiperf.measuring.sampler import Target
-    from tuiperf.results.model import RunResult
+    from tuiperf.measuring.sampler import Timed
+    from tuiperf.results.model import Cluster
 
 
-@dataclass
+@dataclass(frozen=True)
 class SamplingPlan:
-    """What the sampler runs with: the timer's resolution, and a fixed sample count (None: the budget
-    and convergence decide)."""
+    """What the sampler runs with: the timer's resolution, a fixed sample count (None: the budget and
+    convergence decide), and each variant's time per call where the plan sets it (a cluster's agreed
+    estimates; else each variant's own, from preparing it)."""
 
     resolution_ns: float
     samples: int | None
+    estimates_ns: dict[str, float] = field(default_factory=dict)
+
+    def estimate_ns(self, prepared: Prepared) -> float:
+        return self.estimates_ns.get(prepared.name, prepared.first.estimate_ns)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Across:
     """One variant's figures across a cluster's processes: each one's median, how much of each call
     the slowest process holds the others back, and how often each was the slowest."""
@@ -52,19 +58,19 @@ class PassPolicy(Protocol):
         ...
 
     def plan_sampling(self, prepared: list[Prepared], resolution_ns: float, settings: RunSettings) -> SamplingPlan:
-        """How the prepared variants are sampled (may change their estimates)."""
+        """How the prepared variants are sampled (may set their estimates)."""
         ...
 
-    def after_sampling(self, targets: list[Target]) -> dict[str, Across]:
+    def after_sampling(self, targets: Sequence[Timed]) -> dict[str, Across]:
         """Figures across processes, per variant (none for one process)."""
         ...
 
-    def before_guard(self, checked: list[Prepared]) -> None:
-        """Ready the outputs the guard compares (in the same order in every process)."""
+    def guard_outputs(self, checked: list[Prepared]) -> list[Any]:
+        """The outputs the guard compares, ready (in the same order in every process)."""
         ...
 
-    def record(self, result: RunResult, across: dict[str, Across], plan: SamplingPlan | None) -> None:
-        """Add what this policy knows to the pass's result."""
+    def cluster(self, plan: SamplingPlan | None) -> Cluster | None:
+        """What the pass's result says of the cluster that measured it (None: one process)."""
         ...
 
 
@@ -85,14 +91,14 @@ class OneProcess:
     def plan_sampling(self, prepared: list[Prepared], resolution_ns: float, settings: RunSettings) -> SamplingPlan:
         return SamplingPlan(resolution_ns, settings.samples)
 
-    def after_sampling(self, targets: list[Target]) -> dict[str, Across]:
+    def after_sampling(self, targets: Sequence[Timed]) -> dict[str, Across]:
         return {}
 
-    def before_guard(self, checked: list[Prepared]) -> None:
-        pass
+    def guard_outputs(self, checked: list[Prepared]) -> list[Any]:
+        return [item.first.output for item in checked]
 
-    def record(self, result: RunResult, across: dict[str, Across], plan: SamplingPlan | None) -> None:
-        pass
+    def cluster(self, plan: SamplingPlan | None) -> Cluster | None:
+        return None
 
 
 ONE_PROCESS = OneProcess()

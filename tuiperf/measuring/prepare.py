@@ -4,9 +4,10 @@ compilation happens while anything is being timed)."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tuiperf.api.scenario import Bench
@@ -15,8 +16,9 @@ from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import blocker_for, take_sample, time_once
-from tuiperf.measuring.xla_costs import count_params, flops_of, memory_of, transcendentals_of
-from tuiperf.results.model import CompileStagesMs, ProgramMemory
+from tuiperf.measuring.xla_costs import ProgramCosts, count_params, flops_of, memory_of, transcendentals_of
+from tuiperf.results import document
+from tuiperf.results.model import CompileStagesMs, Program
 
 WARMUP_CALLS = 3
 ESTIMATE_CALLS = 5
@@ -27,23 +29,44 @@ FIXED_CALLS_NO_BREAKDOWN = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
+class FirstCall:
+    """What calling a variant the first times tells: how to wait for its output, the output the guard
+    compares (a step's first calls), and one call's time from a few calls after warming up."""
+
+    block: Callable[[Any], Any]
+    output: Any
+    estimate_ns: float
+
+
+@dataclass(frozen=True)
+class Built:
+    """What compiling a variant tells: its one-time stages, XLA's figures of its program (or its jit
+    level's), the call's own FLOPs through its AOT API, and the breakdown's lower-level paths."""
+
+    stages: CompileStagesMs
+    program: Program
+    call_flops: float | None = None
+    paths: Paths | None = None
+
+
+@dataclass(frozen=True)
+class Remarks:
+    """What preparing a variant has to say: notes, and warnings about how it is measured."""
+
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Prepared:
+    """One variant, prepared: what preparing it found, whole (nothing is added to it later)."""
+
     name: str
     bench: Bench
-    block: Callable[[Any], Any]
-    output: Any  # of the first call (a step's first calls), what the guard compares
-    stages_ms: CompileStagesMs
-    # What preparing finds after the first call (not given to the constructor):
-    estimate_ns: float = field(default=0.0, init=False)  # one call's time, from a few calls after warming up
-    param_count: int | None = field(default=None, init=False)
-    flops: float | None = field(default=None, init=False)  # the call's XLA FLOPs (or its jit level's)
-    call_flops: float | None = field(default=None, init=False)  # the call's own, through its AOT API
-    transcendentals: float | None = field(default=None, init=False)  # XLA's, from the same program as flops
-    memory: ProgramMemory | None = field(default=None, init=False)  # its program (or its jit level's), per XLA
-    paths: Paths | None = field(default=None, init=False)  # the breakdown's lower-level paths (a jit level)
-    notes: list[str] = field(default_factory=list, init=False)
-    warnings: list[str] = field(default_factory=list, init=False)
+    first: FirstCall
+    built: Built
+    remarks: Remarks = Remarks()
 
 
 def is_jax_jit(fn: Any) -> bool:
@@ -163,92 +186,92 @@ def prepare(
     watch = sentinel()
     watch.current = name
     call = bench.fn if isinstance(bench.fn, Carrier) else PlainCall(bench)
-    placement_warnings = call.place(device) if device is not None else []
+    warnings = call.place(device) if device is not None else []
     stages, compiled, note = aot_stages(*call.aot_target())
     _, compiles_before = watch.snapshot(name)
     stages["first_call"], output = time_once(lambda: _call_and_block(call.first_call, ()))
-    fn, args = bench.fn, bench.args  # after placement
-    prepared = Prepared(
-        name=name,
-        bench=bench,
-        block=blocker_for(output),
-        output=call.guard_output(output),
-        stages_ms=CompileStagesMs(**stages),
-    )
-    prepared.param_count = count_params(call.param_tree())
-    prepared.warnings.extend(placement_warnings)
-    prepared.warnings.extend(output_warnings(output))
-    if note and not bench.eager:
-        prepared.notes.append(note)
+    param_count = count_params(call.param_tree())
+    warnings.extend(output_warnings(output))
+    notes = [note] if note and not bench.eager else []
     if bench.note:
-        prepared.notes.append(bench.note)
+        notes.append(bench.note)
     if compiled is not None and watch.snapshot(name)[1] > compiles_before:
-        prepared.notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
+        notes.append("the first call compiled again: this wrapper does not reuse the AOT executable")
+    block = blocker_for(output)
+    first = FirstCall(block, call.guard_output(output), estimate_ns(bench, block, budget_s, fixed_calls=fixed_calls))
 
-    warm = take_sample(fn, args, 1, prepared.block)
-    if warm > SLOW_SHARE * budget_s * 1e9 and not fixed_calls:
-        prepared.estimate_ns = warm  # a slow call: no more calls than needed before sampling
-    else:
-        for _ in range(WARMUP_CALLS - 1):
-            prepared.block(fn(*args))
-        prepared.estimate_ns = statistics.median(
-            take_sample(fn, args, 1, prepared.block) for _ in range(ESTIMATE_CALLS)
-        )
-
-    prepared.call_flops = flops_of(compiled) if compiled is not None else None
-    prepared.transcendentals = transcendentals_of(compiled) if compiled is not None else None
-    program = compiled if compiled is not None else fn if is_compiled_executable(fn) else None
-    prepared.memory = memory_of(program) if program is not None else None
-    if fixed_calls:
-        prepared.notes.append(FIXED_CALLS_NO_BREAKDOWN)
-    if (cancel is not None and cancel.is_set()) or fixed_calls:
-        prepared.flops = prepared.call_flops
-        return prepared
-    build_breakdown_paths(prepared)
-    if prepared.memory is None and prepared.paths is not None:
-        prepared.memory = prepared.paths.program.memory
-    prepared.flops = (
-        prepared.call_flops
-        if prepared.call_flops is not None
-        else (prepared.paths.program.flops if prepared.paths is not None else None)
+    own = ProgramCosts(
+        flops_of(compiled) if compiled is not None else None,
+        transcendentals_of(compiled) if compiled is not None else None,
+        memory_of(program) if (program := _program(compiled, bench.fn)) is not None else None,
     )
-    if prepared.call_flops is None and prepared.paths is not None:
-        prepared.transcendentals = prepared.paths.program.transcendentals
-    return prepared
+    paths = None
+    if fixed_calls:
+        notes.append(FIXED_CALLS_NO_BREAKDOWN)
+    elif cancel is None or not cancel.is_set():
+        paths, why = breakdown_paths(bench)
+        notes.extend(why)
+    built = Built(CompileStagesMs(**stages), program_part(own, paths, param_count), own.flops, paths)
+    return Prepared(name, bench, first, built, Remarks(tuple(notes), tuple(warnings)))
 
 
-def build_breakdown_paths(prepared: Prepared) -> None:
-    """Find the variant's jit level and compile its breakdown paths, or say why there are none."""
-    bench = prepared.bench
+def estimate_ns(bench: Bench, block: Callable[[Any], Any], budget_s: float, *, fixed_calls: bool) -> float:
+    """One call's time after warming up: a slow call (over a tenth of the budget) is called once more,
+    no more calls than needed before sampling; others are warmed up and timed a few times."""
+    fn, args = bench.fn, bench.args  # after placement
+    warm = take_sample(fn, args, 1, block)
+    if warm > SLOW_SHARE * budget_s * 1e9 and not fixed_calls:
+        return warm
+    for _ in range(WARMUP_CALLS - 1):
+        block(fn(*args))
+    return statistics.median(take_sample(fn, args, 1, block) for _ in range(ESTIMATE_CALLS))
+
+
+def _program(compiled: Any, fn: Any) -> Any:
+    """The compiled program XLA can size: the AOT one, or the call itself when it is an executable."""
+    return compiled if compiled is not None else fn if is_compiled_executable(fn) else None
+
+
+def program_part(own: ProgramCosts, paths: Paths | None, param_count: int | None) -> Program:
+    """The call's own figures where its AOT API gives them, else its jit level's (from the breakdown's paths)."""
+    level = paths.program if paths is not None else None
+    if level is None or own.flops is not None:
+        flops, transcendentals = own.flops, own.transcendentals
+    else:
+        flops, transcendentals = level.flops, level.transcendentals
+    memory = own.memory if own.memory is not None or level is None else level.memory
+    return document.program(flops, transcendentals, memory, param_count)
+
+
+def breakdown_paths(bench: Bench) -> tuple[Paths | None, list[str]]:
+    """The variant's jit level's breakdown paths, compiled, or notes that say why there are none."""
     if bench.jit_fn is not None and bench.jit_args is not None:
         level, call_is_jit = (bench.jit_fn, bench.jit_args), False
     elif is_jax_jit(bench.fn):
         level, call_is_jit = (bench.fn, bench.args), True
     elif isinstance(bench.fn, Carrier) and bench.fn.donates:
-        prepared.notes.append(
+        return None, [
             "no overhead breakdown: the step donates its state, and the breakdown's paths would call it "
             "again with deleted buffers; run it with donation off for a breakdown"
-        )
-        return
+        ]
     elif isinstance(bench.fn, Carrier) and not bench.fn.step.inplace and is_jax_jit(bench.fn.step.fn):
         level, call_is_jit = (bench.fn.step.fn, bench.fn.call_args()), False  # framework = carrying the state
     elif bench.eager:
-        return  # eager by design: nothing to break down, nothing to advise
+        return None, []  # eager by design: nothing to break down, nothing to advise
     elif is_compiled_executable(bench.fn):
-        prepared.notes.append("no overhead breakdown: an ahead-of-time compiled executable has no jit level")
-        return
+        return None, ["no overhead breakdown: an ahead-of-time compiled executable has no jit level"]
     else:
-        prepared.notes.append(
+        return None, [
             "no overhead breakdown: this call is not a jax.jit function; give Bench(jit_fn=..., jit_args=...) "
             "(tuiperf.eqx_filter_jit_level and tuiperf.nnx_jit_level build them), or eager=True if it is eager"
-        )
-        return
+        ]
     try:
-        prepared.paths = build_paths(*level, call_is_jit=call_is_jit)
-        if isinstance(bench.fn, Carrier) and bench.jit_fn is None:
-            prepared.paths.framework_holds = STATE_CARRIED
+        paths = build_paths(*level, call_is_jit=call_is_jit)
     except BaseException as exc:  # noqa: BLE001 - the breakdown is optional; the timing is not
-        prepared.notes.append(f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})")
+        return None, [f"no overhead breakdown: its lower-level paths failed ({type(exc).__name__}: {exc})"]
+    if isinstance(bench.fn, Carrier) and bench.jit_fn is None:
+        paths = dataclasses.replace(paths, framework_holds=STATE_CARRIED)
+    return paths, []
 
 
 def _call_and_block(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:

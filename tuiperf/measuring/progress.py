@@ -4,6 +4,7 @@ the Progress events it sends, as a share of the whole run (``span``: the pass's 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from tuiperf.measuring.breakdown_step import breakdown_budget
 from tuiperf.measuring.context import RunContext
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.profiling import PROFILE_SECONDS
-from tuiperf.measuring.sampler import Target
+from tuiperf.measuring.sampler import Target, Timed
 
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
@@ -62,23 +63,23 @@ class PassProgress:
         """How long sampling, breakdown and profiles should take, now that each call's cost is known;
         say so at once if that is long (a size or sample count the user may not have meant)."""
         settings = self.ctx.settings
-        calls_s = sum(p.estimate_ns for p in prepared) / 1e9
+        calls_s = sum(p.first.estimate_ns for p in prepared) / 1e9
         samples = settings.samples
         self.plan_s["sample"] = settings.budget_s if samples is None else samples * calls_s * 1.1
-        with_paths = [p for p in prepared if p.paths is not None]
+        with_paths = [p for p in prepared if p.built.paths is not None]
         breakdown = breakdown_budget(settings.budget_s, len(with_paths)) if with_paths else 0.0
-        profile = min(PROFILE_SECONDS + 5 * max((p.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
+        profile = min(PROFILE_SECONDS + 5 * max((p.first.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
         self.plan_s["after"] = breakdown + (profile * len(prepared) if settings.profile else 0.0)
         total = self.plan_s["sample"] + self.plan_s["after"]
         if total > LONG_RUN_S:
             why = (
                 f"{samples:,} samples × {format_ns(calls_s * 1e9)} of calls per round"
                 if samples is not None
-                else f"breakdown of calls of {format_ns(max(p.estimate_ns for p in prepared))}"
+                else f"breakdown of calls of {format_ns(max(p.first.estimate_ns for p in prepared))}"
             )
             self.ctx.emit(PhaseChanged("sample", None, f"about {total / 60:.0f} min still to go ({why})"))
 
-    def report(self, fraction: float, targets: list[Target] | tuple[()] = ()) -> None:
+    def report(self, fraction: float, targets: Sequence[Target | Timed] = ()) -> None:
         lo, hi = self.span
         fraction = min(max(fraction, 0.0), 1.0)
         self.ctx.emit(

@@ -13,7 +13,6 @@ from typing import Any
 from tuiperf.api.params import check_grid, validate
 from tuiperf.api.scenario import Scenario
 from tuiperf.common.errors import DeviceError, ParamError, ScenarioError
-from tuiperf.contract import options
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.env import pick_device, run_devices
 from tuiperf.measuring.loading import BrokenScenarioError, load_catalog, load_file
@@ -42,7 +41,7 @@ def point_label(swept: dict[str, Any]) -> str:
 
 
 def resolve(request: RunRequest) -> Resolved:
-    options.check(request.settings)
+    """The request's scenario, parameters, variants, sweep and device (its settings were checked on receipt)."""
     scenario = load_scenario(request)
     params = validate(scenario.params, dict(request.params))
     check_together(scenario, params)

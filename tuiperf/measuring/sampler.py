@@ -74,9 +74,33 @@ class Pace:
         return cls(choose_loops(estimate_ns, resolution_ns), block_size(estimate_ns), needs_warm_up(estimate_ns))
 
 
+@dataclass(frozen=True)
+class Span:
+    """When a target was sampled: its first and last round, and the clock's readings as its first sample
+    started and as its last one ended (None: never sampled)."""
+
+    first_round: int | None
+    last_round: int | None
+    first_ns: int | None
+    last_ns: int | None
+
+
+@dataclass(frozen=True)
+class Timed:
+    """What sampling one target recorded, whole: the value the steps after sampling read (the sampler
+    fills a :class:`Target` as it goes)."""
+
+    name: str
+    pace: Pace
+    samples: tuple[float, ...]
+    round_starts: tuple[int, ...]  # index of each turn's first sample
+    span: Span
+    error: BaseException | None  # the exception that stopped this target
+
+
 @dataclass
 class Target:
-    """One callable being sampled, and where and when its samples were taken."""
+    """One callable being sampled, and where and when its samples were taken (filled by the sampler)."""
 
     name: str
     fn: Callable[..., Any]
@@ -93,13 +117,19 @@ class Target:
     converged: bool = field(default=False, init=False)
     error: BaseException | None = field(default=None, init=False)  # the exception that stopped this target
 
+    def timed(self, name: str | None = None) -> Timed:
+        """What sampling recorded, as it stands now (``name``: recorded under another name than it was
+        sampled under)."""
+        span = Span(self.first_round, self.last_round, self.first_ns, self.last_ns)
+        return Timed(name or self.name, self.pace, tuple(self.samples), tuple(self.round_starts), span, self.error)
+
     def turns(self) -> list[list[float]]:
         """The samples of each turn, in order."""
         bounds = [*self.round_starts, len(self.samples)]
         return [self.samples[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     """How sampling ended: ``reason`` is "count", "converged", "budget", "cap" or "cancelled"."""
 

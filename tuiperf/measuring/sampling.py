@@ -5,50 +5,80 @@ its own variants; an interleaved sweep samples every point's at once (:mod:`tuip
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from tuiperf.measuring.context import RunContext
 from tuiperf.measuring.policy import Across, SamplingPlan
-from tuiperf.measuring.sampler import Target, sample_interleaved
+from tuiperf.measuring.sampler import Target, Timed, sample_interleaved
 from tuiperf.measuring.sentinel import sentinel
+from tuiperf.results import document
 from tuiperf.results.intervals import MIN_ROUNDS
+from tuiperf.results.model import Recompiles, Sampling
 
 
-@dataclass
+@dataclass(frozen=True)
 class Compiles:
     """What the sentinel saw of one target while it was sampled."""
 
     traces: int = 0
     compiles: int = 0
-    causes: list[str] = field(default_factory=list)  # what changed between calls
+    causes: tuple[str, ...] = ()  # what changed between calls
+
+    def part(self, eager: bool) -> Recompiles:
+        """The result's part: the causes only where something compiled."""
+        causes = list(self.causes) if self.compiles else []
+        return Recompiles(retraces=self.traces, recompiles=self.compiles, causes=causes, eager=eager)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sampled:
     """What a pass's sample step leaves for its analysis."""
 
     plan: SamplingPlan
-    targets: list[Target]
-    started_ns: int = field(default_factory=time.perf_counter_ns)  # when sampling began
+    targets: tuple[Timed, ...]
+    started_ns: int  # when sampling began
     compiles_of: dict[str, Compiles] = field(default_factory=dict)
     across: dict[str, Across] = field(default_factory=dict)  # figures across a cluster's processes
 
-    def target(self, name: str) -> Target:
+    def target(self, name: str) -> Timed:
         return next(t for t in self.targets if t.name == name)
 
     def compiles(self, name: str) -> int:
         seen = self.compiles_of.get(name)
         return seen.compiles if seen is not None else 0
 
-    def span_of(self, target: Target) -> tuple[float | None, float | None, int | None, int | None]:
+    def recompiles(self, name: str, eager: bool) -> Recompiles:
+        return self.compiles_of.get(name, Compiles()).part(eager)
+
+    def sampling(self, target: Timed) -> Sampling:
+        """The target's sampling part, with its figures across a cluster's processes where there are any."""
+        part = document.sampling(
+            target.samples,
+            loops_per_sample=target.pace.loops,
+            span=self.span_of(target),
+            round_starts=target.round_starts,
+        )
+        across = self.across.get(target.name)
+        if across is None:
+            return part
+        return msgspec.structs.replace(
+            part,
+            process_medians_ns=across.medians_ns,
+            slowest_share=across.slowest_share,
+            slowest_calls=across.slowest_calls,
+        )
+
+    def span_of(self, target: Timed) -> tuple[float | None, float | None, int | None, int | None]:
         """When (seconds after sampling began) and in which rounds a target was sampled."""
 
         def seconds(ns: int | None) -> float | None:
             return None if ns is None else (ns - self.started_ns) / 1e9
 
-        return seconds(target.first_ns), seconds(target.last_ns), target.first_round, target.last_round
+        span = target.span
+        return seconds(span.first_ns), seconds(span.last_ns), span.first_round, span.last_round
 
 
 def sample_watched(
@@ -89,6 +119,6 @@ def sample_watched(
     for target in targets:
         traces, compiles = watch.snapshot(target.name)
         seen[target.name] = Compiles(
-            traces - before[target.name][0], compiles - before[target.name][1], watch.take_causes(target.name)
+            traces - before[target.name][0], compiles - before[target.name][1], tuple(watch.take_causes(target.name))
         )
     return seen

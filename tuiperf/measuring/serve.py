@@ -195,8 +195,11 @@ class Server:
         return Hooks(emit, shared, on_turn, lockstep or ALONE, digests)
 
     def reply(self, request: Request) -> Replies:
+        from tuiperf.contract import options
         from tuiperf.measuring.inprocess import measure_here
 
+        if isinstance(request, Measure | MeasureInCluster | MeasureInLockstep):
+            options.check(request.request.settings)  # once, as it arrives: the steps that measure trust it
         match request:
             case DescribeFile():
                 return self.describe_file(request)

@@ -27,7 +27,7 @@ from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.progress import PREPARE_SHARE, SAMPLE_SHARE
 from tuiperf.measuring.resolve import Resolved, point_label
 from tuiperf.measuring.sampler import Target
-from tuiperf.measuring.sampling import Sampled, sample_watched
+from tuiperf.measuring.sampling import Compiles, Sampled, sample_watched
 from tuiperf.measuring.timing import timer_resolution_ns
 from tuiperf.results import document
 from tuiperf.results.model import RunResult
@@ -55,15 +55,12 @@ class Held:
             self.forward(event)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class SweepPoint:
-    """One point of a sweep (a cell of a grid): its pass, the events its preparation gave, what it prepared
-    and how it was sampled."""
+    """One point of a sweep (a cell of a grid): its pass, the events its preparation gave, and its label."""
 
     one: Pass
     held: Held
-    prepared: list[Prepared] = dataclasses.field(default_factory=list)
-    sampled: Sampled | None = None
     label: str = ""  # n_args=4, or a grid's n_args=4, size=64
 
 
@@ -84,6 +81,7 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
     headers = [p.one.header(resolution) for p in points]
     use_devices(ctx.devices())
     stopped: list[str] = []
+    prepared: list[list[Prepared]] = []
     lockstep = ctx.hooks.lockstep
     with ctx.scope():
         for index, point in enumerate(points):
@@ -92,7 +90,7 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
                 PhaseChanged("compile", None, f"preparing {point_label(cells[index])} ({index + 1} of {len(cells)})")
             )
             try:
-                point.prepared = point.one.prepare()
+                prepared.append(point.one.prepare())
             except TuiperfError as exc:
                 if index == 0:
                     raise
@@ -101,19 +99,19 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
                 break
             if ctx.cancel.is_set():
                 break
-        sample_together(ctx, points, resolution)
+        prepared += [[] for _ in points[len(prepared) :]]  # a cancel stops preparing: the rest measure nothing
+        sampled_points = sample_together(ctx, points, prepared, resolution)
         results = []
         for index, (point, header) in enumerate(zip(points, headers, strict=True)):
             lockstep.wait(Gate(0, ANALYSE, index))
-            one, sampled = point.one, point.sampled
-            assert sampled is not None
+            one, sampled = point.one, sampled_points[index]
             one.progress.within((index / len(points), (index + 1) / len(points)))
             ctx.emit(one.run_started(header))
             point.held.release()
             for target in sampled.targets:
                 if target.samples:
                     ctx.emit(SamplesAdded(target.name, list(target.samples)))
-            one.analyse(point.prepared, sampled)
+            one.analyse(prepared[index], sampled)
             results.append(one.document(header, sampled))
     base = Pass(ctx, Point(ctx.resolved.params)).header(None, with_env=False)
     axes = ctx.resolved.axes
@@ -127,18 +125,22 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
     )
 
 
-def sample_together(ctx: RunContext, points: list[SweepPoint], resolution: float) -> None:
-    """One sampler over every point's variants; each point then knows its targets, compile counts and
-    causes, as if it had sampled alone."""
-    keyed: dict[str, tuple[SweepPoint, str]] = {}
+def sample_together(
+    ctx: RunContext, points: list[SweepPoint], prepared: list[list[Prepared]], resolution: float
+) -> list[Sampled]:
+    """One sampler over every point's variants: each point's targets, compile counts and causes, as if
+    it had sampled alone."""
+    keyed: dict[str, tuple[int, str]] = {}  # the name sampled under: (point, variant)
     everything: list[Target] = []
-    for point in points:
-        point.sampled, targets = point.one.plan_sampling(point.prepared, resolution)
-        for target in targets:
-            name = target.name
-            target.name = f"{point.label}\u241f{name}"  # unique while sampled together
-            keyed[target.name] = (point, name)
-            everything.append(target)
+    plans: list[tuple[SamplingPlan, list[Target]]] = []
+    for index, point in enumerate(points):
+        plan, targets = point.one.plan_sampling(prepared[index], resolution)
+        together = [dataclasses.replace(t, name=f"{point.label}\u241f{t.name}") for t in targets]  # unique names
+        keyed.update((t.name, (index, own.name)) for t, own in zip(together, targets, strict=True))
+        plans.append((plan, together))
+        everything.extend(together)
+    started = time.perf_counter_ns()
+    compiles: list[dict[str, Compiles]] = [{} for _ in points]
     if everything and not ctx.cancel.is_set():
         what = "cell of the grid" if len(ctx.resolved.axes) > 1 else f"{ctx.resolved.axes[0][0]} value"
         ctx.emit(PhaseChanged("sample", None, f"sampling every {what} together, round by round"))
@@ -147,7 +149,6 @@ def sample_together(ctx: RunContext, points: list[SweepPoint], resolution: float
             overall = PREPARE_SHARE + SAMPLE_SHARE * min(max(fraction, 0.0), 1.0)
             ctx.emit(Progress(fraction=overall, elapsed_s=time.monotonic() - ctx.started, eta_s=None))
 
-        now = time.perf_counter_ns()
         seen = sample_watched(
             ctx,
             everything,
@@ -157,12 +158,10 @@ def sample_together(ctx: RunContext, points: list[SweepPoint], resolution: float
             gate=lambda round_index, done: ctx.hooks.lockstep.wait(Gate(0, SAMPLE, round_index), done),
             budget_s=ctx.settings.budget_s * len(points),
         )
-        for point in points:
-            assert point.sampled is not None
-            point.sampled.started_ns = now
-        for key, compiles in seen.items():
-            point, name = keyed[key]
-            assert point.sampled is not None
-            point.sampled.compiles_of[name] = compiles
-    for target in everything:
-        target.name = keyed[target.name][1]
+        for key, found in seen.items():
+            index, name = keyed[key]
+            compiles[index][name] = found
+    return [
+        Sampled(plan, tuple(t.timed(keyed[t.name][1]) for t in targets), started, compiles[index])
+        for index, (plan, targets) in enumerate(plans)
+    ]

@@ -44,6 +44,6 @@ def trace(request: RunRequest, variant: str, out: Path, calls: int = 100) -> lis
         with jax.profiler.trace(str(out), create_perfetto_trace=True):
             for _ in range(calls):
                 with jax.profiler.TraceAnnotation(CALL_MARKER):  # each call's window, for device_activity
-                    prepared.block(bench.fn(*bench.args))
+                    prepared.first.block(bench.fn(*bench.args))
     written = [p for p in out.rglob("*") if p.is_file() and p.stat().st_mtime >= started - 1]
     return sorted(written, key=lambda p: (not p.name.startswith("perfetto"), p.name))

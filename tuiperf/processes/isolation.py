@@ -18,7 +18,7 @@ import msgspec
 from tuiperf.contract.events import Event, PhaseChanged
 from tuiperf.contract.request import RunRequest
 from tuiperf.results import document
-from tuiperf.results.model import Crash, RunResult, VariantResult
+from tuiperf.results.model import Crash, Failure, RunResult, VariantResult
 
 MAX_RESTARTS = 3
 
@@ -61,13 +61,8 @@ def isolating(
 
 def crashed_variant(crash: Crash) -> VariantResult:
     notes = [f"the measuring process's output is in {crash.log_path}"] if crash.log_path else []
-    return document.variant_result(
-        crash.variant or "",
-        status="failed",
-        error=f"crashed the measuring process: {crash.how}",
-        failed_phase=crash.phase,
-        notes=notes,
-    )
+    failure = Failure(error=f"crashed the measuring process: {crash.how}", phase=crash.phase)
+    return document.variant_result(crash.variant or "", failure=failure, notes=notes)
 
 
 def with_crashed(

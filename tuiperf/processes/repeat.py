@@ -14,7 +14,7 @@ import itertools
 import msgspec
 
 from tuiperf.results import document
-from tuiperf.results.model import RunResult, VariantResult
+from tuiperf.results.model import Recompiles, RunResult, VariantResult
 
 
 def combine(results: list[RunResult], planned: int) -> RunResult:
@@ -29,38 +29,39 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
         if len(measured) < len(runs) or not measured:
             variants.append(entry)
             continue
-        pooled = [s for v in measured for s in v.samples_ns]
-        process_starts = list(itertools.accumulate((len(v.samples_ns) for v in measured[:-1]), initial=0))
-        round_starts = [start + r for start, v in zip(process_starts, measured, strict=True) for r in v.round_starts]
-        medians = [v.stats.median_ns for v in measured if v.stats is not None]
-        # The compile warning is made again from every process's counts and causes: not the first's copied.
-        first_compiles = document.compile_warnings(
-            entry.retraces, entry.recompiles, entry.eager, entry.recompile_causes
-        )
-        combined = document.variant_result(
-            entry.name,
-            notes=entry.notes,
-            warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
-            samples_ns=pooled,
-            loops_per_sample=entry.loops_per_sample,
-            stages_ms=entry.stages_ms,
-            breakdown_ns=entry.breakdown_ns,
-            flops=entry.flops,
-            transcendentals=entry.transcendentals,
-            memory=entry.memory,
-            param_count=entry.param_count,
-            retraces=sum(v.retraces for v in measured),
-            recompiles=sum(v.recompiles for v in measured),
-            recompile_causes=list(dict.fromkeys(cause for v in measured for cause in v.recompile_causes)),
-            eager=entry.eager,
-            profile=entry.profile,
-            profile_note=entry.profile_note,
+        pooled = [s for v in measured for s in v.sampling.samples_ns]
+        process_starts = list(itertools.accumulate((len(v.sampling.samples_ns) for v in measured[:-1]), initial=0))
+        round_starts = [
+            start + r for start, v in zip(process_starts, measured, strict=True) for r in v.sampling.round_starts
+        ]
+        medians = [v.sampling.stats.median_ns for v in measured if v.sampling.stats is not None]
+        sampling = document.sampling(
+            pooled,
+            loops_per_sample=entry.sampling.loops_per_sample,
             round_starts=round_starts,
             process_starts=process_starts,
         )
-        combined.process_medians_ns = medians
-        if combined.stats is not None and len(medians) > 1:
-            lo, hi = combined.stats.ci95_median_ns
+        # The compile warning is made again from every process's counts and causes: not the first's copied.
+        recompiles = Recompiles(
+            retraces=sum(v.recompiles.retraces for v in measured),
+            recompiles=sum(v.recompiles.recompiles for v in measured),
+            causes=list(dict.fromkeys(cause for v in measured for cause in v.recompiles.causes)),
+            eager=entry.recompiles.eager,
+        )
+        first_compiles = document.compile_warnings(entry.recompiles)
+        combined = document.variant_result(
+            entry.name,
+            msgspec.structs.replace(sampling, process_medians_ns=medians),
+            notes=entry.notes,
+            warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
+            stages=entry.stages,
+            program=entry.program,
+            recompiles=recompiles,
+            profile=entry.profile,
+            breakdown=entry.breakdown,
+        )
+        if combined.sampling.stats is not None and len(medians) > 1:
+            lo, hi = combined.sampling.stats.ci95_median_ns
             half = (hi - lo) / 2
             spread = max(medians) - min(medians)
             if spread > 2 * half:

@@ -120,7 +120,7 @@ def point_from(result: RunResult, case: str, a: str, b: str) -> SpreadPoint | No
     va, vb = result.variant(a), result.variant(b)
     if va is None or vb is None:
         return None
-    pa, pb = processes_of(va), processes_of(vb)
+    pa, pb = processes_of(va.sampling), processes_of(vb.sampling)
     if len(pa) < 3 or len(pa) != len(pb):
         return None
     ma = np.array([np.median(p.samples_ns) for p in pa])

@@ -71,17 +71,21 @@ def across_runs(
     before intervals said what they cover keep the samples-only interval; ``covers`` says which."""
     from tuiperf.results.covers import PROCESSES, ROUNDS, SAMPLES
 
-    kinds = [v.median_interval.covers if v.median_interval else SAMPLES for v in (old, new)]
-    if SAMPLES in kinds or old.stats is None or new.stats is None or not ratio > 0:
+    kinds = [v.sampling.median_interval.covers if v.sampling.median_interval else SAMPLES for v in (old, new)]
+    if SAMPLES in kinds or old.sampling.stats is None or new.sampling.stats is None or not ratio > 0:
         return samples_ci, SAMPLES
 
     def sides(v: VariantResult) -> tuple[float, float]:
-        assert v.stats is not None
-        lo, hi = v.stats.ci95_median_ns
-        median = v.stats.median_ns
+        assert v.sampling.stats is not None
+        lo, hi = v.sampling.stats.ci95_median_ns
+        median = v.sampling.stats.median_ns
         return math.log(median / lo), math.log(hi / median)
 
-    if any(not 0 < v.stats.ci95_median_ns[0] <= v.stats.median_ns for v in (old, new) if v.stats is not None):
+    if any(
+        not 0 < v.sampling.stats.ci95_median_ns[0] <= v.sampling.stats.median_ns
+        for v in (old, new)
+        if v.sampling.stats is not None
+    ):
         return samples_ci, SAMPLES
     (old_down, old_up), (new_down, new_up) = sides(old), sides(new)
     bounds = (ratio * math.exp(-math.hypot(new_down, old_up)), ratio * math.exp(math.hypot(new_up, old_down)))
@@ -181,26 +185,26 @@ def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: l
     at = f" at {label}" if label else ""
     for variant in new_point.measured:
         base = before.get(variant.name)
-        if base is None or base.stats is None or variant.stats is None:
+        if base is None or base.sampling.stats is None or variant.sampling.stats is None:
             continue
-        if not base.samples_ns or not variant.samples_ns:  # a file that kept statistics only
+        if not base.sampling.samples_ns or not variant.sampling.samples_ns:  # a file that kept statistics only
             which = (
                 "either run"
-                if not base.samples_ns and not variant.samples_ns
-                else ("the old run" if not base.samples_ns else "the new run")
+                if not base.sampling.samples_ns and not variant.sampling.samples_ns
+                else ("the old run" if not base.sampling.samples_ns else "the new run")
             )
             notes.append(f"{variant.name}{at}: no samples stored in {which}, so no ratio with a CI")
             continue
-        ratio, lo, hi = ratio_ci(variant.samples_ns, base.samples_ns)
+        ratio, lo, hi = ratio_ci(variant.sampling.samples_ns, base.sampling.samples_ns)
         ci95, covers = across_runs(base, variant, ratio, (lo, hi))
         rows.append(
             VariantChange(
                 variant=variant.name,
-                old_ns=base.stats.median_ns,
-                new_ns=variant.stats.median_ns,
+                old_ns=base.sampling.stats.median_ns,
+                new_ns=variant.sampling.stats.median_ns,
                 ratio=ratio,
                 ci95=ci95,
-                p_value=mann_whitney_p(variant.samples_ns, base.samples_ns),
+                p_value=mann_whitney_p(variant.sampling.samples_ns, base.sampling.samples_ns),
                 point=label,
                 covers=covers,
             )

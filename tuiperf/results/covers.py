@@ -23,7 +23,7 @@ def describe(interval: Interval | None) -> str:
 
 def representative(result: RunResult) -> Interval | None:
     """The interval a result's ratios (else its medians) were given: the widest kind among them."""
-    kinds = [c.interval for c in result.comparisons] or [v.median_interval for v in result.measured]
+    kinds = [c.interval for c in result.comparisons] or [v.sampling.median_interval for v in result.measured]
     order = {PROCESSES: 0, ROUNDS: 1, SAMPLES: 2}
     return min(kinds, key=lambda i: order.get(i.covers, 2) if i else 3) if kinds else None
 

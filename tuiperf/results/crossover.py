@@ -57,11 +57,16 @@ def _series(result: RunResult, name: str) -> tuple[list[float], list[float], lis
     xs, ys, ses = [], [], []
     for value, point in zip(result.sweep.values, result.points, strict=False):
         variant = point.variant(name)
-        if variant is None or variant.stats is None or isinstance(value, bool) or not isinstance(value, int | float):
+        if (
+            variant is None
+            or variant.sampling.stats is None
+            or isinstance(value, bool)
+            or not isinstance(value, int | float)
+        ):
             continue
-        lo, hi = variant.stats.ci95_median_ns
+        lo, hi = variant.sampling.stats.ci95_median_ns
         xs.append(float(value))
-        ys.append(variant.stats.median_ns)
+        ys.append(variant.sampling.stats.median_ns)
         ses.append(max(hi - lo, 0.0) / 3.92)
     return xs, ys, ses
 

@@ -24,10 +24,14 @@ from tuiperf.results.model import (
     DeviceInfo,
     Environment,
     Equivalence,
-    ProfileRow,
+    Failure,
+    Profile,
+    Program,
     ProgramMemory,
+    Recompiles,
     RunOptions,
     RunResult,
+    Sampling,
     Scalar,
     ScenarioRef,
     Stats,
@@ -64,101 +68,115 @@ def finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def variant_result(
-    name: str,
-    *,
-    status: VariantStatus = "ok",
-    error: str | None = None,
-    failed_phase: str | None = None,
-    notes: Sequence[str] = (),
-    warnings: Sequence[str] = (),
+Span = tuple[float | None, float | None, int | None, int | None]
+
+
+def sampling(
     samples_ns: Sequence[float] = (),
+    *,
     loops_per_sample: int = 1,
-    span: tuple[float | None, float | None, int | None, int | None] = (None, None, None, None),
-    stages_ms: CompileStagesMs | None = None,
-    breakdown_ns: Breakdown | None = None,
-    flops: float | None = None,
-    transcendentals: float | None = None,
-    memory: ProgramMemory | None = None,
-    param_count: int | None = None,
-    retraces: int = 0,
-    recompiles: int = 0,
-    recompile_causes: Sequence[str] = (),
-    eager: bool = False,
-    profile: Sequence[ProfileRow] = (),
-    profile_note: str | None = None,
+    span: Span = (None, None, None, None),
     round_starts: Sequence[int] = (),
     process_starts: Sequence[int] = (),
-) -> VariantResult:
-    """A variant's result; statistics, clusters and stability warnings are derived from the samples.
+) -> Sampling:
+    """A variant's sampling part: statistics and clusters derived from the samples, and the median's
+    95 % interval over rounds and processes where it has their data.
 
     ``span`` is (first sample s, last sample s, first round, last round) of steady-state sampling;
     ``round_starts`` where each turn's samples begin, ``process_starts`` each process's (several): the
     median's interval then covers them (:mod:`tuiperf.results.intervals`).
     """
-    from tuiperf.results.stats import detect_modes, stability_warnings, summarize
+    from tuiperf.results.stats import detect_modes, summarize
 
     samples = [float(s) for s in samples_ns]
-    # A scenario's note can be any object (Bench(note=...)): as text, so the result can be sent and stored.
-    all_notes, all_warnings = [_text(n) for n in notes], [_text(w) for w in warnings]
-    stats = modes = None
-    if samples:
-        stats, modes = summarize(samples), detect_modes(samples)
-        all_warnings.extend(stability_warnings(stats, modes))
-    all_warnings.extend(compile_warnings(retraces, recompiles, eager, recompile_causes))
-    if eager and retraces and not recompiles:
-        all_notes.append(f"eager by design: the {retraces} trace(s) during sampling are part of its calls")
-    if loops_per_sample > 1:
-        all_notes.append(
-            f"calls shorter than the timer can resolve: each sample times {loops_per_sample} calls and reports the mean"
-        )
     first_s, last_s, first_round, last_round = span
-    result = VariantResult(
-        name=name,
-        status=status,
-        error=error,
-        failed_phase=failed_phase,
-        notes=all_notes,
-        warnings=all_warnings,
+    part = Sampling(
         samples_ns=samples,
         loops_per_sample=loops_per_sample,
         first_sample_s=first_s,
         last_sample_s=last_s,
         first_round=first_round,
         last_round=last_round,
-        stats=stats,
-        modes=modes or [],
-        stages_ms=stages_ms or CompileStagesMs(),
-        breakdown_ns=breakdown_ns,
-        flops=finite(flops),
-        transcendentals=finite(transcendentals),
-        memory=memory,
-        param_count=param_count,
-        retraces=retraces,
-        recompiles=recompiles,
-        recompile_causes=list(recompile_causes),
-        eager=eager,
-        profile=list(profile),
-        profile_note=profile_note,
         round_starts=list(round_starts),
         process_starts=list(process_starts),
     )
-    return with_median_interval(result)
+    if not samples:
+        return part
+    return with_median_interval(msgspec.structs.replace(part, stats=summarize(samples), modes=detect_modes(samples)))
 
 
-def with_median_interval(variant: VariantResult) -> VariantResult:
-    """The variant with its median's 95 % interval over rounds and processes, where it has their data
-    (the samples-only one stays in ``median_interval.samples_ci95``)."""
+def variant_result(
+    name: str,
+    sampled: Sampling | None = None,
+    *,
+    status: VariantStatus = "ok",
+    failure: Failure | None = None,
+    notes: Sequence[str] = (),
+    warnings: Sequence[str] = (),
+    stages: CompileStagesMs | None = None,
+    program: Program | None = None,
+    recompiles: Recompiles | None = None,
+    profile: Profile | None = None,
+    breakdown: Breakdown | None = None,
+) -> VariantResult:
+    """A variant's result from the parts its steps made (``failure``: it failed, whatever ``status``);
+    the notes and warnings its parts imply (stability, compiles, loops) are added to those given."""
+    from tuiperf.results.stats import stability_warnings
+
+    sampled = sampled or Sampling()
+    recompiles = recompiles or Recompiles()
+    # A scenario's note can be any object (Bench(note=...)): as text, so the result can be sent and stored.
+    all_notes, all_warnings = [_text(n) for n in notes], [_text(w) for w in warnings]
+    if sampled.stats is not None:
+        all_warnings.extend(stability_warnings(sampled.stats, sampled.modes))
+    all_warnings.extend(compile_warnings(recompiles))
+    if recompiles.eager and recompiles.retraces and not recompiles.recompiles:
+        all_notes.append(f"eager by design: the {recompiles.retraces} trace(s) during sampling are part of its calls")
+    if sampled.loops_per_sample > 1:
+        all_notes.append(
+            f"calls shorter than the timer can resolve: each sample times {sampled.loops_per_sample} calls and "
+            "reports the mean"
+        )
+    return VariantResult(
+        name=name,
+        status="failed" if failure is not None else status,
+        failure=failure,
+        notes=all_notes,
+        warnings=all_warnings,
+        sampling=sampled,
+        stages=stages or CompileStagesMs(),
+        program=program or Program(),
+        recompiles=recompiles,
+        profile=profile or Profile(),
+        breakdown=breakdown,
+    )
+
+
+def failed(name: str, error: str, phase: str | None = None, sampled: Sampling | None = None) -> VariantResult:
+    """A variant that failed (in ``phase``, one of PHASES), with the samples it had."""
+    return variant_result(name, sampled, failure=Failure(error=error, phase=phase))
+
+
+def program(
+    flops: float | None, transcendentals: float | None, memory: ProgramMemory | None, param_count: int | None
+) -> Program:
+    """The program part; JSON has no NaN or infinity, so such a count is recorded as missing."""
+    return Program(flops=finite(flops), transcendentals=finite(transcendentals), memory=memory, param_count=param_count)
+
+
+def with_median_interval(part: Sampling) -> Sampling:
+    """The sampling part with its median's 95 % interval over rounds and processes, where it has their
+    data (the samples-only one stays in ``median_interval.samples_ci95``)."""
     from tuiperf.results import calibration, intervals
 
-    if variant.stats is None:
-        return variant
-    stats = variant.stats
+    if part.stats is None:
+        return part
+    stats = part.stats
     spread = calibration.median_sd(stats.median_ns)
-    bounds, interval = intervals.median_interval(variant, stats.median_ns, stats.ci95_median_ns, spread)
-    variant.stats = msgspec.structs.replace(stats, ci95_median_ns=bounds)
-    variant.median_interval = interval
-    return variant
+    bounds, interval = intervals.median_interval(part, stats.median_ns, stats.ci95_median_ns, spread)
+    return msgspec.structs.replace(
+        part, stats=msgspec.structs.replace(stats, ci95_median_ns=bounds), median_interval=interval
+    )
 
 
 def _text(value: object) -> str:
@@ -167,7 +185,8 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else inert(value)
 
 
-def compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequence[str] = ()) -> list[str]:
+def compile_warnings(seen: Recompiles) -> list[str]:
+    retraces, recompiles, causes = seen.retraces, seen.recompiles, seen.causes
     if recompiles:
         why = (
             f"what changed between calls, as JAX explains its cache misses: {'; '.join(causes)}"
@@ -178,7 +197,7 @@ def compile_warnings(retraces: int, recompiles: int, eager: bool, causes: Sequen
             f"{recompiles} XLA compilation(s) and {retraces} trace(s) happened during steady-state sampling: the "
             f"samples include compile time; {why}"
         ]
-    if retraces and not eager:
+    if retraces and not seen.eager:
         return [
             f"{retraces} trace(s) but no compilation during steady-state sampling: the calls do tracing work "
             "(for example jax.eval_shape) each time; that cost is part of every sample"
@@ -199,20 +218,19 @@ def comparisons(variants: Sequence[VariantResult]) -> list[Comparison]:
     rows = []
     for i, later in enumerate(measured):
         for earlier in measured[:i]:
-            ratio, lo, hi = ratio_ci(later.samples_ns, earlier.samples_ns)
+            a, b = later.sampling, earlier.sampling
+            ratio, lo, hi = ratio_ci(a.samples_ns, b.samples_ns)
             if not all(map(math.isfinite, (ratio, lo, hi))):
                 continue  # a zero median: no ratio to speak of
-            p_value = mann_whitney_p(later.samples_ns, earlier.samples_ns)
-            call_ns = max(
-                later.stats.median_ns if later.stats else 0.0, earlier.stats.median_ns if earlier.stats else 0.0
-            )
+            p_value = mann_whitney_p(a.samples_ns, b.samples_ns)
+            call_ns = max(a.stats.median_ns if a.stats else 0.0, b.stats.median_ns if b.stats else 0.0)
             # Two environments' variants ran in two processes: each median moves on its own.
             spread = (
                 calibration.ratio_sd(call_ns)
                 if later.environment == earlier.environment
                 else _two_processes(calibration.median_sd(call_ns))
             )
-            ci95, interval = intervals.ratio_interval(later, earlier, ratio, (lo, hi), spread)
+            ci95, interval = intervals.ratio_interval(a, b, ratio, (lo, hi), spread)
             rows.append(
                 Comparison(a=later.name, b=earlier.name, ratio=ratio, ci95=ci95, p_value=p_value, interval=interval)
             )
@@ -241,7 +259,7 @@ def run_result(
     variant's own warnings are appended here, most important first.
     """
     ordered = list(warnings)
-    ordered.extend(f"{v.name} failed: {v.error}" for v in variants if v.status == "failed" and v.error)
+    ordered.extend(f"{v.name} failed: {v.failure.error}" for v in variants if v.failure and v.failure.error)
     ordered.extend(f"{v.name}: {w}" for v in variants for w in v.warnings if not w.startswith("differs from"))
     return RunResult(
         schema_version=SCHEMA_VERSION,
@@ -294,7 +312,8 @@ def sweep_result(
         series: list[float | None] = []
         for point in points:
             entry = point.variant(name)
-            series.append(entry.stats.median_ns if entry is not None and entry.stats is not None else None)
+            stats = entry.sampling.stats if entry is not None else None
+            series.append(stats.median_ns if stats is not None else None)
         medians[name] = series
     memory = {name: [_program_total(point.variant(name)) for point in points] for name in names}
     numeric = not grid and all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
@@ -308,15 +327,17 @@ def sweep_result(
     if anchor is not None and points:
         for name in names:
             start, end = points[0].variant(name), anchor.variant(name)
-            if start is None or end is None or start.stats is None or end.stats is None:
+            first = start.sampling.stats if start is not None else None
+            last = end.sampling.stats if end is not None else None
+            if first is None or last is None:
                 continue
-            anchor_ns[name] = end.stats.median_ns
-            drift = _drift(start.stats, end.stats)
+            anchor_ns[name] = last.median_ns
+            drift = _drift(first, last)
             if drift is not None:
                 point_warnings.insert(
                     0,
-                    f"drift: {name} at {shape.label(0)} read {_ns(start.stats.median_ns)} at the "
-                    f"start of the sweep and {_ns(end.stats.median_ns)} after its last point ({100 * drift:+.1f} %): "
+                    f"drift: {name} at {shape.label(0)} read {_ns(first.median_ns)} at the "
+                    f"start of the sweep and {_ns(last.median_ns)} after its last point ({100 * drift:+.1f} %): "
                     "the points between may carry up to that much drift, so read slopes and ratios across points "
                     "with that margin (or run the points one at a time)",
                 )
@@ -350,7 +371,8 @@ def sweep_result(
 
 
 def _program_total(variant: VariantResult | None) -> int | None:
-    return variant.memory.total if variant is not None and variant.memory is not None else None
+    memory = variant.program.memory if variant is not None else None
+    return memory.total if memory is not None else None
 
 
 def after_cancel(
@@ -368,14 +390,14 @@ def after_cancel(
     variants = [
         done.get(name)
         or (
-            variant_result(name, samples_ns=samples, notes=["partial: the run was cancelled while it was sampling"])
+            variant_result(name, sampling(samples), notes=["partial: the run was cancelled while it was sampling"])
             if (samples := streamed.get(name))
-            else variant_result(name, status="failed", error="not measured: the run was cancelled")
+            else failed(name, "not measured: the run was cancelled")
         )
         for name in names
     ]
     variants += [v for v in finished if v.name not in names]
-    measured = ", ".join(v.name for v in variants if v.samples_ns) or "none"
+    measured = ", ".join(v.name for v in variants if v.sampling.samples_ns) or "none"
     why = f"partial result: the run was cancelled (variants with samples: {measured}); the measuring process {how}"
     return run_result(header, variants, duration_s=duration_s, partial=True, warnings=[why])
 
@@ -416,23 +438,13 @@ def after_crash(
             continue
         samples = streamed.get(name, [])
         if name == crash.variant:
-            variants.append(
-                variant_result(
-                    name,
-                    status="failed",
-                    error=f"crashed the measuring process: {crash.how}",
-                    failed_phase=crash.phase,
-                    samples_ns=samples,
-                )
-            )
+            variants.append(failed(name, f"crashed the measuring process: {crash.how}", crash.phase, sampling(samples)))
         elif samples:
             variants.append(
-                variant_result(
-                    name, samples_ns=samples, notes=["partial: the measuring process stopped while sampling"]
-                )
+                variant_result(name, sampling(samples), notes=["partial: the measuring process stopped while sampling"])
             )
         else:
-            variants.append(variant_result(name, status="failed", error="not measured: the run stopped before it"))
+            variants.append(failed(name, "not measured: the run stopped before it"))
     doing = PHASES.get(crash.phase or "", crash.phase or "")
     culprit = ", ".join(part for part in (crash.variant, f"while {doing}" if doing else "") if part)
     culprit = f" ({culprit})" if culprit else ""

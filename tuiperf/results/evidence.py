@@ -26,7 +26,7 @@ def memory_words(slow: VariantResult, fast: VariantResult) -> str | None:
     """How the two programs' memory figures differ, slow first, as XLA's memory analysis gives them;
     None when one has no figures, they are of different kinds of program, or they agree within
     :data:`MEMORY_SHOWN`."""
-    a, b = slow.memory, fast.memory
+    a, b = slow.program.memory, fast.program.memory
     if a is None or b is None or a.of != b.of:
         return None  # a call's own program against another's jit level compares two different programs
     differing = [
@@ -42,7 +42,7 @@ def memory_words(slow: VariantResult, fast: VariantResult) -> str | None:
 def first_call_ns(variant: VariantResult) -> float | None:
     """What a script's first call costs, from the measured one-time stages: tracing, lowering and
     compiling and the first call, or the first call alone where it compiled again itself."""
-    stages = variant.stages_ms
+    stages = variant.stages
     if stages.first_call is None:
         return None
     if any(COMPILED_AGAIN in note for note in variant.notes):
@@ -53,13 +53,13 @@ def first_call_ns(variant: VariantResult) -> float | None:
 def first_call_note(a: VariantResult, b: VariantResult, calls: int = MEAN_OVER) -> str | None:
     """When a mean over ``calls`` calls including the first would read a ratio far from the medians':
     the first call's compile dominates such a mean (a frequent cause of "several times slower")."""
-    if a.stats is None or b.stats is None:
+    if a.sampling.stats is None or b.sampling.stats is None:
         return None
     first_a, first_b = first_call_ns(a), first_call_ns(b)
     if first_a is None or first_b is None:
         return None
-    mean_a = (first_a + (calls - 1) * a.stats.median_ns) / calls
-    mean_b = (first_b + (calls - 1) * b.stats.median_ns) / calls
+    mean_a = (first_a + (calls - 1) * a.sampling.stats.median_ns) / calls
+    mean_b = (first_b + (calls - 1) * b.sampling.stats.median_ns) / calls
     ratio = mean_a / mean_b
     if 1 / MEAN_SHOWN < ratio < MEAN_SHOWN:
         return None
@@ -77,7 +77,7 @@ def first_compile_note(result: RunResult) -> str:
     each compiling the same convolutions). Empty on the CPU, with fewer than three compiles, or no gap."""
     if result.device.platform in ("", "cpu"):
         return ""
-    compiled = [(v.name, ms) for v in result.variants if v.ok and (ms := v.stages_ms.compile)]
+    compiled = [(v.name, ms) for v in result.variants if v.ok and (ms := v.stages.compile)]
     if len(compiled) < 3:
         return ""
     (first, first_ms), others = compiled[0], sorted(ms for _, ms in compiled[1:])

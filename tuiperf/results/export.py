@@ -53,9 +53,16 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
     for value, point in zip(values, points, strict=False):
         for variant in point.variants:
             name = _csv_text(variant.name)
-            for index, ns in enumerate(variant.samples_ns):
+            for index, ns in enumerate(variant.sampling.samples_ns):
                 writer.writerow(
-                    [_csv_text(run_label), _csv_text(value), name, index, f"{ns:.1f}", variant.loops_per_sample]
+                    [
+                        _csv_text(run_label),
+                        _csv_text(value),
+                        name,
+                        index,
+                        f"{ns:.1f}",
+                        variant.sampling.loops_per_sample,
+                    ]
                 )
     return out.getvalue()
 
@@ -178,12 +185,12 @@ def _sweep_section(result: RunResult) -> list[str]:
         cells = []
         for name in names:
             variant = point.variant(name)
-            if variant is None or variant.stats is None:
+            if variant is None or variant.sampling.stats is None:
                 cells.append("—")
                 continue
             ratio = ratios.get(name)
             versus = f" ({ratio.ratio:.3f}×, {ratio.ci95[0]:.3f} – {ratio.ci95[1]:.3f})" if ratio else ""
-            cells.append(format_ns(variant.stats.median_ns) + versus)
+            cells.append(format_ns(variant.sampling.stats.median_ns) + versus)
         rows.append([_cell(point.params.get(sweep.parameter)), *cells])
     lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
     lines += ["", "_In brackets: median / the baseline's at that point, and its 95% CI._"]
@@ -271,13 +278,15 @@ def _point(shown: RunResult, level: str) -> list[str]:
     lines = ["", f"{level} Time per call", ""]
     rows = []
     for v in shown.variants:
-        if v.stats is None:
-            rows.append([_code(v.name), _cell(v.status + (f": {v.error}" if v.error else "")), "", "", "", ""])
+        if v.sampling.stats is None:
+            rows.append(
+                [_code(v.name), _cell(v.status + (f": {v.failure.error}" if v.failure else "")), "", "", "", ""]
+            )
             continue
-        s = v.stats
+        s = v.sampling.stats
         ci = f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}"
         spread = f"{format_ns(s.p10_ns)} – {format_ns(s.p90_ns)}"
-        recompiled = f" ({v.recompiles} recompiles while timed)" if v.recompiles else ""
+        recompiled = f" ({v.recompiles.recompiles} recompiles while timed)" if v.recompiles.recompiles else ""
         rows.append([_code(v.name), format_ns(s.median_ns) + recompiled, ci, spread, str(s.n), _cell(v.status)])
     lines += _table(["variant", "median", "95% CI of median", "p10 – p90", "n", "status"], rows)
     covered = covers.line(shown)
@@ -299,12 +308,12 @@ def _point(shown: RunResult, level: str) -> list[str]:
                 f"- {_cell(sentence)}" for _, sentence in found
             ]
 
-    broken_down = [v for v in shown.variants if v.breakdown_ns is not None]
+    broken_down = [v for v in shown.variants if v.breakdown is not None]
     if broken_down:
         lines += ["", f"{level} Where one call's time goes (differences of measured paths)", ""]
         rows = []
         for v in broken_down:
-            b = v.breakdown_ns
+            b = v.breakdown
             assert b is not None
             cells = [stage_cell(b.stages.get(key)) for key, _, _ in BREAKDOWN_STAGES]
             verdict = "reliable" if b.reliable else f"unreliable: {_cell(b.reason)}"

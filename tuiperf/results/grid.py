@@ -53,7 +53,9 @@ def grid_tables(result: RunResult) -> list[GridTable]:
         for index, point in enumerate(points):
             row, column = divmod(index, len(columns.values))
             variant = point.variant(name)
-            median = variant.stats.median_ns if variant is not None and variant.stats is not None else None
+            median = (
+                variant.sampling.stats.median_ns if variant is not None and variant.sampling.stats is not None else None
+            )
             ratio = ratios[index].get(name) if name != baseline else None
             cells[row][column] = GridCell(median, ratio if median is not None else None)
         tables.append(

@@ -352,7 +352,7 @@ class History:
             run_id = int(cursor.lastrowid or 0)
             db.executemany(
                 "INSERT INTO medians (run_id, variant, median_ns) VALUES (?, ?, ?)",
-                [(run_id, v.name, v.stats.median_ns if v.stats else None) for v in result.variants],
+                [(run_id, v.name, v.sampling.stats.median_ns if v.sampling.stats else None) for v in result.variants],
             )
             if result.sweep is not None:
                 db.executemany(

@@ -27,7 +27,7 @@ from statistics import NormalDist
 import numpy as np
 
 from tuiperf.results.covers import PROCESSES, ROUNDS, SAMPLES
-from tuiperf.results.model import Interval, VariantResult
+from tuiperf.results.model import Interval, Sampling
 
 Z95 = NormalDist().inv_cdf(0.975)
 MAX_GROUPS = 64  # rounds are pooled into at most this many consecutive groups (a median per group)
@@ -55,8 +55,8 @@ def turns(samples: Sequence[float], round_starts: Sequence[int]) -> list[np.ndar
     return [x[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def processes_of(variant: VariantResult) -> list[VariantResult]:
-    """The variant's samples and rounds split per measuring process (itself when there was one)."""
+def processes_of(variant: Sampling) -> list[Sampling]:
+    """A variant's samples and rounds split per measuring process (itself when there was one)."""
     starts = variant.process_starts
     if len(starts) < 2:
         return [variant]
@@ -64,7 +64,7 @@ def processes_of(variant: VariantResult) -> list[VariantResult]:
     parts = []
     for a, b in itertools.pairwise(bounds):
         rounds = [r - a for r in variant.round_starts if a <= r < b]
-        parts.append(VariantResult(name=variant.name, samples_ns=variant.samples_ns[a:b], round_starts=rounds))
+        parts.append(Sampling(samples_ns=variant.samples_ns[a:b], round_starts=rounds))
     return parts
 
 
@@ -99,7 +99,7 @@ def _log_median(x: np.ndarray) -> float:
     return math.log(median) if median > 0 else math.nan
 
 
-def round_offsets(a: VariantResult, b: VariantResult | None = None, seed: int = 0) -> tuple[float, float] | None:
+def round_offsets(a: Sampling, b: Sampling | None = None, seed: int = 0) -> tuple[float, float] | None:
     """Offsets (log scale) of the 95 % interval of log median(a) − log median(b) over time, the rounds
     resampled in blocks for both at once (paired; ``b`` None: of log median(a) alone), widened by t/z
     for the few blocks; None without enough rounds to resample."""
@@ -139,8 +139,8 @@ def _between(logs: list[float], floor_sd: float | None) -> tuple[float, float, f
 
 
 def ratio_interval(
-    a: VariantResult,
-    b: VariantResult,
+    a: Sampling,
+    b: Sampling,
     point: float,
     samples_ci: tuple[float, float],
     process_sd: tuple[float, str] | None,
@@ -156,7 +156,7 @@ def ratio_interval(
 
 
 def median_interval(
-    variant: VariantResult,
+    variant: Sampling,
     point: float,
     samples_ci: tuple[float, float],
     process_sd: tuple[float, str] | None,
@@ -168,8 +168,8 @@ def median_interval(
 
 
 def _interval(
-    a: VariantResult,
-    b: VariantResult | None,
+    a: Sampling,
+    b: Sampling | None,
     point: float,
     samples_ci: tuple[float, float],
     process_sd: tuple[float, str] | None,

@@ -14,14 +14,14 @@ from tuiperf.results.model import RunResult
 
 def memory_rows(result: RunResult) -> list[list[str]]:
     """One row per variant with figures: name, arguments, outputs, temporaries, donated, code, total, vs first."""
-    sized = [v for v in result.variants if v.ok and v.memory is not None]
+    sized = [v for v in result.variants if v.ok and v.program.memory is not None]
     if not sized:
         return []
-    first = sized[0].memory
+    first = sized[0].program.memory
     assert first is not None
     rows = []
     for v in sized:
-        m = v.memory
+        m = v.program.memory
         assert m is not None
         whose = [] if m.of == "call" else [one_line(m.of)]
         whose += [f"per device of {m.devices}"] if m.devices > 1 else []

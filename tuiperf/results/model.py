@@ -18,7 +18,7 @@ import msgspec
 
 from tuiperf.results.settings import RunSettings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # The vocabulary of stages, defined here once: (key, label, what it is).
 BREAKDOWN_STAGES: tuple[tuple[str, str, str], ...] = (
@@ -60,7 +60,11 @@ class Struct(msgspec.Struct, kw_only=True, omit_defaults=False):
     """Base of every part of the document: keyword-only, all fields written."""
 
 
-class Stats(Struct):
+class Part(msgspec.Struct, kw_only=True, omit_defaults=False, frozen=True):
+    """A part of a variant's result, made whole by the step that measures it and stored as it is."""
+
+
+class Stats(Part, frozen=True):
     """Descriptive statistics of one variant's samples (robust figures first)."""
 
     n: int
@@ -80,7 +84,7 @@ class Stats(Struct):
     ci95_median_ns: tuple[float, float]
 
 
-class Interval(Struct):
+class Interval(Part, frozen=True):
     """What a 95 % interval covers (:mod:`tuiperf.results.intervals`): "samples" (one process's samples
     as if independent: results stored before said nothing, and meant this), "rounds" (slow spells and
     drift, resampled in blocks of rounds) or "rounds and processes" (plus process-to-process spread:
@@ -91,14 +95,14 @@ class Interval(Struct):
     samples_ci95: tuple[float, float] | None = None  # the samples-only interval, for comparison
 
 
-class Mode(Struct):
+class Mode(Part, frozen=True):
     """A cluster of per-call times (e.g. JAX's asynchronous dispatch paths)."""
 
     center_ns: float
     fraction: float
 
 
-class CompileStagesMs(Struct):
+class CompileStagesMs(Part, frozen=True):
     """One-time costs in milliseconds; None where the wrapper offers no such stage."""
 
     trace: float | None = None
@@ -107,7 +111,7 @@ class CompileStagesMs(Struct):
     first_call: float | None = None
 
 
-class ProgramMemory(Struct):
+class ProgramMemory(Part, frozen=True):
     """What XLA says one compiled program needs, in bytes (``Compiled.memory_analysis()``): the same on
     every platform, known before the first call; per device for a program sharded over several. ``of``
     says whose program it is: the call's own ("call"), or its jit level's when the call's wrapper
@@ -138,7 +142,7 @@ class ProcessMemory(Struct):
     device_bytes_limit: int | None = None
 
 
-class Stage(Struct):
+class Stage(Part, frozen=True):
     """One breakdown stage: a difference of two measured paths, with its 95 % CI over the rounds."""
 
     ns: float
@@ -149,7 +153,7 @@ class Stage(Struct):
     by_construction: bool = False  # zero because its two paths are the same path (not measured)
 
 
-class Breakdown(Struct):
+class Breakdown(Part, frozen=True):
     """Where one call's time goes. ``stages`` add up to ``call_ns`` exactly (each is a difference of
     path medians); ``residual_ns`` compares that with the steady-state median. When the paths are not
     comparable (a stage clearly negative or larger than the call, a large residual) ``reliable`` is
@@ -172,7 +176,7 @@ class Breakdown(Struct):
     framework_holds: str | None = None
 
 
-class ProfileRow(Struct):
+class ProfileRow(Part, frozen=True):
     """One function of a Python profile, per call. ``kind`` is "python", or "executable" for the
     JAX/XLA time that cProfile cannot see inside (measured separately)."""
 
@@ -183,43 +187,76 @@ class ProfileRow(Struct):
     kind: str = "python"
 
 
-class VariantResult(Struct):
-    name: str
-    status: VariantStatus = "ok"
-    error: str | None = None
-    failed_phase: str | None = None  # one of PHASES when status is "failed"
-    notes: list[str] = []
-    warnings: list[str] = []
+class Sampling(Part, frozen=True):
+    """Steady-state sampling of one variant: its samples, when and in which rounds (and processes) they
+    were taken, and the figures derived from them (made by :func:`tuiperf.results.document.sampling`)."""
+
     samples_ns: list[float] = []
     loops_per_sample: int = 1
     first_sample_s: float | None = None  # seconds after sampling started
     last_sample_s: float | None = None
     first_round: int | None = None
     last_round: int | None = None
-    stats: Stats | None = None
-    modes: list[Mode] = []
-    stages_ms: CompileStagesMs = msgspec.field(default_factory=CompileStagesMs)
-    breakdown_ns: Breakdown | None = None
-    flops: float | None = None
-    transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
-    memory: ProgramMemory | None = None
-    param_count: int | None = None
-    retraces: int = 0  # traces during steady-state sampling
-    recompiles: int = 0  # XLA compilations during steady-state sampling
-    recompile_causes: list[str] = []  # what changed between calls, from JAX's explanation of each cache miss
-    eager: bool = False  # eager by design: traces per call are expected, no jit level
-    profile: list[ProfileRow] = []
-    profile_note: str | None = None  # why there is no profile, or how to read it
-    process_medians_ns: list[float] = []  # one median per measuring process (--processes N, --cluster N)
     round_starts: list[int] = []  # index in samples_ns of each turn's first sample (turn k is in round k)
     process_starts: list[int] = []  # index in samples_ns of each process's first sample (--processes N)
+    process_medians_ns: list[float] = []  # one median per measuring process (--processes N, --cluster N)
+    stats: Stats | None = None
+    modes: list[Mode] = []
     median_interval: Interval | None = None  # what stats.ci95_median_ns covers (None: samples only)
     # A cluster run (--cluster N): the median over calls of (slowest − fastest process's time) / slowest,
     # i.e. how much of each call the slowest process holds the others back; and per process, the calls
     # in which it was the slowest.
     slowest_share: float | None = None
     slowest_calls: list[int] = []
+
+
+class Program(Part, frozen=True):
+    """What XLA says of the compiled program (or its jit level's), and the parameters it holds."""
+
+    flops: float | None = None
+    transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
+    memory: ProgramMemory | None = None
+    param_count: int | None = None
+
+
+class Recompiles(Part, frozen=True):
+    """What traced and compiled while the variant was sampled, and why."""
+
+    retraces: int = 0  # traces during steady-state sampling
+    recompiles: int = 0  # XLA compilations during steady-state sampling
+    causes: list[str] = []  # what changed between calls, from JAX's explanation of each cache miss
+    eager: bool = False  # eager by design: traces per call are expected, no jit level
+
+
+class Profile(Part, frozen=True):
+    """A Python profile of one call, or ``note``: why there is none, or how to read it."""
+
+    rows: list[ProfileRow] = []
+    note: str | None = None
+
+
+class Failure(Part, frozen=True):
+    """Why a variant failed (its status is "failed"), and in which of :data:`PHASES`."""
+
+    error: str
+    phase: str | None = None
+
+
+class VariantResult(Part, frozen=True):
+    """One variant's result: who it is and how it ended, then one part per step that measured it."""
+
+    name: str
+    status: VariantStatus = "ok"
+    failure: Failure | None = None
+    notes: list[str] = []
+    warnings: list[str] = []
     environment: str | None = None  # the Python environment it was measured in, in a run over several
+    sampling: Sampling = msgspec.field(default_factory=Sampling)
+    stages: CompileStagesMs = msgspec.field(default_factory=CompileStagesMs)  # one-time stages, in milliseconds
+    program: Program = msgspec.field(default_factory=Program)
+    recompiles: Recompiles = msgspec.field(default_factory=Recompiles)
+    profile: Profile = msgspec.field(default_factory=Profile)
+    breakdown: Breakdown | None = None
 
     @property
     def ok(self) -> bool:
@@ -231,7 +268,7 @@ class VariantResult(Struct):
 
     @property
     def measured(self) -> bool:
-        return self.status == "ok" and self.stats is not None
+        return self.status == "ok" and self.sampling.stats is not None
 
 
 class Tool(Struct):

@@ -66,13 +66,25 @@ def stage_values(paths: dict[str, float]) -> dict[str, float]:
 def reconcile(variant: VariantResult, baseline: VariantResult, cache: Resampled | None = None) -> Reconciliation | None:
     """The gap between two measured variants, split by stage; None without both breakdowns.
     ``cache``: kept between calls on one result, each variant is resampled once."""
-    a, b = variant.breakdown_ns, baseline.breakdown_ns
-    if a is None or b is None or variant.stats is None or baseline.stats is None or not (a.stages and b.stages):
+    a, b = variant.breakdown, baseline.breakdown
+    if (
+        a is None
+        or b is None
+        or variant.sampling.stats is None
+        or baseline.sampling.stats is None
+        or not (a.stages and b.stages)
+    ):
         return None  # no split to compare (a call that compiled while timed has none)
-    gap = variant.stats.median_ns - baseline.stats.median_ns
+    gap = variant.sampling.stats.median_ns - baseline.sampling.stats.median_ns
     # A gap inside the two medians' noise has no size to share out: a stage of it would read as
     # "300 % of the gap" on a 0.03 µs difference.
-    noise = sum(((s.ci95_median_ns[1] - s.ci95_median_ns[0]) / 2) ** 2 for s in (variant.stats, baseline.stats)) ** 0.5
+    noise = (
+        sum(
+            ((s.ci95_median_ns[1] - s.ci95_median_ns[0]) / 2) ** 2
+            for s in (variant.sampling.stats, baseline.sampling.stats)
+        )
+        ** 0.5
+    )
     resolved = abs(gap) > noise
     point_a, point_b = ({k: s.ns for k, s in bd.stages.items()} for bd in (a, b))
     intervals = _paired_intervals(a, b, cache)

@@ -94,7 +94,7 @@ EVERY = (*TABLE, PYTREE_FLATTENING, STATE_CARRIED, RECOMPILES)
 
 
 def _python_rows(variant: VariantResult) -> list[ProfileRow]:
-    return [r for r in variant.profile if r.kind == "python" and not r.function.startswith("{")]
+    return [r for r in variant.profile.rows if r.kind == "python" and not r.function.startswith("{")]
 
 
 def _in_user_file(row: ProfileRow, scenario_path: str | None) -> bool:

@@ -296,8 +296,8 @@ def generate(result: RunResult, source: str) -> str:
         # script times the scenario's own variant once here, beside each environment's stored median.
         stored: dict[str, list[Any]] = {}
         for v in point.variants:
-            if v.stats is not None:
-                stored.setdefault(base_name(v), []).append([v.environment, v.stats.median_ns])
+            if v.sampling.stats is not None:
+                stored.setdefault(base_name(v), []).append([v.environment, v.sampling.stats.median_ns])
         variants = [base_name(v) for v in point.variants if v.ok]
         points.append({"params": dict(point.params), "variants": list(dict.fromkeys(variants)), "stored": stored})
     swept = result.sweep.parameters if result.sweep is not None else []

@@ -73,10 +73,12 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
             raise TuiperfError(
                 "not a valid version-1 result document (a field of the wrong type)", where=where
             ) from None
-    elif version != SCHEMA_VERSION:
+    elif version not in (2, SCHEMA_VERSION):
         raise TuiperfError(
-            f"unsupported schema_version {version!r} (this tuiperf reads 1 and {SCHEMA_VERSION})", where=where
+            f"unsupported schema_version {version!r} (this tuiperf reads 1 to {SCHEMA_VERSION})", where=where
         )
+    if version in (1, 2):
+        raw = upgrade_v2(raw)
     try:
         result = msgspec.convert(options_as_meant(raw), RunResult)
         check_limits(result, where)
@@ -169,7 +171,7 @@ def upgrade_v1(doc: dict[str, Any]) -> dict[str, Any]:
     packages = ("jax", "jaxlib", "equinox", "flax", "numpy", "tuiperf")
     upgraded = {
         **doc,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": 2,
         "env": {**{k: v for k, v in env.items() if k not in packages}, "packages": {k: env.get(k) for k in packages}}
         if isinstance(env, dict) and env
         else None,
@@ -206,3 +208,68 @@ def _upgrade_v1_variant(v: dict[str, Any]) -> dict[str, Any]:
         "stages_ms": {k: stages.get(k) for k in ("trace", "lower", "compile", "first_call")},
         "breakdown_ns": breakdown,
     }
+
+
+# -- schema version 2 (a variant's result as one flat record) -----------------------------------------
+
+# Each part of a version-3 variant: its name, and (version-2 field, the part's field) it gathers.
+_V2_PARTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "sampling": tuple(
+        (name, name)
+        for name in (
+            "samples_ns",
+            "loops_per_sample",
+            "first_sample_s",
+            "last_sample_s",
+            "first_round",
+            "last_round",
+            "round_starts",
+            "process_starts",
+            "process_medians_ns",
+            "stats",
+            "modes",
+            "median_interval",
+            "slowest_share",
+            "slowest_calls",
+        )
+    ),
+    "program": (
+        ("flops", "flops"),
+        ("transcendentals", "transcendentals"),
+        ("memory", "memory"),
+        ("param_count", "param_count"),
+    ),
+    "recompiles": (
+        ("retraces", "retraces"),
+        ("recompiles", "recompiles"),
+        ("recompile_causes", "causes"),
+        ("eager", "eager"),
+    ),
+    "profile": (("profile", "rows"), ("profile_note", "note")),
+}
+_V2_RENAMED = {"stages_ms": "stages", "breakdown_ns": "breakdown"}
+
+
+def upgrade_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """A version-2 document (or a version-1 one upgraded to it) in the version-3 layout: each variant's
+    fields gathered into its parts, the values kept. A field of the wrong shape is left for validation
+    to name."""
+    upgraded = {**doc, "schema_version": SCHEMA_VERSION}
+    if isinstance(doc.get("variants"), list):
+        upgraded["variants"] = [_upgrade_v2_variant(v) if isinstance(v, dict) else v for v in doc["variants"]]
+    if isinstance(doc.get("points"), list):
+        upgraded["points"] = [upgrade_v2(p) if isinstance(p, dict) else p for p in doc["points"]]
+    return upgraded
+
+
+def _upgrade_v2_variant(v: dict[str, Any]) -> dict[str, Any]:
+    gathered = {old for fields in _V2_PARTS.values() for old, _ in fields} | {"error", "failed_phase", *_V2_RENAMED}
+    upgraded = {key: value for key, value in v.items() if key not in gathered}
+    for part, fields in _V2_PARTS.items():
+        upgraded[part] = {new: v[old] for old, new in fields if old in v}
+    for old, new in _V2_RENAMED.items():
+        if old in v:
+            upgraded[new] = v[old]
+    if v.get("error") is not None:
+        upgraded["failure"] = {"error": v["error"], "phase": v.get("failed_phase")}
+    return upgraded

@@ -89,14 +89,17 @@ def _cause(
             f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) explains {100 * (main.share or 0):.0f} % of the gap"
         )
     if main.key == "framework":
-        if slow.breakdown_ns is not None and slow.breakdown_ns.framework_holds:
+        if slow.breakdown is not None and slow.breakdown.framework_holds:
             carried = remedies.STATE_CARRIED
             return sentence + f": the time is in {carried.holds}: {carried.remedy}"
         return sentence + f"; {remedies.framework_remedy(slow, scenario_path)}"
     if main.key == "compute":
-        if slow.flops and fast.flops and abs(slow.flops / fast.flops - 1) > 0.05:
-            return sentence + f": the program does other work ({slow.flops / fast.flops:.3g}× the XLA FLOPs)"
-        a, b = slow.transcendentals, fast.transcendentals
+        if slow.program.flops and fast.program.flops and abs(slow.program.flops / fast.program.flops - 1) > 0.05:
+            return (
+                sentence
+                + f": the program does other work ({slow.program.flops / fast.program.flops:.3g}× the XLA FLOPs)"
+            )
+        a, b = slow.program.transcendentals, fast.program.transcendentals
         if a is not None and b is not None and abs(a - b) > 0.05 * max(a, b):
             times = f"{a / b:.3g}× the" if b else f"{a:.3g} vs {b:.3g}"
             return sentence + f": the program does other work ({times} XLA transcendental operations, same FLOPs)"
@@ -137,9 +140,11 @@ def verdict(
         first = evidence.first_call_note(a, b)
         return opening + (f"; {first}" if first else "") + "."
     slow, fast = (a, b) if row.ratio > 1 else (b, a)
-    if slow.recompiles:
-        compiled = f"{opening}: {slow.name} compiled {slow.recompiles} time(s) while it was timed, so its time is "
-        cause = slow.recompile_causes[0] if slow.recompile_causes else None
+    if slow.recompiles.recompiles:
+        compiled = (
+            f"{opening}: {slow.name} compiled {slow.recompiles.recompiles} time(s) while it was timed, so its time is "
+        )
+        cause = slow.recompiles.causes[0] if slow.recompiles.causes else None
         if cause is not None and "compares by identity" in cause:
             return compiled + f"mostly compilation: {cause}."  # the identity cause carries its own remedy
         causes = f" ({cause})" if cause else ""

@@ -111,10 +111,10 @@ def environment_splits(result: RunResult) -> list[Reconciliation]:
     reference = result.environments[0].name
     splits = []
     for v in shown.measured:
-        if v.environment in (None, reference) or v.breakdown_ns is None:
+        if v.environment in (None, reference) or v.breakdown is None:
             continue
         there = shown.variant(qualified(base_name(v), reference))
-        if there is None or there.breakdown_ns is None:
+        if there is None or there.breakdown is None:
             continue
         split = reconcile(v, there)
         if split is not None:

@@ -54,9 +54,9 @@ def view_of(result: RunResult | None, order: list[str] | None = None) -> ResultV
         shown=shown,
         sweep=result.sweep,
         order=[v.name for v in variants] or list(order or []),
-        series={v.name: v.samples_ns for v in variants if v.ok},
-        medians={v.name: v.stats.median_ns for v in variants if v.stats is not None},
-        marks=[m.center_ns for v in variants if v.ok for m in v.modes if m.fraction >= CLUSTER_SHARE],
+        series={v.name: v.sampling.samples_ns for v in variants if v.ok},
+        medians={v.name: v.sampling.stats.median_ns for v in variants if v.sampling.stats is not None},
+        marks=[m.center_ns for v in variants if v.ok for m in v.sampling.modes if m.fraction >= CLUSTER_SHARE],
         note=note,
         warnings=collect_warnings(shown),
         header=header_of(shown, result),
@@ -102,7 +102,7 @@ def collect_warnings(result: RunResult | None) -> list[tuple[str, str]]:
     """
     if result is None:
         return []
-    failed = {f"{v.name} failed: " for v in result.variants if v.error}
+    failed = {f"{v.name} failed: " for v in result.variants if v.failure}
     unfair = {m.a for m in result.equivalence.mismatches}
     out: list[tuple[str, str]] = []
     for text in dict.fromkeys(result.warnings):

@@ -159,12 +159,12 @@ class OverheadBreakdown(VerticalScroll):
             legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
             legend.append(label + "   ")
         lines = [legend, Text("")]
-        drawn = [v.breakdown_ns for v in variants if v.breakdown_ns is not None and v.breakdown_ns.reliable]
+        drawn = [v.breakdown for v in variants if v.breakdown is not None and v.breakdown.reliable]
         totals = [sum(stage_ns(b, k) for k, *_ in PARTS) for b in drawn]
         scale = (max(totals) if totals else 1.0) / width or 1.0
         for v in variants:
             line = Text(one_line(v.name, name_w).ljust(name_w) + "  ", style="bold")
-            b = v.breakdown_ns
+            b = v.breakdown
             if b is not None and b.reliable:
                 line.append_text(stacked_bar(b, scale, width))
                 line.append(f" {format_ns(b.call_ns)}")
@@ -174,7 +174,7 @@ class OverheadBreakdown(VerticalScroll):
             elif v.skipped:
                 line.append("skipped: " + one_line("; ".join(v.notes) or "no reason given"), style="dim")
             elif v.status == "failed":
-                line.append("failed: " + one_line(v.error or ""), style="red")
+                line.append("failed: " + one_line(v.failure.error if v.failure else ""), style="red")
             else:
                 reason = next((n for n in v.notes if n.startswith("no overhead breakdown")), "no breakdown")
                 line.append(one_line(reason), style="dim")
@@ -189,7 +189,7 @@ class OverheadBreakdown(VerticalScroll):
             return None
         base_name, _ = against(self.result, self.baseline)
         base = self.result.variant(base_name) if base_name else None
-        return base if base is not None and base.breakdown_ns is not None else None
+        return base if base is not None and base.breakdown is not None else None
 
     def on_show(self) -> None:
         self._render_bars()  # the reconciliation waits until the tab is looked at
@@ -293,7 +293,7 @@ def detail_text(result: RunResult | None, width: int) -> Text:
     per_call = [[*header, Text("residual", style="bold")]]
     stages = [[header[0], *[Text(label, style="bold") for _, label in COMPILE_STAGES]]]
     for v in variants:
-        b = v.breakdown_ns
+        b = v.breakdown
         name = Text(one_line(v.name, NAME_WIDTH))
         cells = []
         for key, *_ in PARTS:
@@ -306,10 +306,10 @@ def detail_text(result: RunResult | None, width: int) -> Text:
             measured = shown == format_ns(stage.ns)
             cells.append(Text(shown + (f" ±{format_ns(half)}" if half >= 0.5 and measured else "")))
         per_call.append([name, *cells, Text(format_ns(b.residual_ns) if b else "—")])
-        stages.append([name, *[Text(format_ms(getattr(v.stages_ms, k))) for k, _ in COMPILE_STAGES]])
+        stages.append([name, *[Text(format_ms(getattr(v.stages, k))) for k, _ in COMPILE_STAGES]])
     lines = [Text(""), Text("per call (± 95 % CI)", style="bold")]
     lines += fitted(per_call, "l" + "r" * (len(PARTS) + 1), width)
-    if any(s.by_construction for v in variants if v.breakdown_ns for s in v.breakdown_ns.stages.values()):
+    if any(s.by_construction for v in variants if v.breakdown for s in v.breakdown.stages.values()):
         lines += _note(BY_CONSTRUCTION_NOTE, width)
     lines += _note(RESOLUTION_NOTE, width)
     lines += [Text(""), Text("one-time stages", style="bold")]

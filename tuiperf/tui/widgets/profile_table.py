@@ -56,13 +56,13 @@ def profile_content(result: RunResult | None) -> ProfileContent:
     inflation = []
     for i, v in enumerate(result.variants if result else []):
         style = "bold" if no_color() else f"bold {variant_hex(i)}"
-        top = sorted(v.profile, key=lambda r: -r.cumtime_us)[:TOP]
+        top = sorted(v.profile.rows, key=lambda r: -r.cumtime_us)[:TOP]
         if not top:
             name = Text(one_line(v.name, 30), style=style)
-            cells = [Text(""), Text(""), Text(""), name, Text(one_line(v.profile_note or "no profile"), style="dim")]
+            cells = [Text(""), Text(""), Text(""), name, Text(one_line(v.profile.note or "no profile"), style="dim")]
             rows.append((f"{i}", cells))
             continue
-        measured = _MEDIAN_AND_PROFILED.search(v.profile_note or "")
+        measured = _MEDIAN_AND_PROFILED.search(v.profile.note or "")
         if measured:
             inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
         for j, r in enumerate(top):

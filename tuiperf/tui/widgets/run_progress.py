@@ -192,12 +192,13 @@ def result_rows(result: RunResult, shown: int) -> Text:
     rows = []
     variants = result.variants
     for i, v in enumerate(variants[:shown]):
-        s = v.stats
+        s = v.sampling.stats
         if v.skipped:
-            why = "; ".join(v.notes) or v.error or ""
+            why = "; ".join(v.notes) or (v.failure.error if v.failure else "")
             state_text = Text("skipped" + (": " + why.splitlines()[0] if why else ""), style="dim")
         elif not v.ok:
-            state_text = Text("FAILED: " + v.error.splitlines()[0] if v.error else "FAILED", style="bold red")
+            error = v.failure.error if v.failure else ""
+            state_text = Text("FAILED: " + error.splitlines()[0] if error else "FAILED", style="bold red")
         elif s is not None:
             lo, hi = s.ci95_median_ns
             state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")

@@ -289,7 +289,7 @@ def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsC
     """The table's rows, column order and aligned lines, the verdicts and the environments' lines."""
     rows = []
     for i, v in enumerate(result.variants):
-        s = v.stats
+        s = v.sampling.stats
         name = Text(one_line(v.name, 40), style="bold" if no_color() else f"bold {variant_hex(i)}")
         if v.skipped:
             status = Text("skipped", style="dim")
@@ -299,8 +299,8 @@ def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsC
             status = Text("⚠ differs", style="bold yellow")
         else:
             status = Text("ok", style="green")
-            if len(v.modes) > 1:
-                status = Text(f"{len(v.modes)} modes", style="yellow")
+            if len(v.sampling.modes) > 1:
+                status = Text(f"{len(v.sampling.modes)} modes", style="yellow")
         ratio, rci, p = (None, None, None)
         if baseline and v.ok and s:
             ratio, rci, p = ratio_against(result, v.name, baseline)
