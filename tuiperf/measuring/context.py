@@ -125,8 +125,8 @@ class Outcomes:
 def device_scope(device: Any) -> contextlib.AbstractContextManager[Any]:
     """``jax.default_device(device)``, or nothing where ``device`` is the default already.
 
-    A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the README's
-    fidelity figures): measured inside one, every figure read above a plain script that has none.
+    A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the
+    fidelity row of docs/measuring-tuiperf.md): measured inside one, every figure read above a plain script that has none.
     Inputs are committed to the device either way.
     """
     import jax

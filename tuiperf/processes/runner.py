@@ -44,7 +44,7 @@ from tuiperf.results.model import RunResult
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
 # return: JAX registers every module class a run's setup defines as a pytree node for good, and
 # anonymous native memory grows that malloc_trim does not return either (0.1-0.4 MB a run for
-# mlp-closure-vs-argument; see the README's "Measuring tuiperf itself"). Past this growth the process
+# mlp-closure-vs-argument; see docs/measuring-tuiperf.md). Past this growth the process
 # is replaced, so a long session is bounded.
 RETIRE_AFTER_GROWTH_MB = 128.0
 MEMORY_ANSWER_S = 30.0  # the size is answered after the last run's clean-up
