@@ -6,7 +6,8 @@ parent drains into a log, so nothing a scenario prints reaches the caller's term
 
 Started, it imports JAX and the frameworks at once (a spare process is then ready when needed) but
 initialises no JAX backend, so the dispatch mode can still be chosen by its first run. It ignores
-Ctrl-C (the parent decides when to stop) and dies with its parent.
+Ctrl-C (the parent decides when to stop), dies with its parent, and takes along whatever a scenario
+forked, daemons that left its process group included (:mod:`tuiperf.common.lifeline`).
 
 Protocol (:mod:`tuiperf.contract.protocol`): the parent sends one ``Request``; the child answers with
 any number of ``Streamed`` events, then the request's own ``Reply`` or ``Refused`` (naming the error's
@@ -17,16 +18,14 @@ note that is not data is sent as text; a run is never lost to it.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import signal
 import sys
-import threading
-import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tuiperf.common import lifeline
 from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
 from tuiperf.contract import wire
@@ -65,21 +64,6 @@ from tuiperf.results.outputs import OutputDigest
 if TYPE_CHECKING:
     from tuiperf.measuring.context import Hooks
     from tuiperf.measuring.lockstep import Lockstep
-
-
-def die_with_parent(parent: int) -> None:
-    """Linux: the kernel kills us when the parent dies; elsewhere (and as a second line) a thread does."""
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(70)
-
-    threading.Thread(target=watch, name="tuiperf-parent-watch", daemon=True).start()
 
 
 def safe_send(conn: Connection, message: Answer) -> None:
@@ -256,7 +240,7 @@ def main() -> None:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(args.parent)
+    lifeline.guard_lifetime(parent=args.parent)  # dies with the parent; takes what it forks along
     conn = Connection(args.conn)
     # Its Python runs: the rest is importing JAX (see READY_TIMEOUT_S).
     conn.send_bytes(wire.encode(Started(os.getpid())))
@@ -275,6 +259,7 @@ def main() -> None:
             pass
     conn.send_bytes(wire.encode(Ready(os.getpid())))
     serve(conn, shared)
+    lifeline.kill_descendants()  # the request loop ended: whatever a scenario left running goes too
     sys.stdout.flush()
 
 

@@ -22,6 +22,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from tuiperf.common import lifeline
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
 from tuiperf.contract import wire
@@ -320,7 +321,11 @@ class MeasuringProcess:
         return self.shared.turn()
 
     def kill(self) -> None:
-        """Kill the process and everything in its group (a scenario that forks leaves no orphan)."""
+        """Kill the process, its descendants and everything in its group (a scenario that forks leaves
+        no orphan: a daemon that left the group is still the process's descendant, as it reaps orphans;
+        :mod:`tuiperf.common.lifeline`)."""
+        if self.alive:
+            lifeline.kill_tree(self.process.pid)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
