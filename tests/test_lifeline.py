@@ -133,3 +133,20 @@ def test_a_process_outlives_the_thread_that_started_it_and_dies_with_its_sigkill
         if parent.poll() is None:
             parent.kill()
             parent.wait(10)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="orphans are held by a Linux subreaper")
+def test_a_sigterm_to_a_loader_process_takes_its_daemon_along_and_it_still_dies_by_sigterm(markers: Path) -> None:
+    from tuiperf.contract.protocol import DescribeFile
+    from tuiperf.processes.process import MeasuringProcess
+
+    child = MeasuringProcess(role="loader")
+    try:
+        child.request(DescribeFile(str(DAEMONS / "daemon.py")), timeout_s=240)
+        daemons = _started(markers)
+        assert len(daemons) == 1 and _running(daemons[0])
+        child.process.send_signal(signal.SIGTERM)
+        assert child.process.wait(30) == -signal.SIGTERM  # as the parent tells a process stopped so
+        assert _still_running(daemons) == []
+    finally:
+        child.close()

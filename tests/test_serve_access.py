@@ -19,7 +19,7 @@ from test_serve import SCENARIOS, free_port, printed_url, start_server, wait_for
 
 from tuiperf.cli.serve_access import Access, host_name
 from tuiperf.cli.serve_server import split_token
-from tuiperf.common.outlive import children
+from tuiperf.common import lifeline
 
 ACCESS = Access("s3cret-token", 8765)
 
@@ -63,13 +63,7 @@ def test_the_token_is_taken_out_of_the_query_textual_serves_script_extends():
 
 
 def descendants(pid: int) -> set[int]:
-    found, todo = set(), [pid]
-    while todo:
-        for child in children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    return set(lifeline.descendants(pid))
 
 
 def alive(pid: int) -> bool:

@@ -269,11 +269,11 @@ def _end_with_server() -> None:
     import os
 
     from tuiperf.cli.serve import SERVER_PID_VARIABLE
-    from tuiperf.common.outlive import end_with, kill_children
+    from tuiperf.common import lifeline
 
     server = os.environ.pop(SERVER_PID_VARIABLE, "")
     if server.isdigit():
-        end_with(int(server), before_exit=kill_children)
+        lifeline.end_with(int(server))  # its measuring processes are its descendants: killed with it
 
 
 def _check_folder(folder: Any) -> None:

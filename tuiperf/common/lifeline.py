@@ -15,6 +15,9 @@ leaves it no chance to clean up. This module is the child's side of both:
   kills the same tree from outside with :func:`kill_tree` before it kills the process itself
   (``MeasuringProcess.kill``): a process that is SIGKILLed cannot clean up, but while it lives every
   orphan of its tree is its descendant.
+- **This process ends with another one** (:func:`end_with`): an explorer that ``tuiperf serve``
+  started (through a shell) ends with the server, watched through a pidfd (readable once that process
+  ends; immune to pid reuse once open), elsewhere by polling whether the pid exists.
 - **This process dies with its parent** (:func:`exit_with_parent`): a daemon thread polls
   ``os.getppid()`` every half second; when it changes from the parent the process started with (the
   parent died, however: a SIGKILL included), it runs the caller's clean-up, kills its descendants and
@@ -39,6 +42,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -194,6 +198,46 @@ def exit_with_parent(
         os._exit(PARENT_GONE_STATUS)
 
     thread = threading.Thread(target=watch, name="tuiperf-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def wait_for_end(pid: int) -> None:
+    """Return once ``pid`` has ended (a pidfd on Linux, else polling whether it exists)."""
+    try:
+        descriptor = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux, an old kernel, or already gone
+        while _exists(pid):
+            time.sleep(POLL_S)
+        return
+    try:
+        select.select([descriptor], [], [])
+    finally:
+        os.close(descriptor)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, someone else's
+        return True
+    return True
+
+
+def end_with(pid: int, on_exit: Cleanup | None = None) -> threading.Thread:
+    """Exit this process when ``pid`` ends, however it ends: a daemon thread waits for it, then calls
+    ``on_exit()``, kills this process's descendants and leaves with ``os._exit(0)`` (the process that
+    read our output is gone; nothing is left to say goodbye to). Returns the thread."""
+
+    def watch() -> None:
+        wait_for_end(pid)
+        _run(on_exit)
+        kill_descendants()
+        os._exit(0)
+
+    thread = threading.Thread(target=watch, name=f"tuiperf-end-with-{pid}", daemon=True)
     thread.start()
     return thread
 

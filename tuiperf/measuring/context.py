@@ -126,7 +126,8 @@ def device_scope(device: Any) -> contextlib.AbstractContextManager[Any]:
     """``jax.default_device(device)``, or nothing where ``device`` is the default already.
 
     A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the
-    fidelity row of docs/measuring-tuiperf.md): measured inside one, every figure read above a plain script that has none.
+    fidelity row of docs/measuring-tuiperf.md): measured inside one, every figure read above a
+    plain script that has none.
     Inputs are committed to the device either way.
     """
     import jax
