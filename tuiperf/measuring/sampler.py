@@ -93,10 +93,19 @@ class Target:
     converged: bool = field(default=False, init=False)
     error: BaseException | None = field(default=None, init=False)  # the exception that stopped this target
 
+    def release(self) -> None:
+        """Let go of the callable and its arguments once its samples are documented (a long interleaved
+        sweep otherwise keeps every point's programs and inputs to the end)."""
+        self.fn, self.args, self.block = _released, (), _released
+
     def turns(self) -> list[list[float]]:
         """The samples of each turn, in order."""
         bounds = [*self.round_starts, len(self.samples)]
         return [self.samples[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _released(*args: Any) -> Any:
+    raise RuntimeError("this target was released after it was documented")
 
 
 @dataclass

@@ -95,18 +95,6 @@ def as_plain(reply: R) -> R:
     return msgspec.convert(msgspec.to_builtins(reply, enc_hook=inert), type(reply))
 
 
-def forget_compiled() -> None:
-    """Drop JAX's caches of the run's traced and compiled functions: a reused measuring process
-    otherwise grew by ~4 MB a run (335 -> 419 MB over 20 runs of mlp-closure-vs-argument, whose
-    every run builds new jitted functions; benchmarks/ui_responsiveness.py)."""
-    import gc
-
-    import jax
-
-    jax.clear_caches()
-    gc.collect()
-
-
 class TakingTurns:
     """The child's side of a run in lockstep (:mod:`tuiperf.measuring.lockstep`): say where it waits, then
     wait for the parent's ``Proceed`` on the request socket."""
@@ -215,6 +203,8 @@ class Server:
         finally:
             self.shared.set_turn(-1)
         if isinstance(request, Measure | MeasureInCluster | MeasureInLockstep):
+            from tuiperf.measuring.execute import forget_compiled
+
             forget_compiled()  # after the answer: the caller does not wait for the clean-up
 
 

@@ -66,6 +66,14 @@ class SweepPoint:
     sampled: Sampled | None = None
     label: str = ""  # n_args=4, or a grid's n_args=4, size=64
 
+    def release(self) -> None:
+        """Once the point is analysed and documented: let go of its inputs and programs (what the sampler
+        timed included), so the points after it are analysed without every earlier one alive."""
+        self.prepared = []
+        if self.sampled is not None:
+            for target in self.sampled.targets:
+                target.release()
+
 
 def sweep_point(resolved: Resolved, swept: dict[str, Any], index: int = 0, count: int = 1) -> Point:
     """The pass of one point of a sweep or grid (its value: the swept value, or a grid cell's label)."""
@@ -115,6 +123,7 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
                     ctx.emit(SamplesAdded(target.name, list(target.samples)))
             one.analyse(point.prepared, sampled)
             results.append(one.document(header, sampled))
+            point.release()
     base = Pass(ctx, Point(ctx.resolved.params)).header(None, with_env=False)
     axes = ctx.resolved.axes
     return document.sweep_result(
