@@ -110,11 +110,13 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     )
     started = time.monotonic()
     result = faults_runner.run(request)
-    assert time.monotonic() - started < 60
-    assert result.partial and result.crash is not None
-    assert result.crash.how == "did not return within 5 s" and result.crash.variant == "hangs"
-    assert result.crash.phase == "sample"
-    assert result.variant("ok").samples_ns  # what was streamed before is kept
+    assert time.monotonic() - started < 90
+    # It fails alone, named with the limit; a fresh process measured the other (tests/test_isolation.py).
+    assert not result.partial and result.crash is None
+    hung = result.variant("hangs")
+    assert hung is not None and hung.status == "failed" and hung.failed_phase == "sample"
+    assert hung.error == "did not finish within --timeout 5 s (raise it with --timeout)"
+    assert len(result.variant("ok").samples_ns) == 200
     again = faults_runner.run(
         RunRequest(scenario="faults", variants=["ok"], settings=RunSettings(samples=10, profile=False))
     )
@@ -359,5 +361,9 @@ def test_a_timeout_names_the_variant_that_was_running():
         )
     finally:
         runner.close()
-    assert result.crash is not None and result.crash.how == "did not return within 3 s"
-    assert (result.crash.variant, result.crash.phase) == ("hangs-when-profiled", "profile")
+    # It fails alone, in the phase it hung in, and the limit is named (tests/test_isolation.py).
+    assert result.crash is None and not result.partial
+    hung = result.variant("hangs-when-profiled")
+    assert hung is not None and (hung.status, hung.failed_phase) == ("failed", "profile")
+    assert hung.error == "did not finish within --timeout 3 s (raise it with --timeout)"
+    assert result.variant("healthy").measured

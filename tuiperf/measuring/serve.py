@@ -145,7 +145,7 @@ class Server:
         self, run: RunRequest, lockstep: Lockstep | None = None, digests: dict[str, OutputDigest] | None = None
     ) -> Hooks:
         """Events to the parent, the variant running (its index among the run's variants, in the
-        shared file, so that a crash can be blamed on it), the cancel flag."""
+        shared file, so that a crash can be blamed on it) and the sweep point it is at, the cancel flag."""
         from tuiperf.measuring.context import Hooks
         from tuiperf.measuring.lockstep import ALONE
 
@@ -156,13 +156,16 @@ class Server:
             match event:
                 case RunStarted(variants=variants):
                     names[:] = variants
+                    shared.set_point(-1)  # the parent counts the points started, until a turn says
                 case PhaseChanged(variant=variant):  # the variant it names is the one running now (a
                     # profile or a guard after sampling must not leave the last sampled one named)
                     shared.set_turn(names.index(variant) if variant in names else -1)
             safe_send(self.conn, Streamed(event))
 
-        def on_turn(variant: str) -> None:
+        def on_turn(variant: str | None, point: int | None) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
+            if point is not None:
+                shared.set_point(point)
 
         return Hooks(emit, shared, on_turn, lockstep or ALONE, digests)
 
@@ -202,6 +205,7 @@ class Server:
             safe_send(self.conn, reply)
         finally:
             self.shared.set_turn(-1)
+            self.shared.set_point(-1)
         if isinstance(request, Measure | MeasureInCluster | MeasureInLockstep):
             from tuiperf.measuring.execute import forget_compiled
 

@@ -162,7 +162,7 @@ def sample_together(ctx: RunContext, points: list[SweepPoint], resolution: float
             everything,
             SamplingPlan(resolution, ctx.settings.samples),
             on_tick=on_tick,
-            on_turn=lambda target: ctx.hooks.turn(keyed[target.name][1]),
+            on_turn=lambda target: ctx.hooks.turn(keyed[target.name][1], keyed[target.name][0].one.point.index),
             gate=lambda round_index, done: ctx.hooks.lockstep.wait(Gate(0, SAMPLE, round_index), done),
             budget_s=ctx.settings.budget_s * len(points),
         )
