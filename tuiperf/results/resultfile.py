@@ -165,7 +165,8 @@ def check_sweep(result: RunResult, where: str = "result") -> None:
                 raise bad(f"$.sweep.grid[{index}].values is empty")
         sizes = " × ".join(f"{len(axis.values):,}" for axis in sweep.grid)
         if sweep.cell_count > MAX_GRID_CELLS:
-            raise bad(f"$.sweep.grid declares {sweep.cell_count:,} cells ({sizes}); a grid has at most {MAX_GRID_CELLS:,}")
+            most = f"a grid has at most {MAX_GRID_CELLS:,}"
+            raise bad(f"$.sweep.grid declares {sweep.cell_count:,} cells ({sizes}); {most}")
         if points > sweep.cell_count:
             raise bad(f"$.points has {points:,} entries, more than the grid's {sweep.cell_count:,} cells ({sizes})")
     if len(sweep.values) != points:
