@@ -22,6 +22,14 @@ os.environ["TUIPERF_CALIBRATION"] = "off"
 os.environ["TUIPERF_USER_SCENARIOS"] = str(Path(__file__).parent / "fixtures" / "no-user-scenarios")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
+TUI_TESTS = Path(__file__).parent / "tui"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/tui is a ``tui`` test (the layers: pyproject.toml's markers)."""
+    for item in items:
+        if TUI_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.tui)
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ def test_a_coordinator_port_in_digits_that_are_not_ascii_is_not_a_port(port):
         coordinator_address(f"127.0.0.1:{port}")
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_coordinator_port_in_fullwidth_digits(tmp_path, capsys):
     argv = ["run", "dispatch-floor", "--cluster", "2", "--coordinator", "127.0.0.1:１２３４５", "--budget", "0.1"]
     assert main(argv) == 2

@@ -72,6 +72,7 @@ def examples_runner():
     return InProcessRunner([str(EXAMPLES)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", example_scenarios())
 def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scenario):
     settings = RunSettings(samples=3, budget_s=0.05, profile=False, dispatch="sync")
@@ -81,6 +82,7 @@ def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scena
     assert doc.equivalence.mismatches == [], doc.warnings
 
 
+@pytest.mark.slow
 def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
     """Variants with their own weights fail the guard; a name with a space, and a third positional
     argument to Scenario, are refused when the file loads; the v limit is the histogram's."""
@@ -119,6 +121,7 @@ def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
     assert sum(text.count(f"at most {MAX_DRAWN}") for text in pages().values()) == 1
 
 
+@pytest.mark.slow
 def test_every_tuiperf_command_the_docs_show_parses():
     """A stale flag in a copied command line is an error a reader meets first: every `tuiperf ...` line
     of the README's and the docs' shell blocks is accepted by the parser (synopses with [...] aside)."""

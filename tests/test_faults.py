@@ -59,6 +59,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_loads(hostile_catalog):
     _, catalog, _ = hostile_catalog
     errors = {Path(b.path).name: b.error for b in catalog.broken}
@@ -70,6 +71,7 @@ def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_l
     assert decode(encode(catalog)) == catalog  # plain data, and it reads back
 
 
+@pytest.mark.slow
 def test_a_run_imports_only_its_own_scenario(hostile_catalog):
     runner, _, markers = hostile_catalog
     result = runner.run(RunRequest(scenario="dispatch-floor", settings=RunSettings(samples=20, profile=False)))
@@ -79,6 +81,7 @@ def test_a_run_imports_only_its_own_scenario(hostile_catalog):
     assert importers and measuring_pid not in importers  # only the loader imported spins.py
 
 
+@pytest.mark.slow
 def test_list_survives_the_folder_and_prints_valid_json(hostile_dir):
     env = {**os.environ, "TUIPERF_HOSTILE_MARKERS": "/tmp", "TUIPERF_IMPORT_TIMEOUT": "3"}
     done = subprocess.run(
@@ -100,6 +103,7 @@ def faults_runner(fixture_dir):
     runner.close()
 
 
+@pytest.mark.slow
 def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     request = RunRequest(
         scenario="faults",
@@ -123,6 +127,7 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     assert again.measured and not again.partial  # a fresh process took over
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
     cancel = threading.Event()
 
@@ -142,6 +147,7 @@ def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
     assert result.partial and result.error is None and "cancelled" in result.warnings[0]
 
 
+@pytest.mark.slow
 def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
     runner = ProcessRunner([fixture_dir])
     try:
@@ -161,6 +167,7 @@ def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
     assert len(result.variant("jax.jit").samples_ns) == 2000
 
 
+@pytest.mark.slow
 def test_a_chatty_variant_cannot_fill_the_disk(faults_runner):
     result = faults_runner.run(
         RunRequest(
@@ -196,6 +203,7 @@ def children_of(pid: int) -> list[int]:
     return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
 
 
+@pytest.mark.slow
 def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir, tmp_path):
     marker = tmp_path / "hung"
     cli = subprocess.Popen(
@@ -221,6 +229,7 @@ def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir, tmp_pat
     assert alive == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, tmp_path):
     out, marker = tmp_path / "partial.json", tmp_path / "hung"
     cli = subprocess.Popen(
@@ -261,6 +270,7 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     assert resultfile.load(out).partial
 
 
+@pytest.mark.slow
 def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fixture_dir, tmp_path, monkeypatch):
     from tuiperf.results.history import status_of
 
@@ -303,6 +313,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, monkeypatch):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -329,6 +340,7 @@ def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, m
     assert not any(_running(pid) for pid in forked)
 
 
+@pytest.mark.slow
 def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
     folder = Path(__file__).parent / "fixtures" / "base_exceptions"
     runner = ProcessRunner([str(folder)], load_timeout_s=30)
@@ -349,6 +361,7 @@ def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
     assert "Escape: out of here" in failures["escape-when-called"]
 
 
+@pytest.mark.slow
 def test_a_timeout_names_the_variant_that_was_running():
     folder = Path(__file__).parent / "fixtures" / "base_exceptions"
     runner = ProcessRunner([str(folder)], load_timeout_s=30)

@@ -50,6 +50,7 @@ def run_by_runner(fixture_dir: str, request: RunRequest) -> RunResult:
         runner.close()
 
 
+@pytest.mark.slow
 def test_a_variant_that_segfaults_fails_alone_and_the_others_are_measured(fixture_dir: str) -> None:
     runner = ProcessRunner([fixture_dir])
     events: list[Event] = []
@@ -66,6 +67,7 @@ def test_a_variant_that_segfaults_fails_alone_and_the_others_are_measured(fixtur
     assert any(isinstance(e, PhaseChanged) and "measuring the rest in a fresh process" in e.message for e in events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["sequential", "interleaved"])
 def test_every_point_of_a_sweep_is_measured_without_the_crashed_variant(fixture_dir: str, order: str) -> None:
     request = crashing_request(fixture_dir, sweep_order=order)
@@ -77,12 +79,14 @@ def test_every_point_of_a_sweep_is_measured_without_the_crashed_variant(fixture_
     assert result.sweep.medians_ns["segfaults"] == [None, None] and result.sweep.slopes["segfaults"] is None
 
 
+@pytest.mark.slow
 def test_each_environment_measures_the_others_again_in_a_fresh_process(fixture_dir: str) -> None:
     result = run_in_environments(crashing_request(fixture_dir), [python_envs.current()])
     assert_crashed_alone(result)
     assert result.environments[0].crash is None and result.environments[0].error is None
 
 
+@pytest.mark.slow
 def test_the_callers_request_is_left_as_it_was(fixture_dir: str) -> None:
     request = crashing_request(fixture_dir)
     request.variants = ["ok"]
@@ -94,6 +98,7 @@ def test_the_callers_request_is_left_as_it_was(fixture_dir: str) -> None:
     assert request.scenario_path is None and request.variants == ["ok"]
 
 
+@pytest.mark.slow
 def test_the_scenario_is_resolved_before_anything_is_measured(fixture_dir: str) -> None:
     # resolve() was a step inside run(): now what measures takes only a ResolvedRequest
     request = RunRequest(scenario="faults", scenario_dirs=[fixture_dir])
@@ -136,6 +141,7 @@ def test_restarts_are_bounded_and_the_last_crash_ends_the_run() -> None:
     assert f"({MAX_RESTARTS} restarts, at most {MAX_RESTARTS})" in result.warnings[0]
 
 
+@pytest.mark.slow
 def test_a_python_that_never_starts_holds_the_run_for_its_time_limit_not_two_minutes(
     fixture_dir: str, tmp_path: Path
 ) -> None:
@@ -147,6 +153,7 @@ def test_a_python_that_never_starts_holds_the_run_for_its_time_limit_not_two_min
         run_in_environments(request, [python_envs.PythonEnv(name="hangs", python=str(hangs))])
 
 
+@pytest.mark.slow
 def test_an_interleaved_sweep_of_every_variant_blames_the_one_that_crashed(fixture_dir: str) -> None:
     # No variants named (the command line's default): the crash comes before any point's RunStarted.
     request = crashing_request(fixture_dir, sweep_order="interleaved")
@@ -178,6 +185,7 @@ def sweep_of_sizes(fixture_dir: str, order: str, variants: list[str], **params: 
     return request
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["sequential", "interleaved"])
 def test_a_sweep_whose_largest_point_times_out_measures_every_other_point_and_variant(
     fixture_dir: str, order: str
@@ -198,6 +206,7 @@ def test_a_sweep_whose_largest_point_times_out_measures_every_other_point_and_va
     assert not any("crash" in w for w in result.warnings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["sequential", "interleaved"])
 def test_a_crash_in_one_cell_of_a_grid_loses_only_that_cell(fixture_dir: str, order: str) -> None:
     request = sweep_of_sizes(fixture_dir, order, ["ok", "segfaults"])
@@ -215,6 +224,7 @@ def test_a_crash_in_one_cell_of_a_grid_loses_only_that_cell(fixture_dir: str, or
             assert crashed.measured, point.params
 
 
+@pytest.mark.slow
 def test_a_variant_that_crashed_one_of_three_processes_is_reported_from_the_other_two(
     fixture_dir: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,6 +243,7 @@ def test_a_variant_that_crashed_one_of_three_processes_is_reported_from_the_othe
     assert any(w.startswith("segfaults: measured in 2 of 3 processes") for w in result.warnings)
 
 
+@pytest.mark.slow
 def test_the_command_line_names_the_limit_and_how_to_raise_it(
     fixture_dir: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 DAEMONS = Path(__file__).parent / "fixtures" / "daemons"
 GONE_WITHIN_S = 10.0
 

@@ -23,6 +23,7 @@ def test_a_plain_jax_jit_call_gets_a_profile_led_by_the_executable():
     assert "median is 8.00 µs" in note and "not found" not in note
 
 
+@pytest.mark.slow
 def test_filter_jit_keeps_its_python_rows_and_loses_the_executable_time_from_them():
     model = eqx.nn.Linear(8, 8, key=jax.random.key(0))
     fn = eqx.filter_jit(lambda m, x: m(x))

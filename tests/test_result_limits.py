@@ -48,6 +48,7 @@ def test_the_reader_accepts_the_longest_sweep_and_the_largest_grid_tuiperf_measu
     resultfile.check_sweep(largest)
 
 
+@pytest.mark.slow
 def test_a_600_value_sweep_is_stored_shown_and_exported(tmp_path, capsys):
     n = 600
     values = list(range(1, n + 1))

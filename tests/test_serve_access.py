@@ -127,6 +127,7 @@ def fetch(url: str, host: str | None = None) -> int:
         return refused.code
 
 
+@pytest.mark.slow
 def test_the_served_explorer_answers_only_the_token_from_a_loopback_page(server):
     process, url = server
     netloc = urlsplit(url).netloc
@@ -143,6 +144,7 @@ def test_the_served_explorer_answers_only_the_token_from_a_loopback_page(server)
     assert process.poll() is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGHUP])
 def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
     process, url = server
@@ -177,6 +179,7 @@ def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
     assert not left, f"still running after the server ended by {how.name}: {left}"
 
 
+@pytest.mark.slow
 def test_a_missing_scenario_folder_or_a_busy_port_is_one_line_before_any_banner(tmp_path):
     def serve(*words: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "tuiperf", *words]
@@ -195,6 +198,7 @@ def test_a_missing_scenario_folder_or_a_busy_port_is_one_line_before_any_banner(
     assert busy.stderr.startswith("tuiperf: cannot serve on 127.0.0.1:") and busy.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_report_says_when_the_file_that_ran_is_a_users_copy_in_place_of_a_built_in(tmp_path):
     """A copy saved from an explorer (served or not) changes what ``tuiperf run ID`` runs: its report says so."""
     import factories

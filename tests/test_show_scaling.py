@@ -6,11 +6,14 @@ work for four times the entries is about four times the work, where it was sixte
 from __future__ import annotations
 
 import factories
+import pytest
 from rich.text import Text
 
 from tuiperf.cli import main
 from tuiperf.results import resultfile
 from tuiperf.results.model import Cluster
+
+pytestmark = pytest.mark.slow
 
 
 def cluster_result(processes: int):
