@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -17,6 +22,14 @@ os.environ["TUIPERF_CALIBRATION"] = "off"
 os.environ["TUIPERF_USER_SCENARIOS"] = str(Path(__file__).parent / "fixtures" / "no-user-scenarios")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
+TUI_TESTS = Path(__file__).parent / "tui"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/tui is a ``tui`` test (the layers: pyproject.toml's markers)."""
+    for item in items:
+        if TUI_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.tui)
 
 
 @pytest.fixture(scope="session")
@@ -24,12 +37,35 @@ def fixture_dir() -> str:
     return str(FIXTURES)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def sync_dispatch():
-    """JAX's dispatch mode is fixed by a process's first computation: make it sync before any test."""
+class _SyncDispatchOnImport(importlib.abc.MetaPathFinder):
+    """JAX's dispatch mode is fixed by a process's first computation: it is made sync the moment JAX is
+    imported, in whichever test first needs it, so that a test that needs no JAX does not import it."""
+
+    def find_spec(self, name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "jax":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module: types.ModuleType) -> None:
+            load(module)
+            from tuiperf.measuring.inprocess import set_dispatch
+
+            set_dispatch("sync")
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "jax" in sys.modules:  # imported before the tests were collected (a plugin): set it now
     from tuiperf.measuring.inprocess import set_dispatch
 
     set_dispatch("sync")
+else:
+    sys.meta_path.insert(0, _SyncDispatchOnImport())
 
 
 @pytest.fixture(scope="session")

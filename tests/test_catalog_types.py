@@ -31,6 +31,7 @@ NOT_CATALOG = {
     ("cli/measure.py", "error"): "the run thread's outcome",
     ("tui/screenshot.py", "error"): "the headless app's outcome",
     ("results/resultfile.py", "variants"): "upgrading a result file of an older schema",
+    ("results/resultfile.py", "error"): "upgrading a result file of an older schema",
     ("results/device_activity.py", "name"): "a profiler trace's events (Chrome trace format)",
 }
 
@@ -49,6 +50,7 @@ def string_key_reads(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_module_reads_the_catalog_by_string_keys():
     reads = [
         f"{path.relative_to(PACKAGE)}:{line}: [{key!r}]"
@@ -65,6 +67,7 @@ def test_the_scan_sees_subscripts_and_gets(tmp_path):
     assert string_key_reads(probe) == [(1, "last_good"), (2, "origin")]
 
 
+@pytest.mark.slow
 def test_list_json_decodes_strictly_into_the_catalog():
     out = subprocess.run(
         [sys.executable, "-m", "tuiperf", "list", "--json", "--scenarios", str(FIXTURES)],

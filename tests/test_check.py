@@ -46,6 +46,7 @@ def check(path, runner, values=None):
 
 # Two built-ins here: every built-in's smallest run of every variant is tests/test_scenarios.py's job,
 # which `check` repeats (eight took a fifth of this file's time).
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", ["dispatch-floor", "training-step"])
 def test_builtins_check_fine(runner, scenario, capsys):
     path = builtin_dir() / f"{scenario.replace('-', '_')}.py"
@@ -74,6 +75,7 @@ def test_a_failing_variant_is_named_and_the_others_still_checked(runner, capsys)
     assert lines[-1] == "FAILED: a run would report the failures above"
 
 
+@pytest.mark.slow
 def test_the_guard_finding_an_unfair_pair_fails_the_check(runner, capsys):
     assert check(FIXTURES / "scenarios" / "unfair.py", runner) == FAILS
     out = capsys.readouterr().out
@@ -92,6 +94,7 @@ def test_a_setup_that_raises_fails_the_check(tmp_path, runner, capsys):
     assert "FAILED: " in out and "setup failed" in out and "no data here" in out
 
 
+@pytest.mark.slow
 def test_the_command_uses_disposable_processes_and_exits_0_1_2(tmp_path, capsys):
     """End to end through the loader and a measuring process: a failing variant, a file that kills its
     loader, a missing file, a bad parameter value."""
@@ -107,6 +110,7 @@ def test_the_command_uses_disposable_processes_and_exits_0_1_2(tmp_path, capsys)
     assert "size" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="SIGSEGV as the loader reports it on Linux")
 def test_a_file_that_crashes_its_loader_is_one_line(capsys):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")

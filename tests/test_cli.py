@@ -36,6 +36,7 @@ def test_user_errors_exit_2_with_one_line(argv, message, fixture_dir, capsys):
     assert code == 2 and err.startswith(message) and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
     out = tmp_path / "result.json"
     code = main(
@@ -71,6 +72,7 @@ def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
     assert "exists already" in capsys.readouterr().err  # never clobbered, and refused before the run
 
 
+@pytest.mark.slow
 def test_list_shows_broken_files(tmp_path, capsys):
     (tmp_path / "bad.py").write_text("x = (\n")
     assert main(["list", "--scenarios", str(tmp_path), "--json"]) == 0
@@ -79,6 +81,7 @@ def test_list_shows_broken_files(tmp_path, capsys):
     assert "dispatch-floor" in {s["id"] for s in listing["scenarios"]}
 
 
+@pytest.mark.slow
 def test_console_script_runs_in_a_fresh_process(fixture_dir):
     """The real entry point, worker process included: no traceback, exit 0."""
     done = tuiperf_process(
@@ -88,6 +91,7 @@ def test_console_script_runs_in_a_fresh_process(fixture_dir):
     assert "jax.jit" in done.stdout and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_device_choice_with_two_cpu_devices(fixture_dir, tmp_path):
     """JAX_NUM_CPU_DEVICES=2 gives two devices: the run happens on the one chosen, inputs included. In the
     measuring process the sampler is ten frames below its request loop: its calls are still made three
@@ -176,6 +180,7 @@ def test_options_before_the_command_are_honoured(fixture_dir):
     assert parse_args([]).command == "app" and parse_args([]).scenario is None
 
 
+@pytest.mark.slow
 def test_a_piped_report_keeps_every_median_with_its_unit(fixture_dir, tmp_path):
     """`tuiperf run ID | cat` at the default width: no number is cut."""
     done = subprocess.run(
@@ -251,6 +256,7 @@ def test_a_timeout_that_is_no_timeout_is_refused_not_silently_dropped(value, fix
     assert err.startswith("tuiperf: timeout: ") and "(allowed: number 0.001..604800)" in err  # `none`: no limit
 
 
+@pytest.mark.slow
 def test_a_scenarios_file_is_named_a_file_and_a_trace_folder_under_a_file_is_refused(fixture_dir, tmp_path, capsys):
     afile = tmp_path / "scenarios.py"
     afile.write_text("")
@@ -261,6 +267,7 @@ def test_a_scenarios_file_is_named_a_file_and_a_trace_folder_under_a_file_is_ref
     assert code == 2 and "is a file, so no folder can be made under it" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_list_says_when_a_file_of_yours_replaces_a_built_in(tmp_path, capsys):
     from tuiperf.catalog.folders import builtin_dir
 

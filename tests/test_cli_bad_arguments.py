@@ -27,10 +27,19 @@ def test_a_coordinator_port_in_digits_that_are_not_ascii_is_not_a_port(port):
         coordinator_address(f"127.0.0.1:{port}")
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_coordinator_port_in_fullwidth_digits(tmp_path, capsys):
     argv = ["run", "dispatch-floor", "--cluster", "2", "--coordinator", "127.0.0.1:１２３４５", "--budget", "0.1"]
     assert main(argv) == 2
     assert "is not HOST:PORT" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1: 1234", "127.0.0.1", ":1234", "127.0.0.1:0", "127.0.0.1:70000"])
+def test_a_coordinator_that_is_not_host_port_is_said_as_an_address_not_as_a_name(address, capsys):
+    assert main(["run", "dispatch-floor", "--cluster", "2", "--coordinator", address]) == 2
+    line = one_error_line(capsys)
+    assert line.startswith(f"tuiperf: coordinator: {address!r} is not HOST:PORT (allowed: HOST:PORT"), line
+    assert "name" not in line
 
 
 @pytest.mark.parametrize("ref", ["99999999999999999999999", "²"])

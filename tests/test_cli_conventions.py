@@ -95,6 +95,7 @@ def test_compare_of_other_scenarios_is_any_scenario(tmp_path, capsys):
     assert main(["compare", str(old), str(other), "--any-scenario"]) == 0
 
 
+@pytest.mark.slow
 def test_run_writes_its_document_with_out_and_the_older_json(fixture_dir, tmp_path):
     base = ["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--samples", "3", "--no-profile"]
     assert main([*base, "--variants", "jax.jit", "--out", str(tmp_path / "a.json"), "--no-history"]) == 0

@@ -123,6 +123,7 @@ def cluster_run(
         runner.close()
 
 
+@pytest.mark.slow
 def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
     result = cluster_run(scenario_dir)
     assert result.cluster is not None and not result.partial
@@ -155,6 +156,7 @@ def test_two_processes_of_two_devices_sample_in_lockstep(scenario_dir):
     )
 
 
+@pytest.mark.slow
 def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
     """What two hosts would do, on loopback: each tuiperf starts its share of the cluster's processes."""
     import threading
@@ -191,6 +193,7 @@ def test_processes_started_by_two_tuiperfs_form_one_cluster(scenario_dir):
     assert ours.sampling.slowest_share == theirs.sampling.slowest_share
 
 
+@pytest.mark.slow
 def test_a_share_of_the_cluster_needs_the_coordinator_of_process_0(scenario_dir):
     with pytest.raises(ParamError, match="process 0 of this cluster runs on another host: give its address"):
         cluster_run(scenario_dir, cluster_start=1)
@@ -198,6 +201,7 @@ def test_a_share_of_the_cluster_needs_the_coordinator_of_process_0(scenario_dir)
         cluster_run(scenario_dir, cluster_start=1, cluster_local=2, coordinator="127.0.0.1:1")
 
 
+@pytest.mark.slow
 def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenario_dir):
     result = cluster_run(scenario_dir, "die", ["sharded-sum"], interleave="call")
     assert result.partial and result.crash is not None
@@ -209,6 +213,7 @@ def test_a_process_that_dies_stops_the_others_and_keeps_what_was_measured(scenar
     assert kept is not None and kept.sampling.samples_ns  # what process 0 had streamed
 
 
+@pytest.mark.slow
 def test_a_process_that_hangs_is_stopped_with_the_others(scenario_dir):
     result = cluster_run(scenario_dir, "hang", ["sharded-sum"], interleave="call", timeout_s=3.0)
     assert result.partial and result.crash is not None
@@ -248,6 +253,7 @@ def test_a_coordinator_that_cannot_listen_is_said_in_words():
     )
 
 
+@pytest.mark.slow
 def test_a_cluster_does_not_combine_with_repeats_or_in_process(scenario_dir):
     from tuiperf.measuring.inprocess import InProcessRunner
 
@@ -289,6 +295,7 @@ def test_a_cluster_mesh_takes_as_many_devices_from_each_process():
         run_devices.in_cluster(1)
 
 
+@pytest.mark.slow
 def test_a_cancel_stops_every_process_and_keeps_what_was_measured(scenario_dir):
     import threading
 

@@ -72,6 +72,7 @@ def examples_runner():
     return InProcessRunner([str(EXAMPLES)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", example_scenarios())
 def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scenario):
     settings = RunSettings(samples=3, budget_s=0.05, profile=False, dispatch="sync")
@@ -81,6 +82,7 @@ def test_every_example_scenario_runs_and_passes_the_guard(examples_runner, scena
     assert doc.equivalence.mismatches == [], doc.warnings
 
 
+@pytest.mark.slow
 def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
     """Variants with their own weights fail the guard; a name with a space, and a third positional
     argument to Scenario, are refused when the file loads; the v limit is the histogram's."""
@@ -119,6 +121,7 @@ def test_the_answers_about_variants_hold(examples_runner, tmp_path, capsys):
     assert sum(text.count(f"at most {MAX_DRAWN}") for text in pages().values()) == 1
 
 
+@pytest.mark.slow
 def test_every_tuiperf_command_the_docs_show_parses():
     """A stale flag in a copied command line is an error a reader meets first: every `tuiperf ...` line
     of the README's and the docs' shell blocks is accepted by the parser (synopses with [...] aside)."""
@@ -141,3 +144,70 @@ def test_every_tuiperf_command_the_docs_show_parses():
                         pytest.fail(f"{name}: {command!r} does not parse (exit {exc.code})")
                 checked += 1
     assert checked >= 30
+
+
+# A path as the docs and the code write one: `measuring/run.py`, tests/test_docs.py, docs/remedies.md.
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:\.?[\w-]+/)*[\w-]+\.(?:py|md|tcss|sh|txt|toml|json|yaml|png|svg))(?![\w/-])")
+# Paths inside other projects, and the placeholders the docs use for the user's own files.
+NOT_OURS = (
+    *("equinox/", "jax/", "jaxlib/", "flax/", "textual/", "textual_serve/", "plotext/", "asv/", "pyperf/"),
+    *("optax/", "inox/", "pytest_benchmark/", "memray/", "my/", "folder/", "path/to/", "~/"),
+)
+PLACEHOLDERS = {"my_scenario.py", "my_mlp.py", "file.py", "model.py", "first_scenario.py", "NAME.py"}
+BARE_KINDS = (".py", ".tcss", ".sh")  # a bare file name is checked for these, where a page names it in backticks
+
+
+def repository_files() -> set[str]:
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=False).stdout
+    found = set(listed.split())
+    found |= {str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if ".venv" not in p.parts and ".git" not in p.parts}
+    return found
+
+
+def named_paths() -> list[tuple[str, str]]:
+    """(where, path) for every path named in ARCHITECTURE.md, the docs, the pre-commit hooks and the package's
+    own comments and docstrings."""
+    sources = [ROOT / "ARCHITECTURE.md", ROOT / "README.md", ROOT / ".pre-commit-config.yaml"]
+    sources += sorted(DOCS.rglob("*.md")) + sorted((ROOT / "tuiperf").rglob("*.py"))
+    named = []
+    for source in sources:
+        text = source.read_text()
+        if source.suffix == ".yaml":  # a hook's `files:` is a regular expression
+            text = text.replace("\\.", ".").replace("^", " ").replace("$", " ")
+        for match in NAMED_PATH.finditer(text):
+            path = match.group(1)
+            if path.startswith(NOT_OURS) or "/_src/" in path or path in PLACEHOLDERS:
+                continue
+            quoted = text[match.start() - 1 : match.start()] == "`"
+            if "/" not in path and not (source.suffix == ".md" and quoted and path.endswith(BARE_KINDS)):
+                continue
+            line = text[: match.start()].count("\n") + 1
+            named.append((f"{source.relative_to(ROOT)}:{line}", path))
+    return named
+
+
+def test_every_path_the_docs_and_the_code_name_exists():
+    """A path (`measuring/run.py`) or a file name (`run.py`) names a file of this repository: relative to
+    its top, to the package, to the page that names it, or (a bare name or a partial path) by its end."""
+    files = repository_files()
+    ends = {f"/{f}" for f in files}
+    missing = []
+    for where, path in named_paths():
+        page = Path(where.rsplit(":", 1)[0]).parent
+        tried = (path, f"tuiperf/{path}", str(page / path), f"docs/{path}")
+        if any(p in files for p in tried) or any(e.endswith(f"/{path}") for e in ends):
+            continue
+        missing.append(f"{where}: {path}")
+    assert not missing, "named but not in the repository:\n" + "\n".join(missing)
+
+
+def test_every_readme_section_the_docs_and_the_code_cite_exists():
+    headings = set(re.findall(r"^#+ (.+)$", readme(), re.M))
+    cited = []
+    for source in [ROOT / "ARCHITECTURE.md", *DOCS.rglob("*.md"), *(ROOT / "tuiperf").rglob("*.py")]:
+        for title in re.findall(r"README(?:'s|,)? \(?\"([^\"]+)\"", source.read_text()):
+            if title not in headings:
+                cited.append(f"{source.relative_to(ROOT)}: {title}")
+    assert not cited, "README sections cited but gone:\n" + "\n".join(cited)

@@ -9,6 +9,7 @@ from test_session import run, variant
 from tuiperf.contract.events import RunStarted, SamplesAdded
 
 
+@pytest.mark.slow
 def test_a_call_that_recompiles_has_no_framework_stage_and_its_cause_is_named(runner):
     doc, _ = run(runner, scenario="recompiling", samples=5, profile=False)
     recompiling = variant(doc, "recompiling")
@@ -51,6 +52,7 @@ def test_cache_miss_explanations_become_one_line_each():
     assert "(None, 0)" in cut.split("→")[0] and "(None, 7)" in cut.split("→")[1] and len(cut) < 160
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "order",
     [["pytree-config", "frozen-config", "per-call-config"], ["per-call-config", "frozen-config", "pytree-config"]],
@@ -104,12 +106,14 @@ def test_python_scalars_are_weakly_typed_arguments_of_the_paths_and_static_stays
     assert len(eqx_paths.paths["flat_jit"].args) == 2  # the arrays only
 
 
+@pytest.mark.slow
 def test_python_scalars_leave_the_breakdown_comparable(runner):
     doc, _ = run(runner, scenario="scalars", samples=10, profile=False)
     b = variant(doc, "jax.jit").breakdown
     assert b is not None and "XLA FLOPs" not in (b.reason or "")
 
 
+@pytest.mark.slow
 def test_equal_values_by_different_programs_are_a_note_and_different_values_still_a_verdict(runner):
     doc, _ = run(runner, scenario="same-values", samples=5, profile=False)
     eq = doc.equivalence
@@ -135,6 +139,7 @@ def test_equivalent_takes_true_false_or_values():
         scenario.variant("b", equivalent="flops")
 
 
+@pytest.mark.slow
 def test_the_reference_variant_is_the_default_baseline_and_baseline_overrides_it(runner):
     from tuiperf.results.ratios import against
 

@@ -60,6 +60,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_loads(hostile_catalog):
     _, catalog, _ = hostile_catalog
     errors = {Path(b.path).name: b.error for b in catalog.broken}
@@ -71,6 +72,7 @@ def test_every_misbehaving_file_is_reported_with_its_reason_and_the_rest_still_l
     assert decode(encode(catalog)) == catalog  # plain data, and it reads back
 
 
+@pytest.mark.slow
 def test_a_run_imports_only_its_own_scenario(hostile_catalog):
     runner, _, markers = hostile_catalog
     result = runner.run(RunRequest(scenario="dispatch-floor", settings=RunSettings(samples=20, profile=False)))
@@ -80,6 +82,7 @@ def test_a_run_imports_only_its_own_scenario(hostile_catalog):
     assert importers and measuring_pid not in importers  # only the loader imported spins.py
 
 
+@pytest.mark.slow
 def test_list_survives_the_folder_and_prints_valid_json(hostile_dir):
     env = {**os.environ, "TUIPERF_HOSTILE_MARKERS": "/tmp", "TUIPERF_IMPORT_TIMEOUT": "3"}
     done = subprocess.run(
@@ -101,6 +104,7 @@ def faults_runner(fixture_dir):
     runner.close()
 
 
+@pytest.mark.slow
 def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     request = RunRequest(
         scenario="faults",
@@ -111,17 +115,22 @@ def test_a_hung_variant_is_stopped_by_the_timeout_and_named(faults_runner):
     )
     started = time.monotonic()
     result = faults_runner.run(request)
-    assert time.monotonic() - started < 60
-    assert result.partial and result.crash is not None
-    assert result.crash.how == "did not return within 5 s" and result.crash.variant == "hangs"
-    assert result.crash.phase == "sample"
-    assert result.variant("ok").sampling.samples_ns  # what was streamed before is kept
+    assert time.monotonic() - started < 90
+    # It fails alone, named with the limit; a fresh process measured the other (tests/test_isolation.py).
+    assert not result.partial and result.crash is None
+    hung = result.variant("hangs")
+    assert hung is not None and hung.status == "failed"
+    assert hung.failure == Failure(
+        error="did not finish within --timeout 5 s (raise it with --timeout)", phase="sample"
+    )
+    assert len(result.variant("ok").sampling.samples_ns) == 200
     again = faults_runner.run(
         RunRequest(scenario="faults", variants=["ok"], settings=RunSettings(samples=10, profile=False))
     )
     assert again.measured and not again.partial  # a fresh process took over
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
     cancel = threading.Event()
 
@@ -141,6 +150,7 @@ def test_cancel_stops_a_hung_variant_within_seconds(faults_runner):
     assert result.partial and result.error is None and "cancelled" in result.warnings[0]
 
 
+@pytest.mark.slow
 def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
     runner = ProcessRunner([fixture_dir])
     try:
@@ -162,6 +172,7 @@ def test_a_crash_names_the_variant_the_phase_and_the_signal(fixture_dir):
     assert len(result.variant("jax.jit").sampling.samples_ns) == 2000
 
 
+@pytest.mark.slow
 def test_a_chatty_variant_cannot_fill_the_disk(faults_runner):
     result = faults_runner.run(
         RunRequest(
@@ -197,6 +208,7 @@ def children_of(pid: int) -> list[int]:
     return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
 
 
+@pytest.mark.slow
 def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir, tmp_path):
     marker = tmp_path / "hung"
     cli = subprocess.Popen(
@@ -222,6 +234,7 @@ def test_killing_the_cli_leaves_no_measuring_process_behind(fixture_dir, tmp_pat
     assert alive == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, tmp_path):
     out, marker = tmp_path / "partial.json", tmp_path / "hung"
     cli = subprocess.Popen(
@@ -262,6 +275,7 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     assert resultfile.load(out).partial
 
 
+@pytest.mark.slow
 def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fixture_dir, tmp_path, monkeypatch):
     from tuiperf.results.history import status_of
 
@@ -305,6 +319,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, monkeypatch):
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -331,6 +346,7 @@ def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, m
     assert not any(_running(pid) for pid in forked)
 
 
+@pytest.mark.slow
 def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
     folder = Path(__file__).parent / "fixtures" / "base_exceptions"
     runner = ProcessRunner([str(folder)], load_timeout_s=30)
@@ -354,6 +370,7 @@ def test_a_base_exception_in_a_variant_fails_that_variant_alone_and_names_it():
     assert "Escape: out of here" in failures["escape-when-called"]
 
 
+@pytest.mark.slow
 def test_a_timeout_names_the_variant_that_was_running():
     folder = Path(__file__).parent / "fixtures" / "base_exceptions"
     runner = ProcessRunner([str(folder)], load_timeout_s=30)
@@ -366,5 +383,11 @@ def test_a_timeout_names_the_variant_that_was_running():
         )
     finally:
         runner.close()
-    assert result.crash is not None and result.crash.how == "did not return within 3 s"
-    assert (result.crash.variant, result.crash.phase) == ("hangs-when-profiled", "profile")
+    # It fails alone, in the phase it hung in, and the limit is named (tests/test_isolation.py).
+    assert result.crash is None and not result.partial
+    hung = result.variant("hangs-when-profiled")
+    assert hung is not None and hung.status == "failed"
+    assert hung.failure == Failure(
+        error="did not finish within --timeout 3 s (raise it with --timeout)", phase="profile"
+    )
+    assert result.variant("healthy").measured

@@ -42,6 +42,7 @@ def _environ_of(pid: int) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to read a process's environment")
 def test_discovery_starts_its_loader_on_the_cpu_alone(fixture_dir):
     from tuiperf.processes.runner import ProcessRunner
@@ -57,6 +58,7 @@ def test_discovery_starts_its_loader_on_the_cpu_alone(fixture_dir):
     assert catalog.scenario("tiny") is not None
 
 
+@pytest.mark.slow
 def test_every_result_records_the_allocator_settings_its_process_ran_with(fixture_dir, monkeypatch):
     from tuiperf.processes.runner import ProcessRunner
 
@@ -86,6 +88,7 @@ def test_the_dispatch_recorded_for_an_accelerator_is_async_whatever_the_cpu_sett
     assert environment(gpu, 1.0).dispatch == "async"
 
 
+@pytest.mark.slow
 def test_a_variants_memory_is_what_xla_says_its_program_needs(runner):
     result = runner.run(
         RunRequest(scenario="tiny", params={"size": "1000"}, settings=RunSettings(samples=5, profile=False))
@@ -153,6 +156,7 @@ def test_the_gpu_tests_scenarios_load():
     assert "oom" in catalog.scenarios
 
 
+@pytest.mark.slow
 def test_the_gpu_tests_see_the_gpu():
     """The suite keeps JAX on the CPU, except where scripts/gpu_check.sh runs the GPU tests (their first
     run on a GPU saw only cpu:0: this file set JAX_PLATFORMS=cpu under them)."""

@@ -34,6 +34,7 @@ def grid(medians=None, rows=("n_args", (1, 4, 16)), columns=("size", (1, 64)), *
     return factories.grid(medians, rows=rows, columns=columns, scenario="dispatch-floor", **fields)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["interleaved", "sequential"])
 def test_two_sweeps_measure_every_cell_of_the_grid(order, fixture_dir, tmp_path, capsys):
     out = tmp_path / "grid.json"
@@ -127,6 +128,7 @@ def test_every_export_holds_every_cell(tmp_path):
     assert "matter at your size? Not answered for a grid" in text
 
 
+@pytest.mark.slow
 def test_the_exported_script_retimes_every_cell(fixture_dir, tmp_path):
     run = factories.grid(
         {"jax.jit": [1000.0, 1100.0, 1200.0, 1300.0]},

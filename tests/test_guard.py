@@ -277,6 +277,7 @@ def test_outputs_beyond_the_host_limit_are_compared_where_they_are(monkeypatch):
     assert signs["detail"] == "leaf 0: NaN or infinity in one only (tolerance 1e-06)"
 
 
+@pytest.mark.slow
 def test_on_the_device_and_on_the_host_a_difference_is_the_same_figure():
     from tuiperf.measuring.guard import relative_difference_on_device
     from tuiperf.results.outputs import relative_difference

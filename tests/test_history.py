@@ -169,6 +169,7 @@ def writer(tmp_path, path, name, count):
     )
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_both_succeed(tmp_path):
     path = tmp_path / "h.sqlite"
     History(path).close()
@@ -251,6 +252,7 @@ TUIPERF_PACKAGES = [f"tuiperf.{p}" for p in ("common", "api", "results", "catalo
 TUIPERF_PACKAGES.append("tuiperf.processes")
 
 
+@pytest.mark.slow
 def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, fixture_dir, tmp_path):
     from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest
@@ -275,6 +277,7 @@ def test_the_exported_script_retimes_every_variant_without_tuiperf(runner, fixtu
                 assert variant.name in lines and ("µs" in lines[variant.name] or "ns" in lines[variant.name])
 
 
+@pytest.mark.slow
 def test_a_script_is_refused_when_the_scenario_file_changed_since_the_run(runner, tmp_path):
     import shutil
 
@@ -371,6 +374,7 @@ def test_reading_takes_no_lock_writes_nothing_and_works_on_a_read_only_file(tmp_
         os.chmod(tmp_path, 0o755)
 
 
+@pytest.mark.slow
 def test_a_locked_non_wal_history_is_named_busy(tmp_path, capsys):
     import sqlite3
 

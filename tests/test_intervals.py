@@ -118,6 +118,7 @@ def _pooled(parts: list[VariantResult]) -> VariantResult:
     return factories.variant(parts[0].name, samples=samples, round_starts=rounds, process_starts=starts[:-1])
 
 
+@pytest.mark.slow
 def test_slow_spells_break_the_samples_interval_and_the_rounds_interval_holds(no_calibration):
     old, new, kinds = readings(seed=1, runs=30, spells=SHORT, process_sd=0.0)
     assert coverage(old) < 0.5  # the i.i.d. bootstrap of samples: spells look like precision
@@ -125,6 +126,7 @@ def test_slow_spells_break_the_samples_interval_and_the_rounds_interval_holds(no
     assert set(kinds) == {covers.ROUNDS}
 
 
+@pytest.mark.slow
 def test_process_offsets_need_the_calibration(calibrated):
     old, new, kinds = readings(seed=2, runs=30, spells=LONG, process_sd=0.03)
     assert coverage(old) < 0.3
@@ -137,6 +139,7 @@ def test_process_offsets_need_the_calibration(calibrated):
     assert width <= 3 * needed
 
 
+@pytest.mark.slow
 def test_without_the_calibration_process_offsets_are_not_covered(no_calibration):
     _, new, kinds = readings(seed=2, runs=30, spells=LONG, process_sd=0.03)
     assert coverage(new) < 0.9  # honest labelling: these intervals say they cover one process

@@ -34,6 +34,7 @@ def nnx_training_step():
     return step, model, optimizer, x, y
 
 
+@pytest.mark.slow
 def test_nnx_jit_level_of_a_training_step_keeps_the_backward_pass_and_update():
     from flax import nnx
 
@@ -61,6 +62,7 @@ def test_nnx_jit_level_needs_a_graph_node():
         nnx_jit_level(lambda x: x, jnp.ones(3))
 
 
+@pytest.mark.slow
 def test_eqx_filter_jit_level_computes_what_filter_jit_computes():
     import equinox as eqx
 

@@ -58,6 +58,7 @@ def request(scenario: str, **params) -> RunRequest:
     )
 
 
+@pytest.mark.envs
 def test_samples_come_from_each_interpreter_and_rounds_alternate(environments):
     schedule_seen: list[Schedule] = []
     envs = [python_envs.current(), environments["other"]]
@@ -87,6 +88,7 @@ def test_samples_come_from_each_interpreter_and_rounds_alternate(environments):
     assert all(row.reference == "current" and row.environment == "other" for row in rows.values())
 
 
+@pytest.mark.envs
 def test_each_environment_keeps_its_own_failures_and_the_others_finish(environments):
     envs = [python_envs.current(), environments["old"], environments["bare"]]
     result = run_in_environments(request("versions", crash=True), envs)
@@ -106,6 +108,7 @@ def test_each_environment_keeps_its_own_failures_and_the_others_finish(environme
     assert result.variant("newer-api @ current").measured
 
 
+@pytest.mark.envs
 def test_a_version_that_changes_the_result_is_a_finding(environments):
     envs = [python_envs.current(), environments["old"]]
     result = run_in_environments(request("versions"), envs)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tuiperf.api.params import Bool, Choice, Float, Int, parse_assignments, parse_name_list, parse_sweep
 from tuiperf.common.errors import ParamError
+
+pytestmark = pytest.mark.slow
 
 SPECS = {
     "i": Int(8, min=-(10**6), max=10**6),

@@ -51,6 +51,7 @@ def test_hang_keeps_figures_with_their_units_and_folds_only_a_word_wider_than_th
     assert all(cell_len(line) <= 20 for line in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [40, 80])
 def test_piped_list(width, monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", str(width))
@@ -80,6 +81,7 @@ def test_piped_show_of_a_sweep_and_of_hostile_names(width, tmp_path, monkeypatch
     assert all(any(f"{k}={v}" in line for line in lines) for k, v in LONG_PARAMS.items())
 
 
+@pytest.mark.slow
 def test_piped_run(fixture_dir, monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "60")
     argv = ["run", "tiny", "--scenarios", fixture_dir, "--in-process", "--samples", "15", "--no-profile"]

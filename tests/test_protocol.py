@@ -135,6 +135,7 @@ def test_an_event_that_is_not_data_is_dropped_and_an_answer_that_is_not_is_an_in
     assert answer.exception().message.startswith("the answer could not be sent")
 
 
+@pytest.mark.slow
 def test_a_param_error_in_the_measuring_process_is_a_param_error_in_the_caller(fixture_dir: str) -> None:
     from tuiperf.contract.options import RunSettings
     from tuiperf.contract.request import RunRequest

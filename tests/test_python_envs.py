@@ -186,6 +186,7 @@ def test_this_environments_path_does_not_reach_the_probe(how, second_python, tmp
 # --- add, list, remove ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_add_list_remove(second_python, homes, capsys, monkeypatch):
     assert main(["env", "add", "other", str(second_python)]) == 0
     out = capsys.readouterr().out
@@ -247,6 +248,7 @@ def test_unknown_and_current_cannot_be_removed(homes, capsys):
     assert "cannot be removed" in one_line_error(capsys)
 
 
+@pytest.mark.slow
 def test_a_broken_environment_is_listed_with_why_and_the_others_still_are(tmp_path, homes, capsys, monkeypatch):
     gone = make_venv(tmp_path / "gone", CURRENT_SITE)
     python_envs.add("gone", str(gone))
@@ -290,6 +292,7 @@ def test_an_unwritable_data_folder_is_one_line(tmp_path, second_python, monkeypa
     assert "the data folder cannot be made" in one_line_error(capsys)
 
 
+@pytest.mark.slow
 def test_a_failed_write_keeps_what_was_stored(second_python, homes, monkeypatch, capsys):
     python_envs.add("first", str(second_python))
     before = (homes / "environments.json").read_bytes()
@@ -361,6 +364,7 @@ def normalised(distribution: str) -> str:
     return re.sub(r"[-_.]+", "-", distribution).lower()
 
 
+@pytest.mark.envs
 def test_the_measuring_side_imports_only_its_declared_requirements_and_the_measured_libraries():
     out = subprocess.run(
         [sys.executable, "-c", MEASURING_SIDE_IMPORTS], capture_output=True, text=True, check=True
@@ -388,6 +392,7 @@ def offline_pip(monkeypatch, tmp_path):
         monkeypatch.delenv(variable, raising=False)
 
 
+@pytest.mark.envs
 def test_a_pip_failure_names_the_requirement_and_leaves_nothing(homes, tmp_path, monkeypatch, capsys):
     offline_pip(monkeypatch, tmp_path)
     assert main(["env", "create", "broken", "jax==0.0.0"]) == 2
@@ -400,6 +405,7 @@ def test_a_pip_failure_names_the_requirement_and_leaves_nothing(homes, tmp_path,
     assert not (homes / "envs" / "broken").exists() and stored(homes) == []
 
 
+@pytest.mark.envs
 def test_ctrl_c_during_create_leaves_nothing(homes, monkeypatch):
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")  # refused: pip retries until stopped
@@ -454,6 +460,7 @@ def pth_wheel(folder: Path, sees: list[str]) -> Path:
     return wheel
 
 
+@pytest.mark.envs
 def test_create_builds_registers_and_remove_deletes_it(homes, tmp_path, monkeypatch, capsys):
     """The whole of `env create` without a download: the 'requirement' is a local wheel that lets the new
     environment see this one's packages (the measuring requirements are then already there)."""
@@ -473,6 +480,7 @@ def test_create_builds_registers_and_remove_deletes_it(homes, tmp_path, monkeypa
     assert not folder.exists() and stored(homes) == []
 
 
+@pytest.mark.envs
 def test_a_built_environment_that_cannot_measure_is_not_kept(homes, tmp_path, monkeypatch, capsys):
     offline_pip(monkeypatch, tmp_path)
     monkeypatch.setattr(env_build, "MEASURING_REQUIREMENTS", ())

@@ -83,6 +83,7 @@ def test_every_entry_names_a_scenario_that_exists_with_both_variants():
                 assert f'"{name}"' in source, (entry.key, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scenario", "slow", "fixed", "key", "marker"),
     [
@@ -107,6 +108,7 @@ def test_the_table_has_one_entry_per_machinery():
     assert len({e.key for e in EVERY}) == len(EVERY) and len(TABLE) >= 5
 
 
+@pytest.mark.slow
 def test_a_donating_steps_memory_figures_reach_its_verdict(runner):
     from tuiperf.results.verdict import verdict
 

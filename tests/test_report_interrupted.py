@@ -3,9 +3,13 @@ entry are complete and the one line says so (it said "the partial result follows
 
 from __future__ import annotations
 
+import pytest
+
 from tuiperf.cli import main, report
 from tuiperf.results import resultfile
 from tuiperf.results.history import History
+
+pytestmark = pytest.mark.slow
 
 
 def test_ctrl_c_during_the_report_says_the_result_is_complete_and_where_it_is(

@@ -109,6 +109,7 @@ def two_environment_result():
     return run
 
 
+@pytest.mark.slow
 def test_the_script_of_a_two_environment_run_times_each_variant_once_beside_both_stored_medians(fixture_dir, tmp_path):
     done = run_script(script(two_environment_result(), scenario_files([fixture_dir])), tmp_path)
     assert done.returncode == 0, done.stderr  # KeyError: 'jax.jit @ current' before
@@ -118,6 +119,7 @@ def test_the_script_of_a_two_environment_run_times_each_variant_once_beside_both
     assert rows["eqx.filter_jit"].endswith("3 µs @ current · 3 µs @ B")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("params", "variant", "said"),
     [

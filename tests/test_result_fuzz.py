@@ -4,8 +4,11 @@ control character printed. ``benchmarks/result_fuzz.py`` runs 10,000 of them."""
 
 from __future__ import annotations
 
+import pytest
 from fuzz_documents import documents, outputs, raw_controls, scratch
 from hypothesis import HealthCheck, given, settings
+
+pytestmark = pytest.mark.slow
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -153,6 +153,7 @@ resultfile.save(big, {path!r}, force=True)
 """
 
 
+@pytest.mark.slow
 def test_a_process_killed_while_saving_leaves_the_old_file(tmp_path):
     path = tmp_path / "r.json"
     old = factories.result({"a": factories.steady(1000)})

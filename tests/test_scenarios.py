@@ -30,6 +30,7 @@ def test_every_builtin_scenario_is_covered():
     assert set(load_catalog().scenarios) == set(TINY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", sorted(TINY))
 def test_scenario_runs_completely_and_fairly(runner, scenario):
     doc = run(runner, scenario, TINY[scenario])
@@ -49,11 +50,13 @@ def test_scenario_runs_completely_and_fairly(runner, scenario):
     assert len(doc.equivalence.checked) >= 2
 
 
+@pytest.mark.slow
 def test_training_step_variant_of_filter_jit_overhead(runner):
     doc = run(runner, "filter-jit-overhead", {**TINY["filter-jit-overhead"], "step": "train"})
     assert all(v.ok for v in doc.variants) and doc.equivalence.mismatches == []
 
 
+@pytest.mark.slow
 def test_int_kernel_size_is_flagged_as_an_unfair_comparison(runner):
     doc = run(runner, "conv-transpose-3d", {**TINY["conv-transpose-3d"], "flax_kernel_size": "int"})
     flagged = {m.a for m in doc.equivalence.mismatches}
@@ -63,6 +66,7 @@ def test_int_kernel_size_is_flagged_as_an_unfair_comparison(runner):
     assert any(w.startswith("linen does not compute the same thing as eqx-vmap") for w in doc.warnings)
 
 
+@pytest.mark.slow
 def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner):
     doc = run(
         runner,
@@ -78,6 +82,7 @@ def test_static_leaves_cost_grows_for_filter_jit_but_not_for_a_flat_dict(runner)
     assert slopes["eqx.filter_jit"] > 0.6 and flat < 0.3 and slopes["eqx.filter_jit"] > 3 * flat, slopes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("donate", ["true", "false"])
 def test_every_library_trains_the_same_step_with_and_without_donation(runner, donate):
     doc = run(runner, "training-step", {**TINY["training-step"], "donate": donate})

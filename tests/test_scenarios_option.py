@@ -15,6 +15,7 @@ def no_env_folders(monkeypatch):
     monkeypatch.delenv("TUIPERF_SCENARIOS", raising=False)
 
 
+@pytest.mark.slow
 def test_list(fixture_dir, capsys):
     assert main(["list", "--scenarios", fixture_dir, "--json"]) == 0
     assert "tiny" in [s["id"] for s in json.loads(capsys.readouterr().out)["scenarios"]]

@@ -90,6 +90,7 @@ def stored_runs(path: Path) -> int:
         return len(history.list())
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium on this machine (CI installs Debian's: apt-get install chromium)"
 )

@@ -19,7 +19,7 @@ from test_serve import SCENARIOS, free_port, printed_url, start_server, wait_for
 
 from tuiperf.cli.serve_access import Access, host_name
 from tuiperf.cli.serve_server import split_token
-from tuiperf.common.outlive import children
+from tuiperf.common import lifeline
 
 ACCESS = Access("s3cret-token", 8765)
 
@@ -63,13 +63,7 @@ def test_the_token_is_taken_out_of_the_query_textual_serves_script_extends():
 
 
 def descendants(pid: int) -> set[int]:
-    found, todo = set(), [pid]
-    while todo:
-        for child in children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    return set(lifeline.descendants(pid))
 
 
 def alive(pid: int) -> bool:
@@ -133,6 +127,7 @@ def fetch(url: str, host: str | None = None) -> int:
         return refused.code
 
 
+@pytest.mark.slow
 def test_the_served_explorer_answers_only_the_token_from_a_loopback_page(server):
     process, url = server
     netloc = urlsplit(url).netloc
@@ -149,6 +144,7 @@ def test_the_served_explorer_answers_only_the_token_from_a_loopback_page(server)
     assert process.poll() is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGHUP])
 def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
     process, url = server
@@ -183,6 +179,7 @@ def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
     assert not left, f"still running after the server ended by {how.name}: {left}"
 
 
+@pytest.mark.slow
 def test_a_missing_scenario_folder_or_a_busy_port_is_one_line_before_any_banner(tmp_path):
     def serve(*words: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "tuiperf", *words]
@@ -201,6 +198,7 @@ def test_a_missing_scenario_folder_or_a_busy_port_is_one_line_before_any_banner(
     assert busy.stderr.startswith("tuiperf: cannot serve on 127.0.0.1:") and busy.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_report_says_when_the_file_that_ran_is_a_users_copy_in_place_of_a_built_in(tmp_path):
     """A copy saved from an explorer (served or not) changes what ``tuiperf run ID`` runs: its report says so."""
     import factories

@@ -30,6 +30,7 @@ def variant(doc, name):
     return found
 
 
+@pytest.mark.slow
 def test_a_run_is_complete(runner):
     doc, events = run(runner, params={"size": "16"})
     assert doc.schema_version == 3 and not doc.partial
@@ -114,6 +115,7 @@ def test_equivalence_guard_flags_the_unfair_variant_only(runner):
     assert not any("differs from" in w for w in variant(doc, "dense-again").warnings)
 
 
+@pytest.mark.slow
 def test_sweep_reports_medians_and_slopes(runner):
     doc, _ = run(runner, variants=["jax.jit"], samples=10, profile=False, sweep=("size", ["4", "64", "1024"]))
     sweep = doc.sweep
@@ -146,6 +148,7 @@ def test_bad_input_is_rejected_before_anything_runs(runner, kwargs, error, messa
     assert events == []
 
 
+@pytest.mark.slow
 def test_retrace_sentinel_counts_compiles_inside_the_timed_loop(runner):
     doc, _ = run(runner, scenario="retrace", samples=5, profile=False)
     stable, retracing = variant(doc, "stable"), variant(doc, "retracing")
@@ -160,6 +163,7 @@ def test_the_async_dispatch_hint_stays_out_of_sync_runs(runner):
     assert not any("asynchronous CPU dispatch" in w for w in doc.warnings)
 
 
+@pytest.mark.slow
 def test_eager_variants_get_no_jit_advice_and_traces_are_not_called_recompilation(runner):
     doc, _ = run(runner, scenario="eager", samples=20, profile=False)
     eager, undeclared = variant(doc, "eager-tracing"), variant(doc, "undeclared")
@@ -171,6 +175,7 @@ def test_eager_variants_get_no_jit_advice_and_traces_are_not_called_recompilatio
     assert variant(doc, "jit").breakdown is not None and eager.breakdown is None
 
 
+@pytest.mark.slow
 def test_an_auto_run_stops_at_its_budget_not_at_the_sample_cap(runner):
     """Auto mode once sampled every run to the cap (1,000,000 calls: a 1 s budget took 16 s)."""
     from tuiperf.contract.options import MAX_SAMPLES_PER_VARIANT

@@ -60,6 +60,7 @@ def run_with_devices(n: int) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 4])  # one device, and several (2 took as long and decided nothing new)
 def test_sharded_variants_are_measured_on_n_devices(n):
     seen = run_with_devices(n)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import factories
 import msgspec
+import pytest
 from rich.text import Text
 
 from tuiperf.cli import main
 from tuiperf.results import resultfile
 from tuiperf.results.model import Cluster
+
+pytestmark = pytest.mark.slow
 
 
 def cluster_result(processes: int):

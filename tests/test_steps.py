@@ -80,6 +80,7 @@ def run_steps(runner, **params):
     )
 
 
+@pytest.mark.slow
 def test_steps_train_while_timed_and_agree_with_and_without_donation(runner):
     doc = run_steps(runner)
     for name in ("kept", "donated", "in-place", "other-lr"):
@@ -95,12 +96,14 @@ def test_steps_train_while_timed_and_agree_with_and_without_donation(runner):
     assert doc.equivalence.mismatches == [] and set(doc.equivalence.checked) >= {"kept", "donated", "in-place"}
 
 
+@pytest.mark.slow
 def test_a_donating_bench_fails_with_what_to_change(runner):
     failed = run_steps(runner).variant("bench-donated")
     assert not failed.ok and failed.failure is not None
     assert "deleted or donated" in failed.failure.error and "tuiperf.Step(step, state" in failed.failure.error
 
 
+@pytest.mark.slow
 def test_the_guard_catches_a_different_learning_rate(runner):
     doc = run_steps(runner, wrong_lr="true")
     found = {(m.a, m.b) for m in doc.equivalence.mismatches}

@@ -27,6 +27,7 @@ def data_home(tmp_path, monkeypatch):
     return home / "tuiperf"
 
 
+@pytest.mark.slow
 def test_a_history_that_cannot_be_written_is_one_line_and_the_json_is_written(fixture_dir, tmp_path, capsys):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
@@ -39,6 +40,7 @@ def test_a_history_that_cannot_be_written_is_one_line_and_the_json_is_written(fi
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_with_no_json_a_failed_history_leaves_a_recovery_copy(fixture_dir, tmp_path, data_home, capsys):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
@@ -48,6 +50,7 @@ def test_with_no_json_a_failed_history_leaves_a_recovery_copy(fixture_dir, tmp_p
     assert resultfile.load(copy).variant("jax.jit").sampling.stats is not None and str(copy) in err
 
 
+@pytest.mark.slow
 def test_a_json_that_cannot_be_written_after_the_run_still_leaves_the_result(
     fixture_dir, tmp_path, data_home, capsys, monkeypatch
 ):
@@ -66,6 +69,7 @@ def test_a_json_that_cannot_be_written_after_the_run_still_leaves_the_result(
     assert resultfile.load(copy).scenario.id == "tiny"
 
 
+@pytest.mark.slow
 def test_a_variant_named_like_markup_is_measured_reported_and_kept(tmp_path, capsys):
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -20,6 +20,7 @@ def test_every_template_has_tiny_sizes_here():
     assert {t.name for t in TEMPLATES} == set(TINY)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template", sorted(TINY))
 def test_a_new_scenario_runs_with_every_variant_ok_and_the_guard_quiet(tmp_path, template):
     path = new_scenario("mine", tmp_path, template)

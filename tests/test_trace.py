@@ -8,6 +8,7 @@ from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.trace import trace
 
 
+@pytest.mark.slow
 def test_a_trace_of_steady_state_calls_is_written(fixture_dir, tmp_path):
     request = RunRequest(
         scenario="tiny", params={"size": "4"}, scenario_dirs=[fixture_dir], settings=RunSettings(dispatch="sync")

@@ -121,6 +121,7 @@ def test_every_export_holds_every_point(tmp_path):
     assert [p.params["n_args"] for p in back.points] == [1, 4, 16] and back.device.count == 4
 
 
+@pytest.mark.slow
 def test_the_exported_script_retimes_every_point(fixture_dir, tmp_path):
     run = factories.sweep(
         {"jax.jit": [1000.0, 1200.0], "eqx.filter_jit": [9000.0, 9500.0]},

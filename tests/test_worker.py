@@ -20,6 +20,7 @@ def worker(fixture_dir):
     runner.close()
 
 
+@pytest.mark.slow
 def test_catalog_devices_and_a_run(worker):
     catalog = worker.catalog()
     assert {"tiny", "unfair", "dispatch-floor"} <= {s.id for s in catalog.scenarios}
@@ -56,6 +57,7 @@ def test_cancel_stops_the_worker_run(worker):
     assert doc.partial and doc.variants[0].sampling.samples_ns
 
 
+@pytest.mark.slow
 def test_a_crash_fails_its_variant_alone_and_the_worker_restarts(worker):
     events = []
     request = RunRequest(
@@ -80,6 +82,7 @@ def test_a_crash_fails_its_variant_alone_and_the_worker_restarts(worker):
     assert again.variants[0].ok and not again.partial
 
 
+@pytest.mark.slow
 def test_switching_dispatch_mode_restarts_the_worker(fixture_dir):
     runner = ProcessRunner([fixture_dir])
     try:
@@ -109,6 +112,7 @@ def _three_runs(runner: ProcessRunner) -> tuple[list[int], list[list[str]]]:
     return pids, warnings
 
 
+@pytest.mark.slow
 def test_a_measuring_process_is_kept_until_it_outgrows_the_limit_and_the_run_after_says_so(fixture_dir):
     """The first reuse takes the process's size as its baseline; past the limit it is replaced, and
     the run measured in the new one says why (times differ more between processes than runs)."""
@@ -149,6 +153,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_worker_starts_while_stdio_is_captured(tmp_path):
     """Regression: under Textual the start failed with "bad value(s) in fds_to_keep"."""
     import subprocess
@@ -163,6 +168,7 @@ def test_worker_starts_while_stdio_is_captured(tmp_path):
     assert int(done.stdout.strip()) >= 6
 
 
+@pytest.mark.slow
 def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_path, capsys):
     from tuiperf.cli import main
     from tuiperf.results import resultfile

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from tuiperf.common.errors import ParamError, ScenarioError
+from tuiperf.common.limits import MAX_GRID_CELLS, MAX_SWEEP_VALUES
 from tuiperf.common.text import one_line
 
 MAX_TEXT = 64  # characters in one value
 MAX_INT = 2**63 - 1  # magnitude of an integer parameter, whatever min/max say
 MAX_EXPONENT = 18  # 1e18 is an integer literal; 1e19 is refused
-MAX_LIST = 1000  # values in a sweep, names in a variant list
+MAX_LIST = MAX_SWEEP_VALUES  # values in a sweep, names in a variant list (common/limits.py: results read them all)
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
 _INT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
@@ -343,7 +344,7 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
     return name, pieces
 
 
-MAX_CELLS = 1000  # points in a grid: each is set up, compiled and sampled
+MAX_CELLS = MAX_GRID_CELLS  # points in a grid: each is set up, compiled and sampled
 
 
 def parse_sweeps(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
@@ -356,7 +357,11 @@ def parse_sweeps(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
 
 
 def check_grid(axes: Sequence[tuple[str, Sequence[Any]]]) -> None:
-    """Two swept parameters make a grid: two different ones, at most MAX_CELLS cells."""
+    """At most MAX_LIST values per swept parameter (whoever built the request); two swept parameters
+    make a grid: two different ones, at most MAX_CELLS cells."""
+    for name, values in axes:
+        if len(values) > MAX_LIST:
+            raise ParamError(f"sweep over {name} has {len(values)} values; at most {MAX_LIST}")
     if len(axes) != 2:
         return
     (first, rows), (second, columns) = axes

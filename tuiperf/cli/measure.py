@@ -62,6 +62,21 @@ def make_runner(args: argparse.Namespace) -> Runner:
     return ProcessRunner(args.scenarios)
 
 
+def found_elsewhere(request: RunRequest) -> RunRequest:
+    """``--in-process``: the file that defines the scenario, found as every other run finds it (the
+    catalog cache, else a loader process that stops each file's import after ``TUIPERF_IMPORT_TIMEOUT``
+    seconds, 10 by default), so that this process imports that file alone: an import here cannot be
+    interrupted, and one that loops in a file of the folder, the run's own file included, is then one
+    line ("did not finish importing within 10 s") instead of a silent hang."""
+    from tuiperf.processes.runner import ProcessRunner
+
+    finder = ProcessRunner(request.scenario_dirs)
+    try:
+        return finder.resolve(request)
+    finally:
+        finder.close()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.cli import report
     from tuiperf.cli.results import history_path, store
@@ -75,6 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     runner = make_runner(args)
     try:
+        if getattr(args, "in_process", False):
+            request = found_elsewhere(request)
         result, interrupted = run_interruptibly(runner, request, err)
     finally:
         runner.close()
@@ -252,11 +269,11 @@ def _end_with_server() -> None:
     import os
 
     from tuiperf.cli.serve import SERVER_PID_VARIABLE
-    from tuiperf.common.outlive import end_with, kill_children
+    from tuiperf.common import lifeline
 
     server = os.environ.pop(SERVER_PID_VARIABLE, "")
     if server.isdigit():
-        end_with(int(server), before_exit=kill_children)
+        lifeline.end_with(int(server))  # its measuring processes are its descendants: killed with it
 
 
 def _check_folder(folder: Any) -> None:

@@ -4,7 +4,7 @@ processes the cluster has, and which one it is (``jax.distributed.initialize``'s
 The parent (:mod:`tuiperf.processes.cluster`) starts the processes and sends each its member record
 with the run; the measuring side (:mod:`tuiperf.measuring.cluster`) joins the cluster before JAX opens
 its backend. The same record is what processes on several hosts would receive: only the coordinator's
-address changes (see the README, "Several processes, one JAX cluster").
+address changes (see docs/guide/sharded-and-cluster.md).
 """
 
 from __future__ import annotations

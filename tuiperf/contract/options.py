@@ -79,7 +79,7 @@ class Declared:
         elif o.choices:
             spec = Choice(str(self.default), choices=o.choices, help=o.help)
         elif self.kind is str:
-            spec = _Name(o.help)
+            spec = _Name(o.help, o.metavar)
         elif self.kind is int:
             default = self.default if self.default is not None else int(o.min or 0)
             spec = Int(default, min=_int_or_none(o.min), max=_int_or_none(o.max), help=o.help)
@@ -110,9 +110,23 @@ class Declared:
         return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def _Name(help: str) -> Param:
-    """A name (a variant's): one word of text, no spaces or commas; the parser built on first use."""
+HOST_PORT = "HOST:PORT"  # the metavar of an option whose text is an address (--coordinator)
+
+
+def is_host_port(text: str) -> bool:
+    """``text`` is HOST:PORT: a host with no spaces, a colon, a port 1..65535 in ASCII digits."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or any(c.isspace() for c in text):
+        return False
+    return port.isascii() and port.isdigit() and 0 < int(port) < 65536
+
+
+def _Name(help: str, metavar: str | None = None) -> Param:
+    """An option's text: one word with no spaces or commas (a variant's name), or HOST:PORT where that
+    is its metavar (an address: said as one, not as a name); the parser built on first use."""
     from tuiperf.api.params import Param
+
+    address = metavar == HOST_PORT
 
     class Name(Param):
         kind = "name"
@@ -122,11 +136,17 @@ def _Name(help: str) -> Param:
 
         def parse(self, raw: Any) -> str:
             text = self.text_of(raw) if isinstance(raw, str) else ""
+            if address:
+                if not is_host_port(text):
+                    raise self.error(raw, f"is not {HOST_PORT}")
+                return text
             if not text or any(c.isspace() or c == "," for c in text):
                 raise self.error(raw, "is not a name")
             return text
 
         def allowed(self) -> str:
+            if address:
+                return f"{HOST_PORT} with no spaces, a port 1..65535, e.g. 127.0.0.1:12345"
             return "a variant's name (no spaces or commas)"
 
     return Name()

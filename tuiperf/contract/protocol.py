@@ -1,6 +1,7 @@
 """The contract between a parent and its measuring process: the messages both ways, and a small
 shared file, mapped by both: the parent raises the cancel flag; the child records the index of
-the variant it is sampling, so that a crash can be attributed to it.
+the variant it is sampling and of the sweep point it is at, so that a crash or a timeout can be
+attributed to them.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from tuiperf.results.outputs import OutputDigest
 ROLE_VARIABLE = "TUIPERF_PROCESS_ROLE"
 ALLOCATOR_VARIABLES = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
-# Shared file layout: byte 0 the cancel flag, bytes 4..8 the index of the variant sampled (-1: none).
-SHARED_SIZE = 8
-CANCEL, TURN = 0, 4
+# Shared file layout: byte 0 the cancel flag, bytes 4..8 the index of the variant sampled (-1: none),
+# bytes 8..12 the index of the point of a sweep or grid it belongs to (-1: not said).
+SHARED_SIZE = 12
+CANCEL, TURN, POINT = 0, 4, 8
 
 
 class Shared:
@@ -48,6 +50,12 @@ class Shared:
 
     def turn(self) -> int:
         return int.from_bytes(self.map[TURN : TURN + 4], "little", signed=True)
+
+    def set_point(self, index: int) -> None:
+        self.map[POINT : POINT + 4] = index.to_bytes(4, "little", signed=True)
+
+    def point(self) -> int:
+        return int.from_bytes(self.map[POINT : POINT + 4], "little", signed=True)
 
 
 # -- the messages ------------------------------------------------------------------------------------

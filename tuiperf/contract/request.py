@@ -25,6 +25,19 @@ from tuiperf.contract.options import RunSettings
 from tuiperf.results.model import RunResult, Scalar
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A variant not to measure at one point of a run (index 0 of a run that is no sweep): it crashed or
+    outlasted the time limit of an earlier measuring process there. It is reported failed there, with
+    ``error`` (in ``phase``), and measured everywhere else (:mod:`tuiperf.processes.isolation`)."""
+
+    point: int
+    variant: str
+    error: str
+    phase: str | None = None
+    notes: tuple[str, ...] = ()
+
+
 @dataclass
 class RunRequest:
     """What to measure (scenario, parameter values, variants, device, sweep) and how (``settings``)."""
@@ -40,6 +53,8 @@ class RunRequest:
     settings: RunSettings = field(default_factory=lambda: options.TABLE())  # the run options (contract.options)
     # Python environments to measure in, by name (tuiperf env): the first is the reference; empty: this one.
     environments: list[str] = field(default_factory=list)
+    # Variants that failed at a point in an earlier process of this run: reported failed there, not measured.
+    left_out: list[LeftOut] = field(default_factory=list)
 
 
 @dataclass

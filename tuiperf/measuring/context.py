@@ -37,19 +37,20 @@ Emit = Callable[[Event], None]
 
 @dataclass(frozen=True)
 class Hooks:
-    """How a run talks to its caller: events out, the cancel flag in; ``on_turn(variant)`` as each
-    variant's sampling turn begins (so a crash can name it); ``lockstep`` with other environments'
+    """How a run talks to its caller: events out, the cancel flag in; ``on_turn(variant, point)`` as
+    each variant's sampling turn begins (so a crash can name it, and the sweep point's index where it is
+    known); ``lockstep`` with other environments'
     processes; ``digests`` receives each measured variant's output (to compare across environments)."""
 
     emit: Emit
     cancel: Cancel
-    on_turn: Callable[[str], None] | None = None
+    on_turn: Callable[[str | None, int | None], None] | None = None
     lockstep: Lockstep = ALONE
     digests: dict[str, OutputDigest] | None = None
 
-    def turn(self, variant: str) -> None:
+    def turn(self, variant: str | None, point: int | None = None) -> None:
         if self.on_turn is not None:
-            self.on_turn(variant)
+            self.on_turn(variant, point)
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,9 @@ class Outcomes:
 def device_scope(device: Any) -> contextlib.AbstractContextManager[Any]:
     """``jax.default_device(device)``, or nothing where ``device`` is the default already.
 
-    A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the README's
-    fidelity figures): measured inside one, every figure read above a plain script that has none.
+    A thread-local default device slows every ``jax.jit`` call's C++ fast path (see the
+    fidelity row of docs/measuring-tuiperf.md): measured inside one, every figure read above a
+    plain script that has none.
     Inputs are committed to the device either way.
     """
     import jax

@@ -53,6 +53,7 @@ class Pass:
     # -- the steps ----------------------------------------------------------------------------------
     def prepare(self) -> list[Prepared]:
         """Set up and compile this pass's variants and plan its sampling."""
+        self.ctx.hooks.turn(None, self.point.index)  # no variant yet: a setup that fails is this point's
         ctx = self.setup()
         start_device_libraries(self.ctx.device)
         prepared = self.prepare_variants(ctx)
@@ -72,11 +73,16 @@ class Pass:
     def prepare_variants(self, setup: Any) -> list[Prepared]:
         ctx, scenario = self.ctx, self.ctx.resolved.scenario
         prepared = []
+        at = 0 if self.point.anchor else self.point.index  # the anchor is the first point again
+        left_out = {gone.variant: gone for gone in ctx.request.left_out if gone.point == at}
         for index, name in enumerate(self.names):
             if ctx.cancel.is_set():
                 break
+            if (gone := left_out.get(name)) is not None:  # it failed here in an earlier process
+                self.finish(document.failed(name, gone.error, gone.phase, notes=gone.notes))
+                continue
             ctx.emit(PhaseChanged("compile", name, "building, compiling and warming up"))
-            ctx.hooks.turn(name)  # an interleaved sweep's phases name no variant: a crash is still blamed
+            ctx.hooks.turn(name, self.point.index)  # an interleaved sweep's phases name neither: still blamed
             try:
                 bench = as_bench(scenario.variants[name].build(SimpleNamespace(**self.point.params), setup))
                 budget_s, fixed = ctx.settings.budget_s, ctx.policy.fixed_calls
@@ -120,7 +126,7 @@ class Pass:
                 targets,
                 plan,
                 on_tick=on_tick,
-                on_turn=lambda target: ctx.hooks.turn(target.name),
+                on_turn=lambda target: ctx.hooks.turn(target.name, point),
                 gate=lambda round_index, done: ctx.hooks.lockstep.wait(Gate(point, SAMPLE, round_index), done),
                 budget_s=ctx.settings.budget_s,
             )

@@ -6,6 +6,13 @@ it (Equinox's ``_call`` read 594 µs own of a 600 µs call). So, while profiling
 function a wrapper holds (``eqx.filter_jit``'s ``_cached``, ``nnx.jit``'s ``jitted_fn``, or the
 variant itself for plain ``jax.jit``) is swapped for a Python shim, and its time shows as its own row
 of kind "executable". Where no jitted function can be found, the note says so.
+
+The calls are profiled one at a time (in up to :data:`MAX_BATCHES` batches, one call each while the
+calls are fewer), each with its own profiler, and every row's figures are the median over them: the
+profile of a typical call. A sum over one ~0.2 s profile let the calls that were preempted (a
+scheduler's slice, milliseconds, lands as "own" time in whichever frame was running) outweigh a 6 µs
+constructor, and the remedy read from the shares changed between runs on a loaded machine; a short
+call is rarely preempted, so most single-call profiles are clean and the median is theirs.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import cProfile
 import dataclasses
 import pstats
+import statistics
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +31,8 @@ from tuiperf.common.units import format_ns
 from tuiperf.results.model import ProfileRow
 
 PROFILE_SECONDS = 0.2
-MAX_CALLS, MIN_CALLS = 500, 5
+MAX_CALLS, MIN_CALLS = 500, 10
+MAX_BATCHES = 101  # profiles whose per-call figures are medianed (one call each, up to this many)
 TOP = 15
 SHIM_NAME = "jax_jit_call"
 HARNESS_NAME = "tuiperf_profiled_call"
@@ -83,6 +92,54 @@ def _label(filename: str, line: int, function: str) -> str:
     return f"{function} ({'/'.join(parts[-3:])}:{line})"
 
 
+Key = tuple[str, int, str]  # (file, line, function), as pstats names a function
+PerCall = dict[Key, tuple[float, float, float]]  # ncalls, cumulative and own seconds, per profiled call
+
+
+def _profiled(call: Callable[[], None], count: int) -> PerCall:
+    """``call`` run ``count`` times under a profiler of its own: each function's figures per call."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        for _ in range(count):
+            call()
+    finally:
+        profiler.disable()  # never leave the process profiled: later measurements would pay for it
+    # pstats.Stats.stats is public but undeclared in typeshed's stub.
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    return {key: (ncalls / count, cum / count, own / count) for key, (_, ncalls, own, cum, _) in stats.items()}
+
+
+def _median_rows(profiles: list[PerCall]) -> tuple[list[ProfileRow], float | None]:
+    """One row per function, each figure the median over the batches (a batch that never called the
+    function counts as zero), and the harness's per-call time (None if it was never seen)."""
+    keys = list(dict.fromkeys(key for profile in profiles for key in profile))
+    rows, total_us = [], None
+    for key in keys:
+        filename, line, function = key
+        ncalls, cum, own = (
+            statistics.median(profile.get(key, (0.0, 0.0, 0.0))[i] for profile in profiles) for i in range(3)
+        )
+        if function == HARNESS_NAME:
+            total_us = cum * 1e6
+            continue
+        if function == "<method 'disable' of '_lsprof.Profiler' objects>" or ncalls == 0:
+            continue
+        executable = function == SHIM_NAME and filename == __file__
+        rows.append(
+            ProfileRow(
+                function="jax.jit call: JAX's C++ dispatch + the XLA executable"
+                if executable
+                else _label(filename, line, function),
+                ncalls=ncalls,
+                cumtime_us=cum * 1e6,
+                tottime_us=own * 1e6,
+                kind="executable" if executable else "python",
+            )
+        )
+    return rows, total_us
+
+
 def profile_call(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
@@ -94,39 +151,15 @@ def profile_call(
 ) -> tuple[list[ProfileRow], str]:
     """Top functions by cumulative time per call over a few hundred calls, and how to read them."""
     calls = calls or int(min(MAX_CALLS, max(MIN_CALLS, PROFILE_SECONDS * 1e9 / max(estimate_ns, 1.0))))
+    count = min(calls, MAX_BATCHES)
+    batches = [calls // count + (1 if index < calls % count else 0) for index in range(count)]
     with exposed(fn) as (target, found):
 
         def tuiperf_profiled_call() -> None:
             block(target(*args))
 
-        profiler = cProfile.Profile()
-        profiler.enable()
-        try:
-            for _ in range(calls):
-                tuiperf_profiled_call()
-        finally:
-            profiler.disable()  # never leave the process profiled: later measurements would pay for it
-    stats = pstats.Stats(profiler)
-    rows, total_us = [], None
-    # pstats.Stats.stats is public but undeclared in typeshed's stub.
-    for (filename, line, function), (_, ncalls, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]
-        if function == HARNESS_NAME:
-            total_us = cumtime / calls * 1e6
-            continue
-        if function == "<method 'disable' of '_lsprof.Profiler' objects>":
-            continue
-        executable = function == SHIM_NAME and filename == __file__
-        rows.append(
-            ProfileRow(
-                function="jax.jit call: JAX's C++ dispatch + the XLA executable"
-                if executable
-                else _label(filename, line, function),
-                ncalls=ncalls / calls,
-                cumtime_us=cumtime / calls * 1e6,
-                tottime_us=tottime / calls * 1e6,
-                kind="executable" if executable else "python",
-            )
-        )
+        profiles = [_profiled(tuiperf_profiled_call, count) for count in batches]
+    rows, total_us = _median_rows(profiles)
     rows.sort(key=lambda row: row.cumtime_us, reverse=True)
     note = "cProfile adds its own cost to every Python call, so read shares and names, not latency"
     if total_us is not None and median_ns:

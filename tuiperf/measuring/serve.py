@@ -6,7 +6,8 @@ parent drains into a log, so nothing a scenario prints reaches the caller's term
 
 Started, it imports JAX and the frameworks at once (a spare process is then ready when needed) but
 initialises no JAX backend, so the dispatch mode can still be chosen by its first run. It ignores
-Ctrl-C (the parent decides when to stop) and dies with its parent.
+Ctrl-C (the parent decides when to stop), dies with its parent, and takes along whatever a scenario
+forked, daemons that left its process group included (:mod:`tuiperf.common.lifeline`).
 
 Protocol (:mod:`tuiperf.contract.protocol`): the parent sends one ``Request``; the child answers with
 any number of ``Streamed`` events, then the request's own ``Reply`` or ``Refused`` (naming the error's
@@ -17,16 +18,14 @@ note that is not data is sent as text; a run is never lost to it.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import signal
 import sys
-import threading
-import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tuiperf.common import lifeline
 from tuiperf.common.errors import InternalError, TuiperfError
 from tuiperf.common.memory import resident_mb
 from tuiperf.contract import wire
@@ -67,21 +66,6 @@ if TYPE_CHECKING:
     from tuiperf.measuring.lockstep import Lockstep
 
 
-def die_with_parent(parent: int) -> None:
-    """Linux: the kernel kills us when the parent dies; elsewhere (and as a second line) a thread does."""
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(70)
-
-    threading.Thread(target=watch, name="tuiperf-parent-watch", daemon=True).start()
-
-
 def safe_send(conn: Connection, message: Answer) -> None:
     """Send ``message``; if it holds something that is not data, send the best text version of it instead."""
     try:
@@ -109,18 +93,6 @@ def as_plain(reply: R) -> R:
     from tuiperf.common.text import inert
 
     return msgspec.convert(msgspec.to_builtins(reply, enc_hook=inert), type(reply))
-
-
-def forget_compiled() -> None:
-    """Drop JAX's caches of the run's traced and compiled functions: a reused measuring process
-    otherwise grew by ~4 MB a run (335 -> 419 MB over 20 runs of mlp-closure-vs-argument, whose
-    every run builds new jitted functions; benchmarks/ui_responsiveness.py)."""
-    import gc
-
-    import jax
-
-    jax.clear_caches()
-    gc.collect()
 
 
 class TakingTurns:
@@ -173,7 +145,7 @@ class Server:
         self, run: RunRequest, lockstep: Lockstep | None = None, digests: dict[str, OutputDigest] | None = None
     ) -> Hooks:
         """Events to the parent, the variant running (its index among the run's variants, in the
-        shared file, so that a crash can be blamed on it), the cancel flag."""
+        shared file, so that a crash can be blamed on it) and the sweep point it is at, the cancel flag."""
         from tuiperf.measuring.context import Hooks
         from tuiperf.measuring.lockstep import ALONE
 
@@ -184,13 +156,16 @@ class Server:
             match event:
                 case RunStarted(variants=variants):
                     names[:] = variants
+                    shared.set_point(-1)  # the parent counts the points started, until a turn says
                 case PhaseChanged(variant=variant):  # the variant it names is the one running now (a
                     # profile or a guard after sampling must not leave the last sampled one named)
                     shared.set_turn(names.index(variant) if variant in names else -1)
             safe_send(self.conn, Streamed(event))
 
-        def on_turn(variant: str) -> None:
+        def on_turn(variant: str | None, point: int | None) -> None:
             shared.set_turn(names.index(variant) if variant in names else -1)
+            if point is not None:
+                shared.set_point(point)
 
         return Hooks(emit, shared, on_turn, lockstep or ALONE, digests)
 
@@ -233,7 +208,10 @@ class Server:
             safe_send(self.conn, reply)
         finally:
             self.shared.set_turn(-1)
+            self.shared.set_point(-1)
         if isinstance(request, Measure | MeasureInCluster | MeasureInLockstep):
+            from tuiperf.measuring.execute import forget_compiled
+
             forget_compiled()  # after the answer: the caller does not wait for the clean-up
 
 
@@ -259,7 +237,7 @@ def main() -> None:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(args.parent)
+    lifeline.guard_lifetime(parent=args.parent)  # dies with the parent; takes what it forks along
     conn = Connection(args.conn)
     # Its Python runs: the rest is importing JAX (see READY_TIMEOUT_S).
     conn.send_bytes(wire.encode(Started(os.getpid())))
@@ -278,6 +256,7 @@ def main() -> None:
             pass
     conn.send_bytes(wire.encode(Ready(os.getpid())))
     serve(conn, shared)
+    lifeline.kill_descendants()  # the request loop ended: whatever a scenario left running goes too
     sys.stdout.flush()
 
 

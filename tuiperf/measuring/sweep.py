@@ -113,6 +113,9 @@ def measure_interleaved(ctx: RunContext) -> RunResult:
                     ctx.emit(SamplesAdded(target.name, list(target.samples)))
             one.analyse(prepared[index], sampled)
             results.append(one.document(header, sampled))
+            # Its inputs and programs go once it is documented (what was sampled holds none): the points
+            # after it are analysed without every earlier one alive.
+            prepared[index] = []
     base = Pass(ctx, Point(ctx.resolved.params)).header(None, with_env=False)
     axes = ctx.resolved.axes
     return document.sweep_result(
@@ -149,12 +152,16 @@ def sample_together(
             overall = PREPARE_SHARE + SAMPLE_SHARE * min(max(fraction, 0.0), 1.0)
             ctx.emit(Progress(fraction=overall, elapsed_s=time.monotonic() - ctx.started, eta_s=None))
 
+        def on_turn(target: Target) -> None:
+            index, name = keyed[target.name]
+            ctx.hooks.turn(name, points[index].one.point.index)
+
         seen = sample_watched(
             ctx,
             everything,
             SamplingPlan(resolution, ctx.settings.samples),
             on_tick=on_tick,
-            on_turn=lambda target: ctx.hooks.turn(keyed[target.name][1]),
+            on_turn=on_turn,
             gate=lambda round_index, done: ctx.hooks.lockstep.wait(Gate(0, SAMPLE, round_index), done),
             budget_s=ctx.settings.budget_s * len(points),
         )

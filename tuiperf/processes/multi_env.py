@@ -139,7 +139,7 @@ def run_in_environments(
                     record.crash, record.error = crash, _why_stopped(stop, seen.header is None)
                 record.env = partial.env
                 blame = crash if stop.crashed else None
-                return Attempt(partial if seen.header is not None else None, blame, seen.names)
+                return Attempt(partial if seen.header is not None else None, blame, seen.names, seen.point(child))
             except TuiperfError as exc:  # the request is refused there (e.g. the scenario fails to import)
                 record.error = one_line(str(exc), 300)
             except OSError as exc:  # the interpreter cannot even be started

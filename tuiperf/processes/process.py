@@ -22,6 +22,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from tuiperf.common import lifeline
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_log_dir
 from tuiperf.contract import wire
@@ -116,6 +117,11 @@ class ProcessStopped(TuiperfError):
     @property
     def cancelled(self) -> bool:
         return isinstance(self.reason, IgnoredCancel)
+
+    @property
+    def timed_out(self) -> float | None:
+        """The time limit it outlasted once it was ready (a call or a compile that did not return), else None."""
+        return self.reason.seconds if isinstance(self.reason, TimedOut) and self.reason.seconds > 0 else None
 
     @property
     def crashed(self) -> bool:
@@ -256,6 +262,7 @@ class MeasuringProcess:
         or must stop sampling, and the child is told so. Time spent waiting is not the child's silence."""
         self.shared.set_cancel(False)  # cleared before the request: a cancel that follows is never lost
         self.shared.set_turn(-1)
+        self.shared.set_point(-1)
         self._send(request)
         last = time.monotonic()
         cancelled_at: float | None = None
@@ -319,8 +326,16 @@ class MeasuringProcess:
     def turn(self) -> int:
         return self.shared.turn()
 
+    def point(self) -> int:
+        """The sweep point (index) the child said it was at, -1 when it said none."""
+        return self.shared.point()
+
     def kill(self) -> None:
-        """Kill the process and everything in its group (a scenario that forks leaves no orphan)."""
+        """Kill the process, its descendants and everything in its group (a scenario that forks leaves
+        no orphan: a daemon that left the group is still the process's descendant, as it reaps orphans;
+        :mod:`tuiperf.common.lifeline`)."""
+        if self.alive:
+            lifeline.kill_tree(self.process.pid)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

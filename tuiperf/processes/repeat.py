@@ -5,6 +5,8 @@ single process's CI says nothing about the next one. Like pyperf's worker proces
 all processes are pooled (the within-process figures), each variant keeps its per-process medians,
 and a warning says when the spread between processes exceeds the pooled median's CI. A sweep or a
 grid is combined point by point, then summarised again (medians, slopes, crossovers) from those points.
+A variant that failed in some processes (it crashed one, or outlasted its time limit there) is reported
+from those where it was measured, and a warning says in how many of them.
 """
 
 from __future__ import annotations
@@ -26,9 +28,15 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
     for entry in first.variants:
         runs = [r.variant(entry.name) for r in results]
         measured = [v for v in runs if v is not None and v.measured]
-        if len(measured) < len(runs) or not measured:
+        if not measured:
             variants.append(entry)
             continue
+        if len(measured) < len(runs):
+            errors = (v.failure.error for v in runs if v is not None and not v.measured and v.failure is not None)
+            failed = next((error for error in errors if error), None)
+            why = f" (failed in the others: {failed})" if failed is not None else ""
+            warnings.append(f"{entry.name}: measured in {len(measured)} of {len(runs)} processes{why}")
+            entry = measured[0]  # its figures are those of the processes that measured it
         pooled = [s for v in measured for s in v.sampling.samples_ns]
         process_starts = list(itertools.accumulate((len(v.sampling.samples_ns) for v in measured[:-1]), initial=0))
         round_starts = [
@@ -80,7 +88,9 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
         duration_s=sum(r.duration_s for r in results),
         partial=any(r.partial for r in results) or len(results) < planned,
     )
-    base.warnings = list(dict.fromkeys([*warnings, *first.warnings]))
+    measured_now = {v.name for v in variants if v.measured}
+    kept = [w for w in first.warnings if not any(w.startswith(f"{name} failed: ") for name in measured_now)]
+    base.warnings = list(dict.fromkeys([*warnings, *kept]))
     return base
 
 

@@ -44,7 +44,7 @@ from tuiperf.results.model import RunResult
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
 # return: JAX registers every module class a run's setup defines as a pytree node for good, and
 # anonymous native memory grows that malloc_trim does not return either (0.1-0.4 MB a run for
-# mlp-closure-vs-argument; see the README's "Measuring tuiperf itself"). Past this growth the process
+# mlp-closure-vs-argument; see docs/measuring-tuiperf.md). Past this growth the process
 # is replaced, so a long session is bounded.
 RETIRE_AFTER_GROWTH_MB = 128.0
 MEMORY_ANSWER_S = 30.0  # the size is answered after the last run's clean-up
@@ -271,7 +271,8 @@ class ProcessRunner:
         *,
         fresh: bool = False,
     ) -> RunResult:
-        """One measuring process, or a fresh one for the rest after each variant that crashes one."""
+        """One measuring process, or a fresh one for the rest after each variant that crashes one or
+        outlasts the time limit (:mod:`tuiperf.processes.isolation`)."""
 
         def attempt(asked: RunRequest, again: bool) -> Attempt:
             assert isinstance(asked, ResolvedRequest)  # isolating asks for copies of the request it was given
@@ -324,11 +325,14 @@ class ProcessRunner:
             except ProcessStopped as exc:
                 stop = exc  # kept beyond the except block
                 crash = seen.crash(stop.how, child, stop.stderr_tail)
+                point = seen.point(child)
                 self._measuring = None
                 child.close()
         if stop.cancelled:
             return Attempt(seen.after_cancel(stop.how), None, seen.names)
-        return Attempt(seen.after_crash(crash), crash if stop.crashed else None, seen.names)
+        # A crash, or a call or compile past --timeout: blamed on the variant and point it stopped at.
+        blame = crash if stop.crashed or stop.timed_out is not None else None
+        return Attempt(seen.after_crash(crash), blame, seen.names, point, stop.timed_out)
 
 
 Strategy = Callable[[ProcessRunner, ResolvedRequest, Callable[[Event], None] | None, threading.Event | None], RunResult]

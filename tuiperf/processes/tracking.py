@@ -26,6 +26,7 @@ class StreamTracker:
         self.names: list[str] = list(request.variants or [])
         self.variant: str | None = None
         self.phase: str | None = None
+        self.points_started = 0  # RunStarted seen: one per point of a sweep
         self.started = time.monotonic()
 
     def track(self, event: Event) -> None:
@@ -38,6 +39,7 @@ class StreamTracker:
                 self.variant, self.phase = name, phase
             case RunStarted(header=header, variants=names):
                 self.header, self.names = header, list(names)
+                self.points_started += 1
                 self.finished.clear()
                 self.samples.clear()
         if self.forward is not None:
@@ -46,6 +48,12 @@ class StreamTracker:
     def running(self, turn: int) -> str | None:
         """The variant the process was running: the one it recorded as sampling, else the last named."""
         return self.names[turn] if 0 <= turn < len(self.names) else self.variant
+
+    def point(self, child: MeasuringProcess | None) -> int:
+        """The index of the sweep point the process was at: the one it recorded, else the last started
+        (0 for a run that is no sweep)."""
+        recorded = child.point() if child is not None else -1
+        return recorded if recorded >= 0 else max(self.points_started - 1, 0)
 
     def crash(self, how: str, child: MeasuringProcess | None = None, stderr_tail: str = "") -> Crash:
         """The one way a crash is recorded: how the process stopped, the variant it was running (as

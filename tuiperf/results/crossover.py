@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns
-from tuiperf.results.model import Crossover, RunResult
+from tuiperf.results.model import Crossover, CrossoverWhere, RunResult
 
 if TYPE_CHECKING:  # numpy is imported where a fit is made: the sentences are read on the UI thread
     import numpy as np
@@ -32,7 +32,7 @@ SEED = 0
 MIN_POINTS = 3  # two points fit any line exactly: no misfit to see
 POOR_FIT = 0.10  # a relative misfit above this is said beside the answer
 
-Where = Literal["below", "inside", "beyond", "never", "unresolved"]
+Where = CrossoverWhere
 
 
 def _fit(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -152,9 +152,11 @@ def variant_result(
     )
 
 
-def failed(name: str, error: str, phase: str | None = None, sampled: Sampling | None = None) -> VariantResult:
+def failed(
+    name: str, error: str, phase: str | None = None, sampled: Sampling | None = None, notes: Sequence[str] = ()
+) -> VariantResult:
     """A variant that failed (in ``phase``, one of PHASES), with the samples it had."""
-    return variant_result(name, sampled, failure=Failure(error=error, phase=phase))
+    return variant_result(name, sampled, failure=Failure(error=error, phase=phase), notes=notes)
 
 
 def program(

@@ -54,6 +54,8 @@ PHASES: dict[str, str] = {
 
 Scalar = int | float | str | bool
 VariantStatus = Literal["ok", "skipped", "failed"]
+# Where a crossover falls: below, inside or beyond the swept range, never, or unresolved (no extra cost told apart).
+CrossoverWhere = Literal["below", "inside", "beyond", "never", "unresolved"]
 
 
 class Struct(msgspec.Struct, kw_only=True, omit_defaults=False):
@@ -401,7 +403,7 @@ class Crossover(Struct):
     per_unit_ci95_ns: tuple[float, float]
     at: float | None  # the size above which the extra cost is under ``share`` (None: never)
     at_ci95: tuple[float, float | None] | None  # None as the upper end: unbounded
-    where: str  # "below" / "inside" / "beyond" the swept range, "never", or "unresolved" (no extra cost told apart)
+    where: CrossoverWhere  # "inside" and "beyond" have an ``at`` (the file reader checks it)
     misfit: float  # root-mean-square relative residual of the variant's linear fit
 
 

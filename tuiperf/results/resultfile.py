@@ -14,17 +14,18 @@ import msgspec
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import write_atomic
+from tuiperf.common.limits import MAX_GRID_AXES, MAX_GRID_CELLS, MAX_POINTS
 from tuiperf.common.text import inert_json
 from tuiperf.results.model import SCHEMA_VERSION, RunResult
 from tuiperf.results.settings import fill_absent
 
 # What a real result reaches, x10 (beyond it a file is refused, saying which limit): the largest run
 # tuiperf writes (10 variants x 1,000,000 samples, the --samples cap) is ~100-200 MB; scenarios have a
-# handful of variants (the built-ins at most 8) and sweeps a handful of values; names are short and the
-# longest text is a crash's output tail (20 lines of at most 500 characters).
+# handful of variants (the built-ins at most 8); names are short and the longest text is a crash's
+# output tail (20 lines of at most 500 characters). A sweep's points are what tuiperf measures, no more
+# (MAX_POINTS, MAX_GRID_CELLS: common/limits.py, the limits of the command line and the measuring side).
 MAX_BYTES = 1 << 30
 MAX_VARIANTS = 200
-MAX_POINTS = 500
 MAX_SAMPLES = 10_000_000
 MAX_ITEMS = 50_000  # any other list: warnings, notes, profile rows, comparisons (pairs of variants)
 MAX_NAME_CHARS = 1_000  # a variant, scenario, parameter or device name
@@ -82,6 +83,7 @@ def decode(data: bytes | str, where: str = "result") -> RunResult:
     try:
         result = msgspec.convert(options_as_meant(raw), RunResult)
         check_limits(result, where)
+        check_sweep(result, where)
         return result
     except msgspec.ValidationError as exc:
         raise TuiperfError(f"not a valid result document: {exc}", where=where) from None
@@ -140,6 +142,46 @@ def check_limits(result: RunResult, where: str = "result") -> None:
                         walk(entry, f"{here}[{index}]")
 
     walk(result, "$")
+
+
+def check_sweep(result: RunResult, where: str = "result") -> None:
+    """Refuse a sweep whose parts do not line up as tuiperf writes them, naming the first that does not:
+    every view then reads only what the file holds (a grid declaring 3,000 × 3,000 cells with 4 points
+    would otherwise be drawn as 9,000,000 cells)."""
+
+    def bad(what: str) -> TuiperfError:
+        return TuiperfError(f"not a result tuiperf reads: {what}", where=where)
+
+    for index, point in enumerate(result.points):
+        if point.sweep is not None or point.points:
+            raise bad(f"$.points[{index}] is a sweep itself (a point is one run)")
+    sweep = result.sweep
+    if sweep is None:
+        return
+    points = len(result.points)
+    if sweep.grid:
+        if len(sweep.grid) != MAX_GRID_AXES:
+            raise bad(f"$.sweep.grid has {len(sweep.grid)} axes; a grid has {MAX_GRID_AXES}")
+        for index, axis in enumerate(sweep.grid):
+            if not axis.values:
+                raise bad(f"$.sweep.grid[{index}].values is empty")
+        sizes = " × ".join(f"{len(axis.values):,}" for axis in sweep.grid)
+        if sweep.cell_count > MAX_GRID_CELLS:
+            most = f"a grid has at most {MAX_GRID_CELLS:,}"
+            raise bad(f"$.sweep.grid declares {sweep.cell_count:,} cells ({sizes}); {most}")
+        if points > sweep.cell_count:
+            raise bad(f"$.points has {points:,} entries, more than the grid's {sweep.cell_count:,} cells ({sizes})")
+    if len(sweep.values) != points:
+        raise bad(f"$.sweep.values has {len(sweep.values):,} entries for {points:,} points (one value per point)")
+    for field in ("medians_ns", "memory_bytes"):
+        for name, series in getattr(sweep, field).items():
+            if len(series) != points:
+                raise bad(f"$.sweep.{field}[{name[:20]!r}] has {len(series):,} entries for {points:,} points")
+    for index, crossover in enumerate(sweep.crossovers):
+        if crossover.where in ("inside", "beyond") and crossover.at is None:
+            raise bad(f"$.sweep.crossovers[{index}].at is null where {crossover.where!r} needs a size")
+        if crossover.where == "inside" and crossover.at_ci95 is None:
+            raise bad(f"$.sweep.crossovers[{index}].at_ci95 is null where 'inside' needs an interval")
 
 
 def load(path: str | Path) -> RunResult:

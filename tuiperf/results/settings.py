@@ -28,7 +28,7 @@ SAME = _Same()
 DISPATCH_MODES = ("sync", "async")
 # Sync by default: the calling thread does the work, so a per-call figure is host work plus compute
 # with no hand-off to JAX's dispatch thread, and the breakdown's paths are comparable; both modes
-# repeat equally well between fresh processes (README, "How it measures"; benchmarks/dispatch_modes.py).
+# repeat equally well between fresh processes (docs/how-it-measures.md; benchmarks/dispatch_modes.py).
 DEFAULT_DISPATCH = "sync"
 INTERLEAVE_MODES = ("block", "call")
 SWEEP_ORDERS = ("interleaved", "sequential")

@@ -1,6 +1,6 @@
 """Every use of plotext's private API, in one file (as memray keeps Textual's in ``_textual_hacks.py``):
 an upgrade of plotext (pinned in pyproject.toml) has one place to look, and a test
-(``tests/tui/test_plotext_internals.py``) checks that no other module reaches past it.
+(``tests/tui/test_tui_plotext_internals.py``) checks that no other module reaches past it.
 
 - the figure is laid out without rendering it to text (``_set_sizes``, ``_build_matrix``), and its
   cells read and written through :class:`Canvas`, which wraps plotext's ``monitor`` and its ``matrix``
