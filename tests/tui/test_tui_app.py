@@ -41,7 +41,7 @@ def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
         from tuiperf.tui.app import TuiperfApp
         at_first_frame = []
         class FirstFrame(TuiperfApp):
-            CSS_PATH = str(Path(sys.modules["tuiperf.tui.app"].__file__).with_name("app.tcss"))
+            CSS_PATH = [str(Path(sys.modules["tuiperf.tui.app"].__file__).with_name(n)) for n in TuiperfApp.CSS_PATH]
             def on_ready(self):  # Textual posts Ready once it has drawn the first frame
                 at_first_frame.extend(sys.modules)
                 self.exit()

@@ -56,7 +56,7 @@ def test_the_comparison_reads_newer_over_older_whichever_is_shown():
         class app:  # stands in for the screen's app
             push_screen = staticmethod(lambda screen, *rest: pushed.append(screen))
 
-    history = RunHistory(Screen(), None, lambda *args: pushed.append(args), lambda: None, lambda: older, print)
+    history = RunHistory(Screen(), None, lambda *args: pushed.append(args))
     history._compare(7, newer, older)  # the older run is on screen, the newer one stored
     [dialog] = pushed
     assert (dialog.old_label, dialog.new_label) == ("the shown result (2026-11-01 10:00)", "run 7 (2026-11-02 10:00)")

@@ -16,6 +16,7 @@ from tuiperf.tui.controller import RunNews, RunUpdated
 
 if TYPE_CHECKING:
     from tuiperf.contract.environments import PythonEnv
+    from tuiperf.results.model import RunResult
 
 
 @dataclass
@@ -65,3 +66,14 @@ class TabFailed(Message):
 
     tab: str
     error: str
+
+
+@dataclass
+class StoredRunRead(Message):
+    """A run read from the history off the UI thread, to open (``made``: its view and tabs' text, made
+    in that thread, or None) or to compare with the result shown."""
+
+    purpose: str  # "open" or "compare"
+    run_id: int
+    stored: RunResult
+    made: Any = None
