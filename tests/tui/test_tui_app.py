@@ -136,7 +136,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
 
         assert table.row_count == 3 and cell("broken", "status") == "FAILED" and cell("broken", "median") == "—"
         assert cell("jit", "median") == format_ns(by_name["jit"].stats.median_ns)
-        app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
+        app.query_one("StatsTable").baseline = "aot"  # not the first variant: the ratio keeps its CI
         await pilot.pause()
         assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
         hist = app.query_one("LatencyHistogram")

@@ -27,7 +27,7 @@ async def test_a_run_of_other_variants_starts_with_no_baseline_and_no_empty_head
         table = app.query_one(StatsTable)
         first = factories.result({"old-a": factories.steady(1000.0), "old-b": factories.steady(2000.0)})
         table.show(first)
-        table.set_baseline("old-b")
+        table.baseline = "old-b"
         await pilot.pause()
         table.begin(["new-x", "new-y"])  # another scenario's run starts
         table.show(None)  # the tab shows the running state

@@ -69,6 +69,15 @@ class TabFailed(Message):
 
 
 @dataclass
+class CommandFailed(Message):
+    """A command's work in a thread failed (a stored run unreadable, a trace, watching the scenario
+    files): the screen tells the user (a notification; a failed command is no failed run)."""
+
+    title: str
+    message: str
+
+
+@dataclass
 class StoredRunRead(Message):
     """A run read from the history off the UI thread, to open (``made``: its view and tabs' text, made
     in that thread, or None) or to compare with the result shown."""

@@ -2,7 +2,8 @@
 ``x`` to export the shown result, ``c`` to copy it as Markdown. One helper object the screen owns
 (``screen.history``); it knows the screen only as a Textual screen (to push dialogs, notify, start
 threads, post messages): each command is given what it needs (the shown result, the scenario), and a
-stored run read comes back to the screen as a :class:`StoredRunRead` message."""
+stored run read comes back to the screen as a :class:`StoredRunRead` message (one that cannot be read,
+as a :class:`CommandFailed`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path, write_atomic
 from tuiperf.common.text import inert_data, one_line
-from tuiperf.tui.messages import StoredRunRead
+from tuiperf.tui.messages import CommandFailed, StoredRunRead
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
@@ -123,7 +124,7 @@ class RunHistory:
                 with History(path, readonly=True) as history:
                     stored = history.get(run_id)
             except TuiperfError as exc:
-                self.screen.app.call_from_thread(self.report_error, exc.title, str(exc))
+                self.screen.post_message(CommandFailed(exc.title, str(exc)))
                 return
             try:
                 made = make(stored) if make is not None else None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_cache_dir, user_path
-from tuiperf.tui.messages import ScenarioFilesChanged
+from tuiperf.tui.messages import CommandFailed, ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The editor (TextArea and its document model), the templates, the catalog and the last-good copies
@@ -111,7 +111,7 @@ class ScenarioFiles:
             ):
                 self.screen.post_message(ScenarioFilesChanged(sorted(path for _, path in changes)))
         except Exception as exc:  # noqa: BLE001 - without watching, ctrl+l still reloads
-            self.screen.app.call_from_thread(self.report_error, "Not watching scenario files", str(exc))
+            self.screen.post_message(CommandFailed("Not watching scenario files", str(exc)))
 
     def reload(self) -> None:
         """Describe the scenario files again (the screen reloads the list on this message)."""

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Tabs
 
 from tuiperf.common.errors import ParamError
+from tuiperf.tui.messages import CommandFailed
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.shown import RunPhase, Shown
 from tuiperf.tui.tracing import start_trace, trace_request_of
@@ -194,6 +195,10 @@ class MainCommands(Screen[None]):
 
     def action_copy_markdown(self) -> None:
         self.history.copy(self.result)
+
+    def on_command_failed(self, message: CommandFailed) -> None:
+        """A helper's thread could not do what a command asked: said, as a failed command is."""
+        self.shell.tell_error(message.title, message.message)
 
     def action_trace(self) -> None:
         """The shown result's scenario with its values (a stored run's may not be the list's

@@ -39,6 +39,22 @@ def warnings_label(count: int) -> str:
 
 
 class ResultsPanel(Vertical):
+    DEFAULT_CSS = """
+    ResultsPanel {
+        width: 1fr;
+    }
+    #tabs {
+        height: 1fr;
+    }
+    #tabs > ContentSwitcher {
+        height: 1fr;
+    }
+    TabPane {
+        padding: 0;
+        height: 1fr;
+    }
+    """
+
     @dataclass
     class TabsPrepared(Message):
         generation: int
@@ -85,6 +101,7 @@ class ResultsPanel(Vertical):
                 yield self.warnings_view
 
     def on_mount(self) -> None:
+        self.watch(self.stats_table, "baseline", self._baseline_chosen, init=False)
         self.show(ResultView(None), error=self._error_before_mount)
 
     def show(
@@ -152,15 +169,19 @@ class ResultsPanel(Vertical):
         """What a result's view and tabs depend on, read here, on the UI thread; the function that makes
         them from a result in another thread: the run's, or the history's loading thread (they took
         ~0.2 s on the UI thread)."""
+        # looked up when called, as the run's thread looks them up (a test records where they run)
+        from tuiperf.tui.tab_contents import prepare as prepare_tabs
+        from tuiperf.tui.view import view_of as make_view
+
         widths = self.tab_widths()
         baseline, measured = self.stats_table.kept_baseline
 
         def make(stored: RunResult) -> tuple[ResultView, TabContents | None]:
-            view = view_of(stored)
+            view = make_view(stored)
             shown = view.shown
             if shown is None:
                 return view, None
-            return view, prepare(shown, baseline_for(shown, baseline, measured), widths, view)
+            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths, view)
 
         return make
 
@@ -211,8 +232,9 @@ class ResultsPanel(Vertical):
         if event.pane.id:  # a tab clicked, not keyed (show_tab has filled it already)
             self.filled(event.pane.id)
 
-    def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
-        """The Breakdown follows the baseline when it is shown: a hidden tab's new text lays the screen out."""
+    def _baseline_chosen(self) -> None:
+        """The Breakdown follows the Statistics tab's baseline (a reactive) when it is shown: a hidden
+        tab's new text lays the screen out."""
         breakdown = self.breakdown
         if "breakdown" not in self._due:  # (a result's own fill, still due, reads the baseline then)
             self._due["breakdown"] = lambda: breakdown.show(breakdown.result, self.stats.baseline)
@@ -346,8 +368,8 @@ class ResultsPanel(Vertical):
         following = stats.next_baseline()
         if following is None:
             return False
-        stats.set_baseline(following)
         self.show_tab("stats")  # its baseline field says which (a toast laid the screen out twice more)
+        stats.baseline = following  # then: the Breakdown, hidden now, follows when shown
         return True
 
     def choose_plotted(self) -> None:

@@ -29,6 +29,50 @@ from tuiperf.tui.widgets.toggle import Toggle
 
 
 class RunOptionsForm(Vertical):
+    DEFAULT_CSS = """
+    RunOptionsForm {
+        height: auto;
+    }
+    #variants {
+        height: auto;
+        max-height: 10;
+        border: none;
+        padding: 0;
+        scrollbar-size-vertical: 1;
+    }
+    #environments {
+        height: auto;
+        max-height: 6;
+        width: 1fr;
+        border: none;
+        padding: 0;
+    }
+    #environments-none {
+        width: 1fr;
+        height: auto;
+        color: $text-muted;
+    }
+    #environments-note {
+        display: none;
+    }
+    #environments-note.-shown {
+        display: block;
+    }
+    #environments-note.-error {
+        color: $error;
+        text-style: bold;
+    }
+    #run-buttons {
+        height: auto;
+        margin-top: 1;
+    }
+    #run-buttons Button {
+        margin-right: 1;
+        width: 1fr;
+        min-width: 8;
+    }
+    """
+
     run_phase: var[RunPhase] = var("idle", init=False)  # bound to the screen's (data_bind)
 
     @dataclass

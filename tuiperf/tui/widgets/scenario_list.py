@@ -28,6 +28,7 @@ class ScenarioList(Vertical):
         margin: 0 1;
     }
     #scenario-options {
+        scrollbar-size-vertical: 1;
         height: auto;
         max-height: 100%;
         border: none;

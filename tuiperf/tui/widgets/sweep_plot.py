@@ -213,6 +213,26 @@ class Caption:
 class SweepPlot(Vertical):
     """A sweep's plot and caption; a grid's heat maps instead (:mod:`tuiperf.tui.widgets.sweep_grid`)."""
 
+    DEFAULT_CSS = """
+    SweepPlot {
+        height: 1fr;
+    }
+    #sweep-lines {
+        height: 1fr;
+        min-height: 6;
+    }
+    #sweep-caption {
+        height: auto;
+        max-height: 50%;
+        padding: 0 1;
+    }
+    #sweep-grid {
+        display: none;  /* shown in place of the plot for a grid */
+        height: 1fr;
+        padding: 0 1;
+    }
+    """
+
     _caption: Caption | None = None  # what the caption shows
     _below_due: Caption | None = None  # a caption whose lines below its legend come in the next frame
 
