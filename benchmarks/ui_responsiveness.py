@@ -200,7 +200,7 @@ async def time_commands(app, pilot, shown: dict[str, float], rounds: int = 5) ->
         await pilot.press("escape")
         await pilot.pause(0.2)
         stored = msgspec.structs.replace(main.result)  # a new document, as the history's reader makes
-        made = main._view_maker()(stored)  # its view and tabs, as the history's loading thread makes them
+        made = main.results_panel.view_maker()(stored)  # its view and tabs, as the history's loading thread makes them
         shown.clear()
         start = time.perf_counter()
         main._open_stored(stored, 1, made)

@@ -42,7 +42,7 @@ def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
         from tuiperf.tui.app import TuiperfApp
         at_first_frame = []
         class FirstFrame(TuiperfApp):
-            CSS_PATH = str(Path(sys.modules["tuiperf.tui.app"].__file__).with_name("app.tcss"))
+            CSS_PATH = [str(Path(sys.modules["tuiperf.tui.app"].__file__).with_name(n)) for n in TuiperfApp.CSS_PATH]
             def on_ready(self):  # Textual posts Ready once it has drawn the first frame
                 at_first_frame.extend(sys.modules)
                 self.exit()
@@ -137,7 +137,7 @@ async def test_run_fills_table_plots_and_marks_failed_variant(make_app):
 
         assert table.row_count == 3 and cell("broken", "status") == "FAILED" and cell("broken", "median") == "—"
         assert cell("jit", "median") == format_ns(by_name["jit"].sampling.stats.median_ns)
-        app.query_one("StatsTable").set_baseline("aot")  # not the first variant: the ratio keeps its CI
+        app.query_one("StatsTable").baseline = "aot"  # not the first variant: the ratio keeps its CI
         await pilot.pause()
         assert " – " in cell("jit", "95% CI of ratio") and cell("aot", "× baseline") == "1.000× (baseline)"
         hist = app.query_one("LatencyHistogram")

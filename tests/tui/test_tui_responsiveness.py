@@ -315,7 +315,7 @@ async def test_while_a_new_results_explanation_is_made_its_place_keeps_its_heigh
         height = why.extent
         assert height is not None and height > 1  # the sentence wraps at this width
         stored = msgspec.structs.replace(result)  # a new document, as the history's reader makes
-        main._open_stored(stored, 1, main._view_maker()(stored))
+        main._open_stored(stored, 1, main.results_panel.view_maker()(stored))
         assert str(why.content).startswith("explaining each difference from jit…") and why.extent == height
         await wait_until(pilot, lambda: panel.explanations.made(stored, stats.baseline), what="the new one")
         await pilot.pause()

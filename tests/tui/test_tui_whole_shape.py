@@ -27,7 +27,7 @@ async def test_a_run_of_other_variants_starts_with_no_baseline_and_no_empty_head
         table = app.query_one(StatsTable)
         first = factories.result({"old-a": factories.steady(1000.0), "old-b": factories.steady(2000.0)})
         table.show(first)
-        table.set_baseline("old-b")
+        table.baseline = "old-b"
         await pilot.pause()
         table.begin(["new-x", "new-y"])  # another scenario's run starts
         table.show(None)  # the tab shows the running state
@@ -56,7 +56,7 @@ def test_the_comparison_reads_newer_over_older_whichever_is_shown():
         class app:  # stands in for the screen's app
             push_screen = staticmethod(lambda screen, *rest: pushed.append(screen))
 
-    history = RunHistory(Screen(), None, lambda *args: pushed.append(args), lambda: None, lambda: older, print)
+    history = RunHistory(Screen(), None, lambda *args: pushed.append(args))
     history._compare(7, newer, older)  # the older run is on screen, the newer one stored
     [dialog] = pushed
     assert (dialog.old_label, dialog.new_label) == ("the shown result (2026-11-01 10:00)", "run 7 (2026-11-02 10:00)")

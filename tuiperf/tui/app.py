@@ -65,7 +65,7 @@ def full_collection_due(idle_s: float, middle_collections: int, busy: bool = Fal
 class TuiperfApp(App[None]):
     """See the module docstring. ``runner`` implements :class:`tuiperf.contract.request.Runner`."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "dialogs.tcss", "nocolor.tcss"]  # the main screen, the dialogs, focus without colour
     TITLE = "tuiperf"
     SUB_TITLE = "per-call cost of JAX code"
 

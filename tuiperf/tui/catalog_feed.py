@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import Runner
+
+if TYPE_CHECKING:
+    from tuiperf.contract.environments import PythonEnv
 
 FIRST_PAINT_WAIT_S = 2.0  # a cached list is refreshed once painted, or after this long at the latest
 
@@ -97,3 +100,16 @@ def not_launchable(catalog: Catalog, scenario: str) -> tuple[str, str]:
         return "Broken scenario", f"{broken} (e opens it in the editor)"
     known = ", ".join(s.id for s in catalog.scenarios)
     return "Unknown scenario", f"no scenario {scenario!r} (known: {known})"
+
+
+def environments(read: Callable[[], list[PythonEnv]]) -> tuple[list[PythonEnv], str | None]:
+    """In a thread: the registered Python environments (``read``: a file read), or ``current`` alone
+    and why they cannot be read."""
+    from tuiperf.contract.environments import current
+
+    try:
+        return read(), None
+    except TuiperfError as exc:
+        return [current()], str(exc)
+    except Exception as exc:  # noqa: BLE001 - the picker then offers this Python alone, and says why
+        return [current()], f"{type(exc).__name__}: {exc}"

@@ -24,3 +24,9 @@ class LaunchOptions:
     environments: list[str] = field(default_factory=list)  # Python environments to tick, the reference first
     settings: RunSettings = field(default_factory=RunSettings)  # the run options' initial values
     errors_as_dialogs: bool = True  # False: errors as notifications (headless screenshots)
+
+    def axes(self) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]] | None] | None:
+        """The sweep and grid a launch runs, as a run takes them (None: no sweep)."""
+        if not self.sweep:
+            return None
+        return (self.sweep[0], list(self.sweep[1])), (self.grid[0], list(self.grid[1])) if self.grid else None

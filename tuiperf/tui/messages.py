@@ -16,6 +16,7 @@ from tuiperf.tui.controller import RunNews, RunUpdated
 
 if TYPE_CHECKING:
     from tuiperf.contract.environments import PythonEnv
+    from tuiperf.results.model import RunResult
 
 
 @dataclass
@@ -65,3 +66,23 @@ class TabFailed(Message):
 
     tab: str
     error: str
+
+
+@dataclass
+class CommandFailed(Message):
+    """A command's work in a thread failed (a stored run unreadable, a trace, watching the scenario
+    files): the screen tells the user (a notification; a failed command is no failed run)."""
+
+    title: str
+    message: str
+
+
+@dataclass
+class StoredRunRead(Message):
+    """A run read from the history off the UI thread, to open (``made``: its view and tabs' text, made
+    in that thread, or None) or to compare with the result shown."""
+
+    purpose: str  # "open" or "compare"
+    run_id: int
+    stored: RunResult
+    made: Any = None

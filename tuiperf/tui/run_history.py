@@ -1,7 +1,9 @@
 """The main screen's run history: every run stored, ``h`` to browse, a stored run opened or compared,
 ``x`` to export the shown result, ``c`` to copy it as Markdown. One helper object the screen owns
 (``screen.history``); it knows the screen only as a Textual screen (to push dialogs, notify, start
-threads) and calls back through the narrow callables it was given."""
+threads, post messages): each command is given what it needs (the shown result, the scenario), and a
+stored run read comes back to the screen as a :class:`StoredRunRead` message (one that cannot be read,
+as a :class:`CommandFailed`)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path, write_atomic
 from tuiperf.common.text import inert_data, one_line
+from tuiperf.tui.messages import CommandFailed, StoredRunRead
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
@@ -37,19 +40,12 @@ class RunHistory:
         screen: Screen[Any],
         path: Path | None,
         report_error: ReportError,  # for a command that fails
-        scenario: Callable[[], str | None],
-        shown: Callable[[], RunResult | None],
-        open_stored: Callable[[RunResult, int, Any], None],
         scenario_dirs: Sequence[str] = (),
-        stored_maker: Callable[[], Callable[[RunResult], Any]] | None = None,
     ) -> None:
-        """``path``: the history database (None: runs are not stored); ``scenario``: the scenario whose
-        runs ``h`` lists first; ``shown``: the result on screen; ``open_stored`` shows a stored run with
-        what ``stored_maker``'s function made of it in the loading thread (``stored_maker`` is called on
-        the UI thread); ``scenario_dirs``: where an exported script's source is looked for (by hash)."""
+        """``path``: the history database (None: runs are not stored); ``scenario_dirs``: where an
+        exported script's source is looked for (by hash)."""
         self.screen, self.path, self.report_error = screen, path, report_error
-        self._scenario, self._shown, self._open_stored = scenario, shown, open_stored
-        self._stored_maker = stored_maker
+        self._stored_maker: Callable[[], Callable[[RunResult], Any]] | None = None
         self.scenario_dirs = list(scenario_dirs)
         self.last_stored: int | None = None  # the run id of the latest stored run
         self._waiting: list[RunResult] = []  # runs to store once their result is drawn
@@ -100,14 +96,19 @@ class RunHistory:
         else:
             self.screen.app.call_from_thread(self.screen.notify, message, **kwargs)
 
-    def browse(self) -> None:
+    def browse(
+        self, scenario: str | None, stored_maker: Callable[[], Callable[[RunResult], Any]] | None = None
+    ) -> None:
+        """List the stored runs, ``scenario``'s first; a run opened is read with what the function
+        ``stored_maker`` returns (called on the UI thread) makes of it in the loading thread."""
         if self.path is None:
             self.report_error("No history", "the history is turned off (--no-history or TUIPERF_HISTORY=off)")
             return
         self.flush()  # the run just shown is listed (stored now if it was waiting)
         from tuiperf.tui.screens.history import HistoryScreen
 
-        self.screen.app.push_screen(HistoryScreen(self.path, self._scenario()), self._chosen)
+        self._stored_maker = stored_maker
+        self.screen.app.push_screen(HistoryScreen(self.path, scenario), self._chosen)
 
     def _chosen(self, choice: tuple[str, int] | None) -> None:
         if choice is None or self.path is None:
@@ -123,21 +124,18 @@ class RunHistory:
                 with History(path, readonly=True) as history:
                     stored = history.get(run_id)
             except TuiperfError as exc:
-                self.screen.app.call_from_thread(self.report_error, exc.title, str(exc))
+                self.screen.post_message(CommandFailed(exc.title, str(exc)))
                 return
             try:
                 made = make(stored) if make is not None else None
             except Exception:  # noqa: BLE001 - the UI thread then makes what it shows, and says if it cannot
                 made = None
-            self.screen.app.call_from_thread(self._use, purpose, run_id, stored, made)
+            self.screen.post_message(StoredRunRead(purpose, run_id, stored, made))
 
         self.screen.run_worker(work, thread=True, group="history-load", exit_on_error=False)
 
-    def _use(self, purpose: str, run_id: int, stored: RunResult, made: Any = None) -> None:
-        if purpose == "open":
-            self._open_stored(stored, run_id, made)
-            return
-        current = self._shown()
+    def compare(self, run_id: int, stored: RunResult, current: RunResult | None) -> None:
+        """Compare a stored run with the ``current`` result on screen (asked first if their scenarios differ)."""
         if current is None:
             self.report_error("Nothing to compare", "run something first; a stored run is compared with the shown one")
             return
@@ -177,19 +175,18 @@ class RunHistory:
             return
         self.screen.app.push_screen(ComparisonScreen(inert_data(comparison), *labels))
 
-    def _markdown_or_say_why(self, what: str) -> tuple[RunResult, str] | None:
+    def _markdown_or_say_why(self, what: str, result: RunResult | None) -> tuple[RunResult, str] | None:
         from tuiperf.results.export import export
 
-        result = self._shown()
         if result is None:
             self.report_error(f"Nothing to {what}", "run a scenario (or open a stored run with h) first")
             return None
         return result, export(result, "markdown")
 
-    def copy(self) -> None:
-        """The shown result's Markdown (as ``x`` writes it) to the terminal's clipboard with OSC 52, the
+    def copy(self, result: RunResult | None) -> None:
+        """The shown ``result``'s Markdown (as ``x`` writes it) to the terminal's clipboard with OSC 52, the
         terminal's own clipboard escape: it reaches the local clipboard through SSH and tmux."""
-        shown = self._markdown_or_say_why("copy")
+        shown = self._markdown_or_say_why("copy", result)
         if shown is None:
             return
         _, text = shown
@@ -202,12 +199,12 @@ class RunHistory:
             markup=False,
         )
 
-    def export(self) -> None:
+    def export(self, result: RunResult | None) -> None:
+        """Write the shown ``result`` to a file, in a format the user chooses."""
         from tuiperf.catalog.folders import scenario_files
         from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
 
-        result = self._shown()
         if result is None:
             self.report_error("Nothing to export", "run a scenario (or open a stored run with h) first")
             return

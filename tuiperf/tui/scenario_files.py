@@ -2,21 +2,20 @@
 
 One helper object the main screen owns (``screen.files``), so that the screen keeps to its layout;
 its ``action_*`` methods for ``e``, ``n`` and the palette are one-line delegations. It knows the screen
-only as a Textual screen (to push dialogs, notify, start threads, post messages) and calls back
-through the narrow callables it was given.
+only as a Textual screen (to push dialogs, notify, start threads, post messages: a file written is a
+:class:`ScenarioFilesChanged`, which reloads the list) and the setup panel (what is selected).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_cache_dir, user_path
-from tuiperf.tui.messages import ScenarioFilesChanged
+from tuiperf.tui.messages import CommandFailed, ScenarioFilesChanged
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The editor (TextArea and its document model), the templates, the catalog and the last-good copies
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from tuiperf.catalog.last_good import Remembered
     from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
     from tuiperf.tui.shell import ReportError
+    from tuiperf.tui.widgets.setup_panel import SetupPanel
 
 WATCH_DEBOUNCE_MS = 300
 
@@ -37,17 +37,12 @@ class ScenarioFiles:
     def __init__(
         self,
         screen: Screen[Any],
+        setup: SetupPanel,
         scenario_dirs: list[str],
         report_error: ReportError,
-        selected: Callable[[], tuple[ScenarioEntry | None, LoadError | None]],
-        select: Callable[[str], bool],
-        reload: Callable[[], None],
     ) -> None:
-        """``selected``: the scenario and the broken file selected in the list (one is None);
-        ``select`` selects a scenario by id (clearing a list filter that hides it); ``reload``
-        describes the scenario files again."""
-        self.screen, self.scenario_dirs, self.report_error = screen, scenario_dirs, report_error
-        self._selected, self._select, self.reload = selected, select, reload
+        """``setup``: the panel whose list says which scenario (or broken file) the commands act on."""
+        self.screen, self.setup, self.scenario_dirs, self.report_error = screen, setup, scenario_dirs, report_error
         self._remembered: Remembered = {}
         self._remembering = threading.Lock()
         self._watching: tuple[str, ...] = ()
@@ -85,7 +80,7 @@ class ScenarioFiles:
         if not listed and not any(Path(b.path).resolve() == path.resolve() for b in catalog.broken):
             return
         self._open_after_reload = None
-        if not (listed and self._select(scenario_id)):
+        if not (listed and self.setup.select(scenario_id, show=True)):
             self.screen.notify(f"written to {path}", title="New scenario", markup=False)
         self._edit(path, scenario_id)
 
@@ -116,9 +111,17 @@ class ScenarioFiles:
             ):
                 self.screen.post_message(ScenarioFilesChanged(sorted(path for _, path in changes)))
         except Exception as exc:  # noqa: BLE001 - without watching, ctrl+l still reloads
-            self.screen.app.call_from_thread(self.report_error, "Not watching scenario files", str(exc))
+            self.screen.post_message(CommandFailed("Not watching scenario files", str(exc)))
+
+    def reload(self) -> None:
+        """Describe the scenario files again (the screen reloads the list on this message)."""
+        self.screen.post_message(ScenarioFilesChanged([]))
 
     # -- commands ----------------------------------------------------------------------------------
+    def _selected(self) -> tuple[ScenarioEntry | None, LoadError | None]:
+        """The scenario and the broken file selected in the list (one is None)."""
+        return self.setup.scenario, self.setup.broken
+
     def _selected_file(self) -> tuple[Path, str] | None:
         entry, broken = self._selected()
         if entry is not None:

@@ -2,7 +2,7 @@
 result, the selected scenario's first chosen variant with the form's values).
 
 Run as a ``tuiperf trace`` subprocess (JAX never enters the UI process); its file paths are shown
-when it ends, and any failure goes through the app's one error handler.
+when it ends; a failure is said (from the thread, as a :class:`CommandFailed` message the screen handles).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import one_line
+from tuiperf.tui.messages import CommandFailed
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -75,13 +76,13 @@ def start_trace(
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=TRACE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            app.call_from_thread(report_error, "Trace failed", f"no answer within {TRACE_TIMEOUT_S} s")
+            screen.post_message(CommandFailed("Trace failed", f"no answer within {TRACE_TIMEOUT_S} s"))
             return
         if done.returncode != 0:
             reason = one_line(
                 done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
             )
-            app.call_from_thread(report_error, "Trace failed", reason)
+            screen.post_message(CommandFailed("Trace failed", reason))
             return
         files = done.stdout.strip().splitlines()
         message = f"{files[0] if files else out}\nopen it at https://ui.perfetto.dev (Open trace file)"

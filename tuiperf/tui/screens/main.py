@@ -2,49 +2,42 @@
 
 A run's lifecycle lives in :class:`~tuiperf.tui.controller.RunController` (no Textual); this screen
 gives it a thread worker, ``post_message`` and ``set_timer``, hands each news back to it (it drops a
-superseded run's) and draws what is current. The streamed progress is drawn by one timer, at most
-:data:`REDRAW_S` apart: the one UI-side rate limit. Failures go to the app's one error handler.
+superseded run's) and keeps what drives the widgets in reactives: ``shown`` (the result the panels show:
+set it, and its watcher fills them) and ``run_phase`` (the run buttons follow it). The streamed progress
+is drawn by one timer, at most :data:`REDRAW_S` apart: the one UI-side rate limit. Failures go to the
+app's one error handler.
 """
 
 from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Input, Tab, Tabs
+from textual.widgets import Footer, Header, Input, Tabs
 
-from tuiperf.common.errors import ParamError, TuiperfError
-from tuiperf.common.text import one_line
+from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import RunRequest
 from tuiperf.results.model import RunResult
 from tuiperf.tui import catalog_feed
 from tuiperf.tui.catalog_feed import CatalogFeed
 from tuiperf.tui.commands import bindings
-from tuiperf.tui.controller import (
-    Debounce,
-    RunBegan,
-    RunController,
-    RunDone,
-    RunError,
-    RunNews,
-    planned_variants,
-    run_header,
-)
+from tuiperf.tui.controller import Debounce, RunBegan, RunController, RunDone, RunError, RunNews
 from tuiperf.tui.messages import (
     CatalogFailed,
     CatalogLoaded,
     EnvironmentsListed,
     RunNewsArrived,
     ScenarioFilesChanged,
+    StoredRunRead,
 )
 from tuiperf.tui.run_history import STORE_AFTER_S, RunHistory
 from tuiperf.tui.scenario_files import ScenarioFiles
 from tuiperf.tui.screens.main_commands import MainCommands
+from tuiperf.tui.shown import Shown, stored_state
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
 
@@ -54,8 +47,6 @@ if TYPE_CHECKING:
     from tuiperf.tui.shell import Shell
     from tuiperf.tui.tab_contents import TabContents
     from tuiperf.tui.view import ResultView
-    from tuiperf.tui.widgets.param_form import ParamForm
-    from tuiperf.tui.widgets.run_options import RunOptionsForm
 
 REDRAW_S = 0.1  # streamed progress and histogram redraw at most ten times a second
 PLAN_DELAY_S = 0.3  # the plan follows the form this long after the last change (not at each key)
@@ -74,12 +65,12 @@ class MainScreen(MainCommands):
         self.shell = shell  # the runner, launch options and error handler every screen shares
         self.catalog: Catalog | None = None
         self.devices: list[dict[str, Any]] = []
-        self.result: RunResult | None = None  # what the result panels show (last complete or partial run)
         self.shown_at = 0.0  # when a result was last shown (time.monotonic): its plots are drawn after it
         self.blocked_reason: str | None = None  # why the last run asked for could not start
         self.panels_ready = False  # the form, run options and results panels are mounted (see _build_panels)
         self._launched = False  # the launch options' run happens once
         self._panels_started = False
+        self.setup, self.split = SetupPanel(id="sidebar"), SplitView(id="main")  # composed below, kept
         self.runs = RunController(
             shell.runner,
             start_thread=lambda fn: self.run_worker(fn, thread=True, exclusive=True, group="run", exit_on_error=False),
@@ -88,24 +79,9 @@ class MainScreen(MainCommands):
             rerun=lambda: self.start_run(by_live_mode=True),
         )
         self.plan = Debounce(self.set_timer, PLAN_DELAY_S, self._show_plan)
-        self.files = ScenarioFiles(
-            self,
-            shell.scenario_dirs,
-            shell.tell_error,  # a file command that fails is no failed run: a notification
-            selected=lambda: (self.setup.scenario, self.setup.broken),
-            select=lambda scenario_id: self.setup.select(scenario_id, show=True),
-            reload=self.reload_scenarios,
-        )
-        self.history = RunHistory(
-            self,
-            shell.history_path,
-            shell.tell_error,  # a compare or an export that fails is no failed run: a notification
-            scenario=self._scenario_for_history,
-            shown=lambda: self.result,
-            open_stored=self._open_stored,
-            scenario_dirs=shell.scenario_dirs,
-            stored_maker=self._view_maker,
-        )
+        # a file command, a compare or an export that fails is no failed run: a notification
+        self.files = ScenarioFiles(self, self.setup, shell.scenario_dirs, shell.tell_error)
+        self.history = RunHistory(self, shell.history_path, shell.tell_error, shell.scenario_dirs)
         self.feed = CatalogFeed(
             shell.runner,
             shell.scenario_dirs,
@@ -117,8 +93,8 @@ class MainScreen(MainCommands):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="■")
-        with SplitView(id="main"):
-            yield SetupPanel(id="sidebar")  # the list only; _build_panels mounts the rest after the first frames
+        with self.split:
+            yield self.setup  # the list only; _build_panels mounts the rest after the first frames
         yield Footer(show_command_palette=False)  # our own "ctrl+p Palette" reads better than "^ppalette"
 
     def on_mount(self) -> None:
@@ -146,16 +122,12 @@ class MainScreen(MainCommands):
         row = self.split
         if not row.is_attached:
             return  # the app is closing already (quit within the first frames)
-        results = ResultsPanel(id="results", error=self.shell.last_error)
-        results.display = not self.has_class("-narrow") or self.view == "results"
-        # A narrow screen's Setup/Results switch comes with the half it switches to (shown only when
-        # narrow, it was a quarter of the first frame's widgets on every screen).
-        tabs = [Tab("Setup", id="view-setup"), Tab("Results", id="view-results")]
-        await self.mount(Tabs(*tabs, active=f"view-{self.view}", id="view-tabs"), before=row)
-        await row.mount(results)
+        self._results = ResultsPanel(id="results", error=self.shell.last_error)
+        await row.add_results(self._results)
         if not self.setup.is_attached:
             return
         await self.setup.add_details(self.shell.launch)
+        self.setup.options.data_bind(MainScreen.run_phase)  # the run buttons follow the run's phase
         self.panels_ready = row.switchable = True
         row.apply()
         self.refresh_bindings()
@@ -192,22 +164,12 @@ class MainScreen(MainCommands):
         if launch.scenario and not self.setup.select(launch.scenario):
             self.shell.report_error(*catalog_feed.not_launchable(catalog, launch.scenario))
             self.runs.nothing_will_run()
-        self.query_one("#scenario-options").focus()
+        self.setup.scenario_list.options.focus()
 
     # -- Python environments ---------------------------------------------------------------------------
     def _list_environments(self) -> None:
         """In a thread: the registered environments (a file read), or why they cannot be read."""
-        from tuiperf.contract.environments import current
-
-        try:
-            found = self.shell.list_environments()
-        except TuiperfError as exc:
-            self.post_message(EnvironmentsListed([current()], str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - the picker then offers this Python alone, and says why
-            self.post_message(EnvironmentsListed([current()], f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(EnvironmentsListed(found))
+        self.post_message(EnvironmentsListed(*catalog_feed.environments(self.shell.list_environments)))
 
     def on_environments_listed(self, message: EnvironmentsListed) -> None:
         if message.error is not None:
@@ -224,9 +186,8 @@ class MainScreen(MainCommands):
         if self._launched or message.scenario is None or launch.scenario != message.scenario.id:
             return
         self._launched = True
-        if launch.sweep:
-            grid = (launch.grid[0], list(launch.grid[1])) if launch.grid else None
-            self.start_run(sweep=(launch.sweep[0], list(launch.sweep[1])), grid=grid)
+        if (axes := launch.axes()) is not None:
+            self.start_run(sweep=axes[0], grid=axes[1])
         elif launch.autorun:
             self.start_run()
         if launch.tab:
@@ -239,10 +200,7 @@ class MainScreen(MainCommands):
         """The request for the form, or None with the reason shown (and kept in ``blocked_reason``);
         ``grid``: a second swept parameter (a launch's two ``--sweep``)."""
         try:
-            request = self.setup.request(self.shell.scenario_dirs, sweep)
-            if grid is not None:
-                request.grid = grid
-                request.params = {name: value for name, value in request.params.items() if name != grid[0]}
+            request = self.setup.request(self.shell.scenario_dirs, sweep, grid)
         except ParamError as exc:
             self.blocked_reason = exc.message
             self.notify(
@@ -263,8 +221,10 @@ class MainScreen(MainCommands):
         request = self.build_request(sweep, grid)
         if request is None:
             return False
-        self.runs.start(request, by_live_mode=by_live_mode, make_view=self._view_maker() if self.panels_ready else None)
-        self.setup.options.set_running(True)
+        self.runs.start(
+            request, by_live_mode=by_live_mode, make_view=self.results_panel.view_maker() if self.panels_ready else None
+        )
+        self.run_phase = "running"
         return True
 
     def on_run_news_arrived(self, message: RunNewsArrived) -> None:
@@ -273,13 +233,9 @@ class MainScreen(MainCommands):
             if not news.state.started_by_live_mode:  # live mode's re-runs never move the focus or the view
                 self.split.show("results")
             self.split.tell_results("live re-run…" if news.state.started_by_live_mode else "running…")
-            self.results_panel.begin_run(news.state, sweep=news.sweep)
-            if news.sweep and not news.state.started_by_live_mode:
-                # Its plot is where a sweep ends: shown from the start, so that the end fills it in place
-                # (a tab switch at the end was the slowest frame a run's end drew).
-                self.action_show_tab("sweep")
+            self.results_panel.begin_run(news.state, sweep=news.sweep, to_sweep=not news.state.started_by_live_mode)
         elif isinstance(news, RunDone | RunError):
-            self.setup.options.set_running(False)
+            self.run_phase = "idle"
             self.split.tell_results("new result" if isinstance(news, RunDone) else "run failed")
             self._run_ended(news)
 
@@ -293,7 +249,7 @@ class MainScreen(MainCommands):
         if isinstance(news, RunDone):
             self.shell.last_error = None
             result = news.result
-            self.show_result(result, view=news.view, contents=news.contents)
+            self.shown = Shown(result, view=news.view, contents=news.contents)
             self.history.store(result, after_s=STORE_AFTER_S)
             if result.partial:
                 self.notify("Run cancelled: the partial result is shown.", title="Partial result", severity="warning")
@@ -301,9 +257,9 @@ class MainScreen(MainCommands):
             self.shell.report_error(news.title, news.message, news.where, news.details)
             partial = news.partial
             if partial is not None and (partial.variants or partial.points):
-                self.show_result(partial)
+                self.shown = Shown(partial)
             else:
-                self.show_result(self.result, state="failed")  # keep (and redraw) the previous result
+                self.shown = Shown(self.result, state="failed")  # keep (and redraw) the previous result
 
     def show_result(
         self,
@@ -312,57 +268,34 @@ class MainScreen(MainCommands):
         view: ResultView | None = None,
         contents: TabContents | None = None,
     ) -> None:
-        """Fill every result panel from one result (``view``, ``contents``: its view and its tabs' text,
-        made already); a result the panels cannot show is reported."""
+        """Show ``result`` (``view``, ``contents``: its view and its tabs' text, made already)."""
+        self.shown = Shown(result, state, view, contents)
+
+    def watch_shown(self, shown: Shown) -> None:
+        """Every result panel from the shown result, once; one the panels cannot show is reported."""
         self.shown_at = time.monotonic()
+        result, run = shown.result, self.runs.state
         try:
-            if state != "failed":
-                self.result = result
-            run = self.runs.state
             fraction = run.fraction if (run is not None and result is not None and result.partial) else None
-            error = self.shell.last_error
             self.results_panel.show_result(
-                result, state=state, fraction=fraction, error=error, view=view, contents=contents
+                result, shown.state, fraction, self.shell.last_error, view=shown.view, contents=shown.contents
             )
         except Exception as exc:  # noqa: BLE001 - the app must stay up
             details = traceback.format_exc(limit=4)
             self.shell.report_error("Cannot display this result", f"{type(exc).__name__}: {exc}", details=details)
 
-    def _scenario_for_history(self) -> str | None:
-        """``h`` lists the shown result's scenario (a stored run's may not be the list's selection)."""
-        if self.result is not None:
-            return self.result.scenario.id
-        return self.setup.scenario.id if self.setup.scenario else None
-
-    def _view_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
-        """What a result's view and tabs depend on, read here, on the UI thread; the function that makes
-        them from a result in another thread: the run's, or the history's loading thread (they took
-        ~0.2 s on the UI thread)."""
-        from tuiperf.tui.tab_contents import prepare as prepare_tabs
-        from tuiperf.tui.view import view_of
-        from tuiperf.tui.widgets.stats_table import StatsTable, baseline_for
-
-        widths = self.results_panel.tab_widths()
-        baseline, measured = self.results_panel.query_one("#stats-view", StatsTable).kept_baseline
-
-        def make(stored: RunResult) -> tuple[ResultView, TabContents | None]:
-            view = view_of(stored)
-            shown = view.shown
-            if shown is None:
-                return view, None
-            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths, view)
-
-        return make
+    def on_stored_run_read(self, message: StoredRunRead) -> None:
+        if message.purpose == "open":
+            self._open_stored(message.stored, message.run_id, message.made)
+        else:
+            self.history.compare(message.run_id, message.stored, self.result)
 
     def _open_stored(
         self, stored: RunResult, run_id: int, made: tuple[ResultView, TabContents | None] | None = None
     ) -> None:
-        when = one_line(stored.started_at[:16].replace("T", " "))
-        when += " UTC" if when and stored.started_at.endswith(("+00:00", "Z")) else ""
         view, contents = made if made is not None else (None, None)
         self.action_show_tab("stats")  # first: the tab is filled once, for the stored run
-        state = f"stored run {run_id}" + (f" · {when}" if when else "")
-        self.show_result(stored, state=state, view=view, contents=contents)
+        self.shown = Shown(stored, stored_state(stored, run_id), view, contents)
 
     def show_error(self, error: tuple[str, str]) -> None:
         """The app's error handler shows the last error in the Warnings tab (once the panels are there)."""
@@ -376,32 +309,15 @@ class MainScreen(MainCommands):
 
     def _show_plan(self) -> None:
         """Before the first result: the run the form describes, as its progress will show it."""
-        if self.running or self.result is not None or not self.panels_ready:
-            return
-        try:
-            request = self.setup.request(self.shell.scenario_dirs)
-        except ParamError:
-            if self.setup.scenario is None or not self.setup.options.variants:
-                self.results_panel.show_plan("", [])  # nothing would run: no stale plan
-            return  # else a value typed is not valid yet: the plan stays (no block jumping per key)
-        self.results_panel.show_plan(run_header(request), planned_variants(request))
+        if not (self.running or self.result is not None or not self.panels_ready):
+            plan = self.setup.plan(self.shell.scenario_dirs)
+            if plan is not None:
+                self.results_panel.show_plan(*plan)
 
     # -- the form changed: the plan follows, and live mode re-runs ------------------------------------
-    def on_param_form_changed(self, message: ParamForm.Changed) -> None:
-        self._form_changed()
-
-    def on_run_options_form_changed(self, message: RunOptionsForm.Changed) -> None:
-        if message.what == "live":
-            self.plan.poke()
-            state = "on: parameter changes re-run" if self.live_mode else "off"
-            self.notify(f"Live mode {state}.", timeout=2)
-            return
-        self._form_changed()
-
-    def _form_changed(self) -> None:
-        # a new header can change the progress block's height: the plan waits for the last key
-        self.plan.poke()
-        if self.live_mode:
+    def on_setup_panel_changed(self, message: SetupPanel.Changed) -> None:
+        self.plan.poke()  # a new header can change the progress block's height: the plan waits for the last key
+        if message.what != "live" and self.live_mode:
             self.runs.form_changed(can_run=not self.setup.problems())
 
     # -- input events --------------------------------------------------------------------------------
@@ -416,7 +332,7 @@ class MainScreen(MainCommands):
             self.split.show("setup" if event.tab.id == "view-setup" else "results")
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if self.has_class("-narrow"):  # Textual may move focus into the hidden half
+        if self.has_class("-narrow"):  # Textual may move focus into the hidden half (or the switch)
             self.call_after_refresh(self.split.keep_focus_visible)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -1,18 +1,23 @@
 """The main screen's commands: one ``action_*`` method per command of :mod:`tuiperf.tui.commands` (its
 keys, the palette and ``?`` are derived from that table). Each says what a key does through the
 screen's panels and helpers, which :class:`~tuiperf.tui.screens.main.MainScreen` builds; this base
-class declares them, so the commands read apart from the screen's layout and run handling."""
+class declares them and the screen's reactives (``shown``, ``run_phase``: :mod:`tuiperf.tui.shown`), so
+the commands read apart from the screen's layout and run handling."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Button, Input
+from textual.widgets import Tabs
 
 from tuiperf.common.errors import ParamError
+from tuiperf.tui.messages import CommandFailed
 from tuiperf.tui.screens.confirm import ConfirmScreen
+from tuiperf.tui.shown import RunPhase, Shown
 from tuiperf.tui.tracing import start_trace, trace_request_of
 from tuiperf.tui.widgets.setup_panel import SetupPanel
 from tuiperf.tui.widgets.split_view import SplitView
@@ -27,12 +32,18 @@ if TYPE_CHECKING:
 
 
 class MainCommands(Screen[None]):
+    # Set only on the UI thread (a watcher runs on the thread that sets its reactive).
+    shown: var[Shown] = var(Shown(None), init=False)  # what the result panels show: they follow it
+    run_phase: var[RunPhase] = var("idle", init=False)  # the run buttons follow it
+
     shell: Shell
     runs: RunController
     files: ScenarioFiles
     history: RunHistory
-    result: RunResult | None
     panels_ready: bool
+    setup: SetupPanel
+    split: SplitView
+    _results: ResultsPanel | None = None  # mounted with the panels, after the first frames
 
     def start_run(
         self,
@@ -47,16 +58,15 @@ class MainCommands(Screen[None]):
         raise NotImplementedError  # MainScreen's
 
     @property
-    def setup(self) -> SetupPanel:
-        return self.query_one(SetupPanel)
+    def result(self) -> RunResult | None:
+        """The result the panels show (the last complete or partial run, or a stored one)."""
+        return self.shown.result
 
     @property
     def results_panel(self) -> ResultsPanel:
-        return cast("ResultsPanel", self.query_one("#results"))
-
-    @property
-    def split(self) -> SplitView:
-        return self.query_one(SplitView)
+        if self._results is None:
+            raise NoMatches("the results panel is mounted after the first frames")
+        return self._results
 
     @property
     def view(self) -> str:
@@ -80,15 +90,16 @@ class MainCommands(Screen[None]):
 
     def action_cancel(self) -> None:
         if self.runs.cancel():
+            self.run_phase = "cancelling"
             self.notify("Cancelling… the partial result will be kept.", timeout=3)
             return
         self.runs.live_rerun.cancel()
         # Not running: leave the field being edited, so single-key commands (r, w, s, ?) work.
         focused = self.focused
         if focused is not None and self.setup in focused.ancestors_with_self:
-            self.query_one("#run-button", Button).focus()
+            self.setup.options.run_button.focus()
         else:
-            self.query_one("#tabs Tabs").focus()
+            self.results_panel.tabbed.query_one(Tabs).focus()
 
     def action_sweep(self) -> None:
         specs = self.setup.form.specs
@@ -147,7 +158,7 @@ class MainCommands(Screen[None]):
 
     def action_focus_filter(self) -> None:
         self.split.show("setup")
-        self.query_one("#scenario-filter", Input).focus()
+        self.setup.scenario_list.filter.focus()
 
     def action_palette(self) -> None:
         self.app.action_command_palette()
@@ -175,13 +186,19 @@ class MainCommands(Screen[None]):
         self.reload_scenarios()
 
     def action_history(self) -> None:
-        self.history.browse()
+        # the shown result's scenario first (a stored run's may not be the list's selection)
+        chosen = self.result.scenario.id if self.result else self.setup.scenario.id if self.setup.scenario else None
+        self.history.browse(chosen, self.results_panel.view_maker if self.panels_ready else None)
 
     def action_export(self) -> None:
-        self.history.export()
+        self.history.export(self.result)
 
     def action_copy_markdown(self) -> None:
-        self.history.copy()
+        self.history.copy(self.result)
+
+    def on_command_failed(self, message: CommandFailed) -> None:
+        """A helper's thread could not do what a command asked: said, as a failed command is."""
+        self.shell.tell_error(message.title, message.message)
 
     def action_trace(self) -> None:
         """The shown result's scenario with its values (a stored run's may not be the list's

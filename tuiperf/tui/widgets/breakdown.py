@@ -80,6 +80,24 @@ def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
 
 
 class OverheadBreakdown(VerticalScroll):
+    DEFAULT_CSS = """
+    OverheadBreakdown {
+        height: 1fr;
+        scrollbar-gutter: stable;  /* the width stays when a scrollbar comes or goes: no second layout */
+        scrollbar-size-vertical: 1;
+        overflow-x: auto;  /* the detail tables keep their columns: a narrow screen scrolls them sideways */
+        scrollbar-size-horizontal: 1;
+    }
+    #breakdown-bars {
+        padding: 1 1 0 1;
+    }
+    #breakdown-detail {
+        width: auto;
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
     @dataclass
     class SplitAcross(Message):
         """Each variant's gap between its environment and the reference one, split by stage."""

@@ -37,6 +37,13 @@ MAX_DRAWN = 12  # strips at most (fewer when the height holds fewer); v chooses 
 
 
 class LatencyHistogram(CachedPlot):
+    DEFAULT_CSS = """
+    LatencyHistogram {
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.series: dict[str, Sequence[float]] = {}

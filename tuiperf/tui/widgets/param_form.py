@@ -44,6 +44,12 @@ class ParamValidator(Validator):
 class ParamForm(Vertical):
     """One row per parameter; :attr:`errors` maps a parameter to why its value is not allowed."""
 
+    DEFAULT_CSS = """
+    ParamForm {
+        height: auto;
+    }
+    """
+
     @dataclass
     class Changed(Message):
         form: ParamForm

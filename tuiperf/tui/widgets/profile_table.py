@@ -26,6 +26,20 @@ JUSTIFY = "rrrll"
 
 
 class ProfileTable(Vertical):
+    DEFAULT_CSS = """
+    ProfileTable {
+        height: 1fr;
+    }
+    #profile-note {
+        height: auto;
+        padding: 0 1;
+    }
+    #profile-rows {
+        height: 1fr;
+        scrollbar-size-horizontal: 1;
+    }
+    """
+
     def compose(self) -> ComposeResult:
         yield TextBlock("", id="profile-note")
         # Aligned text, not a DataTable: its first draw after a fill rendered every cell (56 ms of the

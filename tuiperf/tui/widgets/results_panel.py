@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Static, TabbedContent, TabPane
 
 from tuiperf.results.model import RunResult
 from tuiperf.tui.commands import RESULT_TABS
@@ -24,9 +24,8 @@ from tuiperf.tui.widgets.breakdown import OverheadBreakdown
 from tuiperf.tui.widgets.histogram import LatencyHistogram
 from tuiperf.tui.widgets.profile_table import ProfileTable
 from tuiperf.tui.widgets.run_progress import RunProgress
-from tuiperf.tui.widgets.stats_table import StatsTable
+from tuiperf.tui.widgets.stats_table import StatsTable, baseline_for
 from tuiperf.tui.widgets.sweep_plot import SweepPlot
-from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.warnings_panel import WarningsPanel, warnings_count
 
 TAB_IDS = [tab for tab, _ in RESULT_TABS]
@@ -40,6 +39,22 @@ def warnings_label(count: int) -> str:
 
 
 class ResultsPanel(Vertical):
+    DEFAULT_CSS = """
+    ResultsPanel {
+        width: 1fr;
+    }
+    #tabs {
+        height: 1fr;
+    }
+    #tabs > ContentSwitcher {
+        height: 1fr;
+    }
+    TabPane {
+        padding: 0;
+        height: 1fr;
+    }
+    """
+
     @dataclass
     class TabsPrepared(Message):
         generation: int
@@ -59,24 +74,34 @@ class ResultsPanel(Vertical):
         self._generation = 0  # counts the results shown: contents made for an older one are dropped
         self._prepared: TabContents | None = None
         self.explanations = Explanations(self._explain)  # shared by Statistics and Breakdown
+        # the panels, kept as composed
+        self.progress = RunProgress(id="progress")
+        self.tabbed = TabbedContent(id="tabs")
+        self.histogram_plot = LatencyHistogram(id="histogram-plot")
+        self.breakdown = OverheadBreakdown(self.explanations, id="breakdown-view")
+        self.sweep_plot = SweepPlot(id="sweep-view")
+        self.stats_table = StatsTable(self.explanations, id="stats-view")
+        self.profile_table = ProfileTable(id="profile-table")
+        self.warnings_view = WarningsPanel(id="warnings-view")
 
     def compose(self) -> ComposeResult:
-        yield RunProgress(id="progress")
-        with TabbedContent(id="tabs"):
+        yield self.progress
+        with self.tabbed:
             with TabPane("Histogram", id="histogram"):
-                yield LatencyHistogram(id="histogram-plot")
+                yield self.histogram_plot
             with TabPane("Breakdown", id="breakdown"):
-                yield OverheadBreakdown(self.explanations, id="breakdown-view")
+                yield self.breakdown
             with TabPane("Sweep", id="sweep"):
-                yield SweepPlot(id="sweep-view")
+                yield self.sweep_plot
             with TabPane("Statistics", id="stats"):
-                yield StatsTable(self.explanations, id="stats-view")
+                yield self.stats_table
             with TabPane("Profile", id="profile"):
-                yield ProfileTable(id="profile-table")
+                yield self.profile_table
             with TabPane(warnings_label(0), id="warnings"):
-                yield WarningsPanel(id="warnings-view")
+                yield self.warnings_view
 
     def on_mount(self) -> None:
+        self.watch(self.stats_table, "baseline", self._baseline_chosen, init=False)
         self.show(ResultView(None), error=self._error_before_mount)
 
     def show(
@@ -89,7 +114,7 @@ class ResultsPanel(Vertical):
         loop when a run ended, and a hidden tab filled in the background asked for a layout of the
         whole screen (Textual lays the screen out for any widget's new size, displayed or not).
         """
-        stats, breakdown = self.query_one(StatsTable), self.query_one(OverheadBreakdown)
+        stats, breakdown = self.stats_table, self.breakdown
         baseline = stats.choose_baseline(view.shown)
         shown = view.shown
 
@@ -98,13 +123,13 @@ class ResultsPanel(Vertical):
             return self._prepared if self._prepared is not None and self._prepared.result is shown else None
 
         self._due = {
-            "histogram": lambda: self.query_one(LatencyHistogram).set_series(
+            "histogram": lambda: self.histogram_plot.set_series(
                 view.series, view.medians, order=view.order, note=view.note, marks=view.marks
             ),
             "stats": lambda: stats.show(shown, c.stats if (c := ready()) else None),
             # the baseline when shown: `b` on another tab changes it without drawing the Breakdown
             "breakdown": lambda: breakdown.show(shown, stats.baseline, c.breakdown if (c := ready()) else None),
-            "sweep": lambda: self.query_one(SweepPlot).show(
+            "sweep": lambda: self.sweep_plot.show(
                 view.sweep,
                 view.order,
                 view.crossovers,
@@ -112,15 +137,13 @@ class ResultsPanel(Vertical):
                 legend=c.legend if (c := ready()) else None,
                 below=c.below if c else None,
             ),
-            "profile": lambda: self.query_one(ProfileTable).show(shown, c.profile if (c := ready()) else None),
+            "profile": lambda: self.profile_table.show(shown, c.profile if (c := ready()) else None),
         }
         self._set_warnings(list(view.warnings), error)
         if state != "running":
             c = ready()
             rows = c.progress if c is not None and c.progress_height == self.app.size.height else None
-            self.query_one(RunProgress).show_result(
-                view.shown, state=state, fraction=fraction, header=view.header, rows=rows
-            )
+            self.progress.show_result(view.shown, state=state, fraction=fraction, header=view.header, rows=rows)
         self._generation += 1
         made = self._prepared is not None and self._prepared.result is shown
         if shown is not None and state != "running" and not made:
@@ -131,8 +154,8 @@ class ResultsPanel(Vertical):
     def tab_widths(self) -> Widths:
         """The widths the tabs lay text out to: a hidden tab has no size, so each gets the width of the
         tab on screen (0 when none shows); the progress block's and the sweep legend's, as last laid out."""
-        width = self.query_one("#tabs ContentSwitcher").size.width
-        estimates, legend = self.query_one("#estimates", TextBlock), self.query_one("#sweep-caption", TextBlock)
+        width = self.tabbed.query_one(ContentSwitcher).size.width
+        estimates, legend = self.progress.estimates, self.sweep_plot.caption
         return Widths(
             stats=max(width - 2, 0),
             breakdown=max(width - 3, 0),
@@ -141,6 +164,26 @@ class ResultsPanel(Vertical):
             # a sweep's first: its tab was never laid out, but its caption spans the tab less its padding
             legend=legend.size.width or legend.last_width or max(width - legend.styles.gutter.width, 0),
         )
+
+    def view_maker(self) -> Callable[[RunResult], tuple[ResultView, TabContents | None]]:
+        """What a result's view and tabs depend on, read here, on the UI thread; the function that makes
+        them from a result in another thread: the run's, or the history's loading thread (they took
+        ~0.2 s on the UI thread)."""
+        # looked up when called, as the run's thread looks them up (a test records where they run)
+        from tuiperf.tui.tab_contents import prepare as prepare_tabs
+        from tuiperf.tui.view import view_of as make_view
+
+        widths = self.tab_widths()
+        baseline, measured = self.stats_table.kept_baseline
+
+        def make(stored: RunResult) -> tuple[ResultView, TabContents | None]:
+            view = make_view(stored)
+            shown = view.shown
+            if shown is None:
+                return view, None
+            return view, prepare_tabs(shown, baseline_for(shown, baseline, measured), widths, view)
+
+        return make
 
     @work(thread=True, group="tab-contents", exclusive=True, exit_on_error=False, description="tab contents")
     def _prepare_tabs(self, result: RunResult, baseline: str | None, widths: Widths, generation: int) -> None:
@@ -172,8 +215,8 @@ class ResultsPanel(Vertical):
             return  # of a result no longer shown
         if explanation.error:
             self.post_message(TabFailed("stats", f"explaining against {explanation.baseline}: {explanation.error}"))
-        self.query_one(StatsTable).explained(explanation)
-        self.query_one(OverheadBreakdown).explained(explanation)
+        self.stats_table.explained(explanation)
+        self.breakdown.explained(explanation)
 
     def filled(self, tab: str) -> ResultsPanel:
         """This panel, with ``tab`` showing the last result (filled now if it was still due)."""
@@ -189,16 +232,17 @@ class ResultsPanel(Vertical):
         if event.pane.id:  # a tab clicked, not keyed (show_tab has filled it already)
             self.filled(event.pane.id)
 
-    def on_stats_table_baseline_changed(self, message: StatsTable.BaselineChanged) -> None:
-        """The Breakdown follows the baseline when it is shown: a hidden tab's new text lays the screen out."""
-        breakdown = self.query_one(OverheadBreakdown)
+    def _baseline_chosen(self) -> None:
+        """The Breakdown follows the Statistics tab's baseline (a reactive) when it is shown: a hidden
+        tab's new text lays the screen out."""
+        breakdown = self.breakdown
         if "breakdown" not in self._due:  # (a result's own fill, still due, reads the baseline then)
             self._due["breakdown"] = lambda: breakdown.show(breakdown.result, self.stats.baseline)
         if self.active_tab == "breakdown":
             self.filled("breakdown")
 
     def show_plan(self, header: str, order: list[str]) -> None:
-        self.query_one(RunProgress).show_plan(header, order)
+        self.progress.show_plan(header, order)
 
     def show_result(
         self,
@@ -218,18 +262,22 @@ class ResultsPanel(Vertical):
         self.show(view, state=state, fraction=fraction, error=error)
 
     # -- a run streaming --------------------------------------------------------------------------------
-    def begin_run(self, state: RunState, sweep: bool = False) -> None:
+    def begin_run(self, state: RunState, sweep: bool = False, to_sweep: bool = False) -> None:
         """No stale figures while a run measures: its progress, a histogram waiting for samples, and for a
-        sweep (``sweep``) a plot saying when it comes."""
+        sweep (``sweep``) a plot saying when it comes, shown at once with ``to_sweep``: its plot is where
+        a sweep ends, so that the end fills it in place (a tab switch at the end was the slowest frame a
+        run's end drew)."""
         with state.lock:
             self.order = list(state.variants)
-        self.query_one(StatsTable).begin(self.order)
+        self.stats_table.begin(self.order)
         self.show(ResultView(None, order=self.order), state="running")
         if sweep:
             order, waiting = self.order, SWEEP_WAITING
-            self._due["sweep"] = lambda: self.query_one(SweepPlot).show(None, order, waiting=waiting)
+            self._due["sweep"] = lambda: self.sweep_plot.show(None, order, waiting=waiting)
         self.show_streamed_samples({}, "(waiting for samples)")
-        self.query_one(RunProgress).show_progress(state, self.order)
+        self.progress.show_progress(state, self.order)
+        if sweep and to_sweep:
+            self.show_tab("sweep")
 
     def show_progress(self, state: RunState, samples: dict[str, list[float]] | None = None) -> None:
         """The run's progress; with ``samples``, the streamed histogram too."""
@@ -237,7 +285,7 @@ class ResultsPanel(Vertical):
             if state.variants and state.variants != self.order:
                 self.order = list(state.variants)
             sweep_value = state.sweep_value
-        self.query_one(RunProgress).show_progress(state, self.order)
+        self.progress.show_progress(state, self.order)
         if samples is not None:
             self.show_streamed_samples(
                 samples, "(live)" if sweep_value is None else f"(live, sweep value {sweep_value})"
@@ -245,7 +293,7 @@ class ResultsPanel(Vertical):
 
     def show_streamed_samples(self, series: dict[str, Any], note: str) -> None:
         self._due.pop("histogram", None)  # superseded
-        self.query_one(LatencyHistogram).set_series(series, order=self.order, note=note)
+        self.histogram_plot.set_series(series, order=self.order, note=note)
 
     def set_error(self, error: tuple[str, str] | None) -> None:
         self._set_warnings(self._warnings[0], error)
@@ -255,11 +303,11 @@ class ResultsPanel(Vertical):
     def _set_warnings(self, items: list[tuple[str, str]], error: tuple[str, str] | None) -> None:
         """The Warnings tab: its label now, its list when it is shown."""
         self._warnings = (items, error)
-        self._due["warnings"] = lambda: self.query_one(WarningsPanel).show(*self._warnings)
+        self._due["warnings"] = lambda: self.warnings_view.show(*self._warnings)
         label = warnings_label(warnings_count(items, error))
         if label == self._warnings_label:
             return
-        tab = self.query_one("#tabs", TabbedContent).get_tab("warnings")
+        tab = self.tabbed.get_tab("warnings")
         if len(label) == len(self._warnings_label):
             # the same width: redraw the tab alone (Static.update, not Tab's, which relabels the Tabs
             # and lays the whole screen out, at each run's start and end and at each sweep point)
@@ -275,22 +323,22 @@ class ResultsPanel(Vertical):
 
     @property
     def histogram(self) -> LatencyHistogram:
-        return self.filled("histogram").query_one("#histogram-plot", LatencyHistogram)
+        return self.filled("histogram").histogram_plot
 
     @property
     def stats(self) -> StatsTable:
-        return self.filled("stats").query_one("#stats-view", StatsTable)
+        return self.filled("stats").stats_table
 
     @property
     def active_tab(self) -> str:
-        return str(self.query_one("#tabs", TabbedContent).active)
+        return str(self.tabbed.active)
 
     def show_tab(self, tab: str) -> bool:
         if tab not in TAB_IDS:
             tab = {label.lower(): tid for tid, label in RESULT_TABS}.get(tab.lower(), tab)
         if tab not in TAB_IDS:
             return False
-        self.filled(tab).query_one("#tabs", TabbedContent).active = tab
+        self.filled(tab).tabbed.active = tab
         return True
 
     def step_tab(self, step: int) -> None:
@@ -306,7 +354,7 @@ class ResultsPanel(Vertical):
 
     def toggle_sweep_quantity(self) -> bool:
         """The sweep plots program memory instead of time, or back; False when it has no memory to plot."""
-        quantity = self.filled("sweep").query_one(SweepPlot).toggle_quantity()
+        quantity = self.filled("sweep").sweep_plot.toggle_quantity()
         if quantity is None:
             self.notify("No program memory in this sweep: nothing else to plot", timeout=3)
             return False
@@ -320,8 +368,8 @@ class ResultsPanel(Vertical):
         following = stats.next_baseline()
         if following is None:
             return False
-        stats.set_baseline(following)
         self.show_tab("stats")  # its baseline field says which (a toast laid the screen out twice more)
+        stats.baseline = following  # then: the Breakdown, hidden now, follows when shown
         return True
 
     def choose_plotted(self) -> None:

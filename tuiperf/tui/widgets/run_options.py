@@ -1,6 +1,6 @@
 """How to run: which variants, on which device, in which Python environments, and a field for each
 run option the table puts in the form (:mod:`tuiperf.contract.options`: dispatch mode, sample budget,
-samples, ...)."""
+samples, ...). Its run buttons follow ``run_phase``, which the main screen binds to its own."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import var
 from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Switch
@@ -22,11 +23,58 @@ from tuiperf.contract import options
 from tuiperf.contract.catalog import VariantEntry
 from tuiperf.contract.environments import CURRENT, PythonEnv
 from tuiperf.contract.options import Declared, RunSettings
+from tuiperf.tui.shown import RunPhase
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.toggle import Toggle
 
 
 class RunOptionsForm(Vertical):
+    DEFAULT_CSS = """
+    RunOptionsForm {
+        height: auto;
+    }
+    #variants {
+        height: auto;
+        max-height: 10;
+        border: none;
+        padding: 0;
+        scrollbar-size-vertical: 1;
+    }
+    #environments {
+        height: auto;
+        max-height: 6;
+        width: 1fr;
+        border: none;
+        padding: 0;
+    }
+    #environments-none {
+        width: 1fr;
+        height: auto;
+        color: $text-muted;
+    }
+    #environments-note {
+        display: none;
+    }
+    #environments-note.-shown {
+        display: block;
+    }
+    #environments-note.-error {
+        color: $error;
+        text-style: bold;
+    }
+    #run-buttons {
+        height: auto;
+        margin-top: 1;
+    }
+    #run-buttons Button {
+        margin-right: 1;
+        width: 1fr;
+        min-width: 8;
+    }
+    """
+
+    run_phase: var[RunPhase] = var("idle", init=False)  # bound to the screen's (data_bind)
+
     @dataclass
     class Changed(Message):
         what: str
@@ -42,6 +90,16 @@ class RunOptionsForm(Vertical):
         super().__init__(**kwargs)
         self.rows = [row for row in options.declared() if row.option.label is not None]  # the form's options
         self.base = options.TABLE()  # values of the options the form does not show (the launch's)
+        self.fields = {row.name: self._field(row) for row in self.rows}  # each option's, by name
+        self.variants_list = Checklist(id="variants", compact=True)
+        self.environments_list = Checklist(id="environments", compact=True)
+        self.device_select = Select([("cpu:0", "cpu:0")], value="cpu:0", allow_blank=False, id="device", compact=True)
+        self.live_switch = Toggle(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
+        self.run_button = Button("Run  r", id="run-button", variant="primary", compact=True, action="screen.run")
+        self.cancel_button = Button(
+            "Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True, action="screen.cancel"
+        )
+        self.notes = {name: Static(text, id=name, classes=classes) for name, (text, classes) in NOTES.items()}
 
     @staticmethod
     def _field(row: Declared) -> Widget:
@@ -63,41 +121,45 @@ class RunOptionsForm(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label("Variants", classes="section")
-        yield Checklist(id="variants", compact=True)
-        yield Static("", id="variants-error", classes="param-error")
+        yield self.variants_list
+        yield self.notes["variants-error"]
         with Horizontal(classes="param-line"):
             yield Label("device", classes="param-name")
-            yield Select([("cpu:0", "cpu:0")], value="cpu:0", allow_blank=False, id="device", compact=True)
+            yield self.device_select
         with Horizontal(classes="param-line"):
             yield Label("environments", classes="param-name")
-            yield Checklist(id="environments", compact=True)
-            yield Static(ONLY_CURRENT, id="environments-none")
-        yield Static("", id="environments-note", classes="param-help")
+            yield self.environments_list
+            yield self.notes["environments-none"]
+        yield self.notes["environments-note"]
         for row in self.rows:
             with Horizontal(classes="param-line"):
                 yield Label(row.option.label or row.name, classes="param-name")
-                yield self._field(row)
-        yield Static("", id="options-error", classes="param-error")
+                yield self.fields[row.name]
+        yield self.notes["options-error"]
         with Horizontal(classes="param-line"):
             yield Label("live", classes="param-name")
-            yield Toggle(False, id="live", animate=False, tooltip="re-run shortly after a parameter changes")
+            yield self.live_switch
         with Horizontal(id="run-buttons"):
-            yield Button("Run  r", id="run-button", variant="primary", compact=True, action="screen.run")
+            yield self.run_button
             yield Button("Sweep  w", id="sweep-button", compact=True, action="screen.sweep")
-            yield Button(
-                "Cancel  esc", id="cancel-button", variant="error", compact=True, disabled=True, action="screen.cancel"
-            )
+            yield self.cancel_button
 
     def set_variants(self, variants: list[VariantEntry]) -> None:
-        sl = self.query_one("#variants", SelectionList)
+        sl = self.variants_list
         sl.clear_options()
         for v in variants:
             label = one_line(v.name) + ("" if v.equivalent else " (computes something else)")
             sl.add_option((Text(label), v.name, True))  # Text: a name is never markup
         self._check_variants()
 
+    def choose_variants(self, names: list[str]) -> None:
+        """Tick ``names`` alone (a launch's ``--variants``)."""
+        self.variants_list.deselect_all()
+        for name in names:
+            self.variants_list.select(name)
+
     def set_devices(self, devices: list[dict[str, Any]]) -> None:
-        select = self.query_one("#device", Select)
+        select = self.device_select
         options = [(Text(one_line(f"{d['id']}  {d.get('kind', '')}".rstrip())), d["id"]) for d in devices] or [
             (Text("cpu:0"), "cpu:0")
         ]
@@ -134,7 +196,7 @@ class RunOptionsForm(Vertical):
                 markup=False,
             )
             return
-        self.query_one("#device", Select).value = listed[index][0]
+        self.device_select.value = listed[index][0]
 
     def set_environments(self, environments: list[PythonEnv], chosen: list[str] | None = None) -> list[str]:
         """List the registered ``environments`` and tick ``chosen`` in its order (None: keep what is
@@ -144,10 +206,10 @@ class RunOptionsForm(Vertical):
         wanted = self._env_order if chosen is None else chosen
         unknown = [n for n in wanted if n not in names]
         order = list(dict.fromkeys(n for n in wanted if n in names)) or [CURRENT]
-        checklist = self.query_one("#environments", Checklist)
+        checklist = self.environments_list
         several = len(names) > 1
         checklist.display = several
-        self.query_one("#environments-none", Static).display = not several
+        self.notes["environments-none"].display = not several
         if names != self._env_names or order != self._env_order:
             self._env_names, self._env_order = names, order
             with checklist.prevent(SelectionList.SelectedChanged):
@@ -157,7 +219,7 @@ class RunOptionsForm(Vertical):
         return unknown
 
     def _show_environment_order(self) -> None:
-        note = self.query_one("#environments-note", Static)
+        note = self.notes["environments-note"]
         order = self._env_order
         if len(self._env_names) < 2:
             text = ""
@@ -179,21 +241,21 @@ class RunOptionsForm(Vertical):
 
     @property
     def variants(self) -> list[str]:
-        return list(self.query_one("#variants", SelectionList).selected)
+        return list(self.variants_list.selected)
 
     @property
     def device(self) -> str | None:
         if self._launch_device is not None:
             return self._launch_device
-        value = self.query_one("#device", Select).value
+        value = self.device_select.value
         return value if isinstance(value, str) else None
 
     @property
     def live(self) -> bool:
-        return self.query_one("#live", Switch).value
+        return self.live_switch.value
 
     def _raw(self, row: Declared) -> Any:
-        field = self.query_one(f"#{row.option.field_id or row.name}")
+        field = self.fields[row.name]
         if isinstance(field, Input):
             return field.value
         return field.value  # type: ignore[attr-defined]  # a Select's or a Toggle's value
@@ -202,7 +264,7 @@ class RunOptionsForm(Vertical):
         """Show ``settings`` (the launch's); those the form does not show are kept for :meth:`settings`."""
         self.base = settings
         for row in self.rows:
-            field = self.query_one(f"#{row.option.field_id or row.name}")
+            field = self.fields[row.name]
             value = getattr(settings, row.name)
             if isinstance(field, Input):
                 field.value = row.text_of(value)
@@ -227,13 +289,13 @@ class RunOptionsForm(Vertical):
         return out
 
     def _check_variants(self) -> None:
-        err = self.query_one("#variants-error", Static)
+        err = self.notes["variants-error"]
         err.update("✗ choose at least one variant" if not self.variants else "")
         err.set_class(not self.variants, "-shown")
 
     def _check_options(self) -> None:
         errs = [e for e in self.errors() if not e.startswith("variants")]
-        err = self.query_one("#options-error", Static)
+        err = self.notes["options-error"]
         err.update(Text("\n".join("✗ " + one_line(e) for e in errs)))
         err.set_class(bool(errs), "-shown")
 
@@ -264,10 +326,9 @@ class RunOptionsForm(Vertical):
         """The dispatch mode is a CPU setting (jax_cpu_enable_async_dispatch): on an accelerator every
         call is asynchronous, as the measuring side records, so the form shows that, greyed, and says
         why; back on the CPU, the user's choice returns."""
-        dispatch = self.query("#dispatch")
-        if not dispatch:
+        field = self.fields.get("dispatch")
+        if not isinstance(field, Select):
             return
-        field = dispatch.first(Select)
         platform = self._platforms.get(self.device or "", "cpu")
         on_accelerator = platform not in ("cpu", "")
         if on_accelerator and not field.disabled:
@@ -286,12 +347,18 @@ class RunOptionsForm(Vertical):
         event.stop()
         self.post_message(self.Changed(event.switch.id or ""))
 
-    def set_running(self, running: bool) -> None:
-        self.query_one("#run-button", Button).disabled = False
-        self.query_one("#cancel-button", Button).disabled = not running
+    def watch_run_phase(self, phase: RunPhase) -> None:
+        """Run restarts a run at any time; Cancel while a run measures and has not been cancelled."""
+        self.cancel_button.disabled = phase != "running"
 
 
 ONLY_CURRENT = "current only; add one: tuiperf env add NAME PYTHON, or env create NAME REQ…"
+NOTES = {  # the form's notes (id: first text, classes)
+    "variants-error": ("", "param-error"),
+    "environments-none": (ONLY_CURRENT, ""),
+    "environments-note": ("", "param-help"),
+    "options-error": ("", "param-error"),
+}
 
 
 def _environment_label(env: PythonEnv) -> Text:

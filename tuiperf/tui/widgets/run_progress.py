@@ -42,17 +42,74 @@ def estimate_lines(rows: list[list[Text]], more: int = 0) -> Text:
     return Text("\n").join(lines)
 
 
+BLOCKS = {"run-header": "", "progress-status": "idle", "progress-eta": "", "estimates": ""}  # id: first text
+
+
 class RunProgress(Vertical):
+    DEFAULT_CSS = """
+    RunProgress {
+        height: auto;  /* run_progress.rows_shown sets how many variant rows: a max-height would hide some unsaid */
+        padding: 0 1;
+        border-bottom: hkey $panel-lighten-2;
+    }
+    #run-header {
+        height: auto;
+    }
+    #progress-line {
+        height: 1;
+    }
+    /* Every width fixed: a new phase or a new time redraws one line, not the screen's layout (30-110 ms). */
+    #progress-status {
+        width: 1fr;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        margin-right: 2;
+    }
+    #progress-bar {
+        width: auto;
+    }
+    #progress-bar Bar {
+        width: 24;
+    }
+    #progress-eta {
+        width: 31;  /* "12m34s elapsed · ~12m34s left" */
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        margin-left: 2;
+        color: $text-muted;
+    }
+    /* Below 100 columns the bar is shorter and the time shorter ("20.3 s · ~12.0 s left"). */
+    RunProgress.-compact #progress-bar Bar {
+        width: 10;
+    }
+    RunProgress.-compact #progress-eta {
+        width: 23;
+    }
+    #estimates {
+        height: auto;
+        text-wrap: nowrap;  /* one line a variant: a long failure is cut (Warnings has all of it) */
+        text-overflow: ellipsis;
+    }
+    """
+
     _shown: tuple[Any, ...] | None = None  # (method, args) last shown, redrawn when the screen resizes
     _made_rows: tuple[RunResult, int, Wrapped] | None = None  # a result's rows given, for a screen height
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.blocks = {name: TextBlock(initial, id=name) for name, initial in BLOCKS.items()}
+        self.estimates = self.blocks["estimates"]  # its width is what a result's rows are laid out to
+        self.bar = ProgressBar(total=1.0, show_eta=False, id="progress-bar")
+
     def _put(self, widget_id: str, content: Any, key: Any = None, extent: int | None = None) -> None:
-        self.query_one(f"#{widget_id}", TextBlock).show(content, key, extent)
+        self.blocks[widget_id].show(content, key, extent)
 
     def _put_text(self, widget_id: str, text: Text | Wrapped) -> None:
         """Show ``text`` wrapped, laying the screen out only when its height changes (a run's header
         and its result's differ, on as many lines)."""
-        self.query_one(f"#{widget_id}", TextBlock).show_text(text)
+        self.blocks[widget_id].show_text(text)
 
     def _compact(self) -> bool:
         """Below 100 columns: the shorter bar and time line (set where it is drawn, as a narrow
@@ -68,12 +125,12 @@ class RunProgress(Vertical):
             method(*args)
 
     def compose(self) -> ComposeResult:
-        yield TextBlock("", id="run-header")
+        yield self.blocks["run-header"]
         with Horizontal(id="progress-line"):
-            yield TextBlock("idle", id="progress-status")
-            yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
-            yield TextBlock("", id="progress-eta")
-        yield TextBlock("", id="estimates")
+            yield self.blocks["progress-status"]
+            yield self.bar
+            yield self.blocks["progress-eta"]
+        yield self.estimates
 
     def show_progress(self, live: RunState, order: list[str]) -> None:
         self._shown = (self.show_progress, live, order)
@@ -83,7 +140,7 @@ class RunProgress(Vertical):
             estimates, counts = dict(live.estimates_ns), dict(live.counts)
             phase, pv, sweep_value = live.phase, live.phase_variant, live.sweep_value
             finished = dict(live.finished_variants)
-        self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
+        self.bar.update(total=1.0, progress=max(0.0, min(fraction, 1.0)))
         self._put_text("run-header", Text(live.header, style="bold"))
         status = Text("● running ", style="bold green")
         status.append(phase + (f" {pv}" if pv else ""), style="")
@@ -91,7 +148,7 @@ class RunProgress(Vertical):
             status.append(f" · {live.phase_message}", style="dim")
         if sweep_value is not None:
             status.append(f"  (sweep value {sweep_value})", style="dim")
-        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
+        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (DEFAULT_CSS)
         self._put("progress-eta", time_line(elapsed, eta, self._compact()), extent=1)  # fixed width
         self._show_progress_rows(order, estimates, counts, finished)
 
@@ -100,7 +157,7 @@ class RunProgress(Vertical):
         variant), so that starting it redraws lines in place: the block growing from one line to a
         row per variant laid the whole screen out as the first run began."""
         self._shown = (self.show_plan, header, order)
-        self.query_one("#progress-bar", ProgressBar).update(total=1.0, progress=0)
+        self.bar.update(total=1.0, progress=0)
         self._put_text("run-header", Text(header, style="bold"))
         status = Text("idle — press r to run", style="dim")
         self._put("progress-status", status, key=status.plain, extent=1)
@@ -137,7 +194,7 @@ class RunProgress(Vertical):
     ) -> None:
         """``rows``: the variants' rows of ``result`` (:func:`result_rows`), made in another thread."""
         self._shown = (self.show_result, result, state, fraction, header)
-        bar = self.query_one("#progress-bar", ProgressBar)
+        bar = self.bar
         if result is None:
             bar.update(total=1.0, progress=0)
             status = (
@@ -163,7 +220,7 @@ class RunProgress(Vertical):
         else:
             status = Text("✓ done", style="bold green")
         self._put_text("run-header", Text(header, style="bold"))
-        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (app.tcss)
+        self._put("progress-status", status, key=status.plain, extent=1)  # its width is fixed (DEFAULT_CSS)
         when = state.partition(" · ")[2] if state.startswith("stored run") else ""
         self._put("progress-eta", Text(when, style="cyan"), extent=1)  # 20 cells: whole at 80 columns
         height = self.app.size.height

@@ -19,6 +19,23 @@ from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 class ScenarioList(Vertical):
     """Filter box above an option list. Posts :class:`ScenarioList.Chosen` when the highlight moves."""
 
+    DEFAULT_CSS = """
+    ScenarioList {
+        height: auto;
+        max-height: 45%;
+    }
+    #scenario-filter {
+        margin: 0 1;
+    }
+    #scenario-options {
+        scrollbar-size-vertical: 1;
+        height: auto;
+        max-height: 100%;
+        border: none;
+        padding: 0;
+    }
+    """
+
     @dataclass
     class Chosen(Message):
         scenario: ScenarioEntry | None  # None for a broken file
@@ -33,10 +50,12 @@ class ScenarioList(Vertical):
         self.broken: list[LoadError] = []
         self._rebuilt = False  # the list on screen shows self.scenarios and self.broken
         self.current_key: str | None = None
+        self.filter = Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
+        self.options = OptionList(id="scenario-options")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
-        yield OptionList(id="scenario-options")
+        yield self.filter
+        yield self.options
 
     def set_catalog(self, catalog: Catalog, select: str | None = None) -> None:
         """Show a (re)loaded catalog, with ``select`` (an id) or else the current scenario selected;
@@ -67,7 +86,7 @@ class ScenarioList(Vertical):
 
     @property
     def filter_text(self) -> str:
-        return self.query_one("#scenario-filter", Input).value.strip().lower()
+        return self.filter.value.strip().lower()
 
     def _matches(self, *texts: str) -> bool:
         words = self.filter_text.split()
@@ -97,7 +116,7 @@ class ScenarioList(Vertical):
         scenario and then the kept one, and each rebuilt the parameter form: 0.2 s of a stalled UI at
         start-up); the scenario then highlighted is chosen once, if it is not the current one.
         """
-        options = self.query_one("#scenario-options", OptionList)
+        options = self.options
         items: list[Option] = []
         for s in sorted(self.scenarios, key=self._rank):
             if self._matches(s.id, s.title, s.question):
@@ -133,7 +152,7 @@ class ScenarioList(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "scenario-filter":
             event.stop()
-            self.query_one("#scenario-options", OptionList).focus()
+            self.options.focus()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -153,7 +172,7 @@ class ScenarioList(Vertical):
         """Highlight a scenario; ``show``: clear a filter that hides it (a scenario just created)."""
         if self._highlight(scenario_id):
             return True
-        field = self.query_one("#scenario-filter", Input)
+        field = self.filter
         if not show or not field.value:
             return False
         with self.prevent(Input.Changed):
@@ -162,7 +181,7 @@ class ScenarioList(Vertical):
         return self._highlight(scenario_id)
 
     def _highlight(self, scenario_id: str) -> bool:
-        options = self.query_one("#scenario-options", OptionList)
+        options = self.options
         for index in range(options.option_count):
             if options.get_option_at_index(index).id == f"ok:{scenario_id}":
                 options.highlighted = index

@@ -7,16 +7,18 @@ mounts the rest right after (a choice or devices that arrive before are kept and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
-from textual.widgets import Label, SelectionList
+from textual.widgets import Label
 
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 from tuiperf.contract.request import RunRequest
+from tuiperf.tui.controller import planned_variants, run_header
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
 
@@ -34,6 +36,12 @@ class SetupPanel(Vertical):
     class Selected(Message):
         scenario: ScenarioEntry | None  # None: a broken file or nothing
 
+    @dataclass
+    class Changed(Message):
+        """A value of the form or of the run options changed (``what``: which; "live": the live switch)."""
+
+        what: str
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario: ScenarioEntry | None = None
@@ -45,10 +53,14 @@ class SetupPanel(Vertical):
         self._early_devices: list[dict[str, Any]] | None = None
         self._early_environments: list[PythonEnv] | None = None
         self._launch_environments: list[str] | None = None  # the launch's choice, ticked when the list comes
+        self.scenario_list, self._details = ScenarioList(id="scenarios"), VerticalScroll(id="setup")
+        self._info: ScenarioInfo | None = None  # the details, once mounted
+        self._form: ParamForm | None = None
+        self._options: RunOptionsForm | None = None
 
     def compose(self) -> ComposeResult:
-        yield ScenarioList(id="scenarios")
-        yield VerticalScroll(id="setup")
+        yield self.scenario_list
+        yield self._details
 
     async def add_details(self, launch: LaunchOptions) -> None:
         """Mount the description, form and run options; then apply what arrived before them."""
@@ -56,14 +68,15 @@ class SetupPanel(Vertical):
         from tuiperf.tui.widgets.run_options import RunOptionsForm
         from tuiperf.tui.widgets.scenario_info import DescriptionBox, ScenarioInfo
 
-        info = ScenarioInfo(id="info")
-        await self.query_one("#setup", VerticalScroll).mount_all(
+        info = self._info = ScenarioInfo(id="info")
+        self._form, self._options = ParamForm(id="params"), RunOptionsForm(id="options")
+        await self._details.mount_all(
             [
-                # a long description scrolls in its own box (app.tcss caps it): the parameters stay in view
+                # a long description scrolls in its own box (its CSS caps it): the parameters stay in view
                 DescriptionBox(info, id="info-box"),
                 Label("Parameters", classes="section"),
-                ParamForm(id="params"),
-                RunOptionsForm(id="options"),
+                self._form,
+                self._options,
             ]
         )
         info.show(None)
@@ -79,11 +92,15 @@ class SetupPanel(Vertical):
 
     @property
     def form(self) -> ParamForm:
-        return cast("ParamForm", self.query_one("#params"))
+        if self._form is None:
+            raise NoMatches("the parameter form is mounted after the first frames")
+        return self._form
 
     @property
     def options(self) -> RunOptionsForm:
-        return cast("RunOptionsForm", self.query_one("#options"))
+        if self._options is None:
+            raise NoMatches("the run options are mounted after the first frames")
+        return self._options
 
     # -- catalog and launch options --------------------------------------------------------------
     def set_catalog(self, catalog: Catalog, devices: list[dict[str, Any]] | None, select: str | None = None) -> None:
@@ -91,7 +108,7 @@ class SetupPanel(Vertical):
             self._early_devices = devices
         elif devices is not None:
             self.options.set_devices(devices)
-        self.query_one(ScenarioList).set_catalog(catalog, select)
+        self.scenario_list.set_catalog(catalog, select)
 
     def set_environments(self, environments: list[PythonEnv]) -> None:
         """The registered environments (kept until the run options are mounted); the launch's choice
@@ -120,7 +137,7 @@ class SetupPanel(Vertical):
             self._pending = launch
 
     def select(self, scenario_id: str, show: bool = False) -> bool:
-        return self.query_one(ScenarioList).select(scenario_id, show)
+        return self.scenario_list.select(scenario_id, show)
 
     # -- choosing a scenario ---------------------------------------------------------------------
     async def on_scenario_list_chosen(self, message: ScenarioList.Chosen) -> None:
@@ -130,7 +147,8 @@ class SetupPanel(Vertical):
             return
         if self.form.owner is not None and self.form.specs:
             self._typed[self.form.owner] = self.form.typed_values()
-        cast("ScenarioInfo", self.query_one("#info")).show(message.scenario, message.broken)
+        if self._info is not None:
+            self._info.show(message.scenario, message.broken)
         self.scenario, self.broken = message.scenario, message.broken
         if message.scenario is None:
             await self.form.set_params([])
@@ -152,15 +170,22 @@ class SetupPanel(Vertical):
         if pending:
             self._pending = None
             if pending.variants:
-                chosen = self.options.query_one("#variants", SelectionList)
-                chosen.deselect_all()
-                for name in pending.variants:
-                    chosen.select(name)
+                self.options.choose_variants(pending.variants)
             for k in unknown:
                 self.app.notify(
                     f"unknown parameter {k!r} for {sid}", title="Invalid parameter", severity="error", markup=False
                 )
         self.post_message(self.Selected(message.scenario))
+
+    def on_param_form_changed(self, message: ParamForm.Changed) -> None:
+        message.stop()
+        self.post_message(self.Changed("params"))
+
+    def on_run_options_form_changed(self, message: RunOptionsForm.Changed) -> None:
+        message.stop()
+        if message.what == "live":
+            self.notify(f"Live mode {'on: parameter changes re-run' if self.options.live else 'off'}.", timeout=2)
+        self.post_message(self.Changed(message.what))
 
     def on_scenario_list_entered(self, message: ScenarioList.Entered) -> None:
         message.stop()
@@ -181,23 +206,40 @@ class SetupPanel(Vertical):
         problems = [f"{n}: {m}" for n, m in self.form.errors.items() if not (sweep and n == sweep[0])]
         return problems + self.options.errors()
 
-    def request(self, scenario_dirs: list[str], sweep: tuple[str, list[Any]] | None = None) -> RunRequest:
-        """The request for the form's values; raises ParamError naming the first problem."""
+    def plan(self, scenario_dirs: list[str]) -> tuple[str, list[str]] | None:
+        """What a run of the form would show at its start (its header and variants); None while a value
+        typed is not valid yet (the plan shown stays: no block jumping per key)."""
+        try:
+            request = self.request(scenario_dirs)
+        except ParamError:
+            if self.scenario is None or not self.options.variants:
+                return "", []  # nothing would run: no stale plan
+            return None
+        return run_header(request), planned_variants(request)
+
+    def request(
+        self,
+        scenario_dirs: list[str],
+        sweep: tuple[str, list[Any]] | None = None,
+        grid: tuple[str, list[Any]] | None = None,
+    ) -> RunRequest:
+        """The request for the form's values; raises ParamError naming the first problem. ``grid``: a
+        second swept parameter (a launch's two ``--sweep``), its field ignored as the first's."""
         problems = self.problems(sweep)
         if problems:
             raise ParamError("; ".join(problems))
         assert self.scenario is not None
         from tuiperf.contract.environments import CURRENT
 
-        params = {
-            k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if not (sweep and k == sweep[0])
-        }
+        swept = {axis[0] for axis in (sweep, grid) if axis}
+        params = {k: self.form.specs[k].parse(v) for k, v in self.form.raw_values().items() if k not in swept}
         return RunRequest(
             scenario=self.scenario.id,
             params=params,
             variants=self.options.variants,
             device=self.options.device,
             sweep=sweep,
+            grid=grid,
             scenario_dirs=list(scenario_dirs),
             # A broken file's last good version runs from its copy (see tuiperf.catalog.last_good).
             scenario_path=self.scenario.path if self.scenario.last_good is not None else None,

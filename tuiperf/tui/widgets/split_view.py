@@ -28,6 +28,14 @@ class SplitView(Horizontal):
     def narrow(self) -> bool:
         return self.screen.has_class("-narrow")
 
+    async def add_results(self, results: Widget) -> None:
+        """Mount the results half, and the Setup/Results switch above this row: it comes with the half
+        it switches to (shown only when narrow, it was a quarter of the first frame's widgets)."""
+        results.display = not self.narrow or self.view == "results"
+        tabs = [Tab("Setup", id="view-setup"), Tab("Results", id="view-results")]
+        await self.screen.mount(Tabs(*tabs, active=f"view-{self.view}", id="view-tabs"), before=self)
+        await self.mount(results)
+
     def _half(self, view: str) -> Widget:
         return self.query_one("#sidebar" if view == "setup" else "#results")
 

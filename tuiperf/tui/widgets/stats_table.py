@@ -12,6 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Label, Select
 
 from tuiperf.common.text import one_line
@@ -64,11 +65,47 @@ def ratio_against(
 
 
 class StatsTable(VerticalScroll):
-    """Scrolls as a whole: a run over several environments puts their comparison above the table."""
+    """Scrolls as a whole: a run over several environments puts their comparison above the table.
 
-    @dataclass
-    class BaselineChanged(Message):
-        baseline: str
+    ``baseline``, the variant the others are compared with, is a reactive: set it (the select, ``b``)
+    and the select, the table and its explanation follow; the results panel watches it for the
+    Breakdown. A new result's own baseline (:meth:`choose_baseline`) is set without the watcher: the
+    tab is filled for that result anyway, when it is shown."""
+
+    DEFAULT_CSS = """
+    StatsTable {
+        height: 1fr;
+        scrollbar-gutter: stable;  /* the width stays when a scrollbar comes or goes: no second layout */
+    }
+    #baseline-row {
+        height: 1;
+        margin: 0 1;
+    }
+    #baseline {
+        width: 30;
+    }
+    #stats-note {
+        margin-left: 2;
+    }
+    #stats-environments {
+        height: auto;
+        padding: 0 1 1 1;
+    }
+    #stats-why {
+        padding: 0 1;
+    }
+    #stats-table {
+        height: auto;
+        max-height: 1fr;
+        scrollbar-size-horizontal: 1;
+    }
+    #stats-verdict {
+        height: auto;
+        padding: 1 1 0 1;
+    }
+    """
+
+    baseline: var[str | None] = var(None, init=False)
 
     @dataclass
     class NextPrepared(Message):
@@ -81,28 +118,32 @@ class StatsTable(VerticalScroll):
         super().__init__(**kwargs)
         self._explanations = explanations
         self.result: RunResult | None = None
-        self.baseline: str | None = None
         self._measured: list[str] = []
         self._options: list[str] = []  # the baseline select's
         self._prepared: StatsContent | None = None  # the rows made off the UI thread for the result shown
         self._next: StatsContent | None = None  # against the next baseline, made ahead for `b`
         self._filled_width: int | None = None
         self._last_width = 0
+        # the tab's parts, kept as composed
+        self.select: Select[str] = Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
+        self.note = Label("", id="stats-note")
+        self.blocks = {name: TextBlock("", id=name) for name in ("stats-environments", "stats-why", "stats-verdict")}
+        self.grid = TextGrid(COLUMNS, "".join(JUSTIFY[c] for c in COLUMNS), id="stats-table")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="baseline-row"):
             yield Label("baseline", classes="param-name")
-            yield Select([], id="baseline", compact=True, allow_blank=True, prompt="first variant")
-            yield Label("", id="stats-note")
-        yield TextBlock("", id="stats-environments")
-        yield TextBlock("", id="stats-why")
-        yield TextGrid(COLUMNS, "".join(JUSTIFY[c] for c in COLUMNS), id="stats-table")
-        yield TextBlock("", id="stats-verdict")
+            yield self.select
+            yield self.note
+        yield self.blocks["stats-environments"]
+        yield self.blocks["stats-why"]
+        yield self.grid
+        yield self.blocks["stats-verdict"]
 
     def choose_baseline(self, result: RunResult | None) -> str | None:
         """The baseline for ``result``: the user's, unless another set of variants came (the first)."""
         if result is not None:
-            self.baseline = baseline_for(result, self.baseline, self._measured)
+            self.set_reactive(StatsTable.baseline, baseline_for(result, self.baseline, self._measured))
             self._measured = [v.name for v in result.measured]
         return self.baseline
 
@@ -115,21 +156,21 @@ class StatsTable(VerticalScroll):
         """A run starting: the last run's baseline is kept only when the same variants come (the
         table itself is emptied, header too, when the tab shows the run: :meth:`show`)."""
         if self._options and variants != self._options:  # (a first run has nothing to clear: no layout)
-            select = self.query_one("#baseline", Select)
-            with select.prevent(Select.Changed):
-                select.set_options([])
-            self._options, self._measured, self.baseline = [], [], None
+            with self.select.prevent(Select.Changed):
+                self.select.set_options([])
+            self._options, self._measured = [], []
+            self.set_reactive(StatsTable.baseline, None)
 
     def show(self, result: RunResult | None, prepared: StatsContent | None = None) -> None:
         """``result`` against the baseline chosen for it; ``prepared``: its rows made off the UI thread."""
         self.result = result
         self._prepared = prepared
-        grid = self.query_one(TextGrid)
+        grid = self.grid
         if grid.display != (result is not None):  # only a change lays the tab out again
             grid.display = result is not None
         ok = [v.name for v in result.measured] if result else []
         self.choose_baseline(result)
-        select = self.query_one("#baseline", Select)
+        select = self.select
         with select.prevent(Select.Changed):
             # Only a new set of variants replaces the options, and a cleared table (a run starting)
             # keeps them and the user's baseline: each replacement restyles the select.
@@ -140,21 +181,17 @@ class StatsTable(VerticalScroll):
                 select.value = self.baseline
         self._fill()
 
-    def set_baseline(self, baseline: str) -> None:
-        self.baseline = baseline
-        self.post_message(self.BaselineChanged(baseline))
-        select = self.query_one("#baseline", Select)
-        if select.value != baseline:
-            with select.prevent(Select.Changed):
-                select.value = baseline
+    def watch_baseline(self, baseline: str | None) -> None:
+        """Another baseline chosen: the select shows it, and the table is made against it."""
+        if baseline in self._options and self.select.value != baseline:
+            with self.select.prevent(Select.Changed):
+                self.select.value = baseline
         self._fill()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         if isinstance(event.value, str):
             self.baseline = event.value
-            self._fill()
-            self.post_message(self.BaselineChanged(event.value))
 
     def on_resize(self) -> None:
         # The column order depends on the width; a tab shown again gets a Resize of the same width.
@@ -171,13 +208,11 @@ class StatsTable(VerticalScroll):
     def _fill(self) -> None:
         """The table for the shown result and baseline: the one prepared off the UI thread when it was
         made for them at this width (:mod:`tuiperf.tui.tab_contents`), else made here."""
-        table = self.query_one(TextGrid)
-        result = self.result
-        note = self.query_one("#stats-note", Label)
+        table, result, note = self.grid, self.result, self.note
         if result is None:
             table.clear()
-            self._put("#stats-verdict", Text(""))
-            self._put("#stats-why", Text(""))
+            self._put("stats-verdict", Text(""))
+            self._put("stats-why", Text(""))
             self._show_environments([])
             note.update("")
             return
@@ -191,7 +226,7 @@ class StatsTable(VerticalScroll):
             # `b` next: its table made once the screen shows this one (the worker's Python takes the GIL)
             self.call_after_refresh(self._prepare_next, result, following, width)
         self._show_environments(content.environments)
-        self._put("#stats-verdict", content.verdicts)
+        self._put("stats-verdict", content.verdicts)
         if self.baseline and len(result.measured) > 1:
             explanation = self._explanations.made(result, self.baseline)
             if explanation is None:  # made in a thread, started once this frame is drawn (the GIL)
@@ -225,13 +260,13 @@ class StatsTable(VerticalScroll):
             self._next = message.content
 
     def _show_environments(self, lines: list[Text]) -> None:
-        block = self.query_one("#stats-environments", TextBlock)
+        block = self.blocks["stats-environments"]
         if block.display != bool(lines):  # only a change lays the tab out again
             block.display = bool(lines)
-        self._put("#stats-environments", Text("\n").join(lines) if lines else Text(""))
+        self._put("stats-environments", Text("\n").join(lines) if lines else Text(""))
 
-    def _put(self, selector: str, text: Text) -> None:
-        self.query_one(selector, TextBlock).show_text(text)
+    def _put(self, block: str, text: Text) -> None:
+        self.blocks[block].show_text(text)
 
     def explained(self, explanation: Explanation) -> None:
         """An explanation made (:mod:`tuiperf.tui.explanations`): shown if it is of what is shown."""
@@ -242,13 +277,13 @@ class StatsTable(VerticalScroll):
         """Why each variant differs from the baseline, one bullet each. ``waiting``: while it is made,
         a line saying so in the block's height so far (when it comes, likely the same: no layout)."""
         if waiting:
-            block = self.query_one("#stats-why", TextBlock)
+            block = self.blocks["stats-why"]
             lines = [Text(f"explaining each difference from {one_line(self.baseline or '')}…", style="dim")]
             lines += [Text("")] * max((block.extent or 1) - 1, 0)  # (a hidden block has no size)
-            self._put("#stats-why", Text("\n").join(lines))
+            self._put("stats-why", Text("\n").join(lines))
             return
         sentences = [sentence for _, sentence in explanation.sentences] if explanation else []
-        self._put("#stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
+        self._put("stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
         following = self.next_baseline()
         if explanation is not None and following is not None and following != self.baseline:
             self.call_after_refresh(self._explain_ahead, explanation.result, following)

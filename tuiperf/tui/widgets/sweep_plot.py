@@ -213,21 +213,46 @@ class Caption:
 class SweepPlot(Vertical):
     """A sweep's plot and caption; a grid's heat maps instead (:mod:`tuiperf.tui.widgets.sweep_grid`)."""
 
+    DEFAULT_CSS = """
+    SweepPlot {
+        height: 1fr;
+    }
+    #sweep-lines {
+        height: 1fr;
+        min-height: 6;
+    }
+    #sweep-caption {
+        height: auto;
+        max-height: 50%;
+        padding: 0 1;
+    }
+    #sweep-grid {
+        display: none;  /* shown in place of the plot for a grid */
+        height: 1fr;
+        padding: 0 1;
+    }
+    """
+
     _caption: Caption | None = None  # what the caption shows
     _below_due: Caption | None = None  # a caption whose lines below its legend come in the next frame
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lines, self.caption = SweepLines(id="sweep-lines"), TextBlock("", id="sweep-caption")
+        self.heat = SweepGrid(id="sweep-grid")
+
     def compose(self) -> ComposeResult:
-        yield SweepLines(id="sweep-lines")
-        yield TextBlock("", id="sweep-caption")
-        yield SweepGrid(id="sweep-grid")
+        yield self.lines
+        yield self.caption
+        yield self.heat
 
     def toggle_quantity(self) -> str | None:
         """Plot the other quantity; the one now plotted, or None when the sweep has no program memory.
         A grid's heat maps switch between the ratio to the baseline and the time per call."""
-        heat = self.query_one(SweepGrid)
+        heat = self.heat
         if heat.display:
             return heat.toggle_quantity()
-        lines = self.query_one(SweepLines)
+        lines = self.lines
         if lines.quantity == "time" and not (lines.sweep and lines.sweep.memory_bytes):
             return None
         lines.set_quantity(QUANTITIES[(QUANTITIES.index(lines.quantity) + 1) % len(QUANTITIES)])
@@ -246,10 +271,10 @@ class SweepPlot(Vertical):
         """``waiting``: what the plot says while there is no ``sweep`` (one being measured); ``legend``
         and ``below``: the caption's legend of ``sweep`` and the sentences under it, laid out in another
         thread (:func:`legend_text`, :func:`below_text`)."""
-        heat = self.query_one(SweepGrid)
+        heat = self.heat
         is_grid = bool(sweep and sweep.grid and grid)
         heat.display = is_grid
-        for widget in (self.query_one(SweepLines), self.query_one("#sweep-caption")):
+        for widget in (self.lines, self.caption):
             widget.display = not is_grid
         if sweep is not None and grid and is_grid:
             ranked = {name: i for i, name in enumerate(order)}
@@ -258,8 +283,8 @@ class SweepPlot(Vertical):
             return
         # with sentences to come under the legend, the plot is drawn after them, at the height they leave
         # it (drawn before, it was drawn twice, once in the frame that laid them out: a sweep's end)
-        self.query_one(SweepLines).set_sweep(sweep, order, waiting, hold=bool(sweep and crossovers))
-        caption = self.query_one("#sweep-caption", TextBlock)
+        self.lines.set_sweep(sweep, order, waiting, hold=bool(sweep and crossovers))
+        caption = self.caption
         if not sweep:
             # While one is measured, its legend with a line per variant: the result's then takes as many
             # lines, and redraws the caption without laying the screen out.
@@ -283,7 +308,7 @@ class SweepPlot(Vertical):
         if self._caption is caption:  # (not another sweep's since)
             caption.below = below
             self._lay_caption()
-            self.query_one(SweepLines).release()
+            self.lines.release()
         if self._below_due is caption:
             self._below_due = None
 
@@ -301,7 +326,7 @@ class SweepPlot(Vertical):
         shown = self._caption
         if shown is None:
             return
-        caption = self.query_one("#sweep-caption", TextBlock)
+        caption = self.caption
         width = caption.size.width or caption.last_width
         legend, below = shown.legend, shown.below
         # (a block never laid out has no width yet: the one the legend was made for is a fair guess)

@@ -19,6 +19,14 @@ def warnings_count(items: list[tuple[str, str]], error: tuple[str, str] | None) 
 
 
 class WarningsPanel(VerticalScroll):
+    DEFAULT_CSS = """
+    WarningsPanel {
+        padding: 0 1;
+        scrollbar-gutter: stable;  /* the width stays when a scrollbar comes or goes: no second layout */
+        scrollbar-size-vertical: 1;
+    }
+    """
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.items: list[tuple[str, str]] = []
