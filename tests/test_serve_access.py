@@ -198,22 +198,17 @@ def test_a_missing_scenario_folder_or_a_busy_port_is_one_line_before_any_banner(
     assert busy.stderr.startswith("tuiperf: cannot serve on 127.0.0.1:") and busy.stderr.count("\n") == 1
 
 
-@pytest.mark.slow
 def test_a_report_says_when_the_file_that_ran_is_a_users_copy_in_place_of_a_built_in(tmp_path):
     """A copy saved from an explorer (served or not) changes what ``tuiperf run ID`` runs: its report says so."""
-    import factories
-    import msgspec
     from rich.console import Console
 
     from tuiperf.catalog.folders import builtin_dir
-    from tuiperf.cli.report import header
+    from tuiperf.cli.report import shadowing_copy
 
     def shown(path: str) -> str:
-        result = factories.result({"a": factories.steady(1000)})
-        result.scenario = msgspec.structs.replace(result.scenario, path=path)
         with open(os.devnull, "w") as nowhere:
             console = Console(width=200, record=True, file=nowhere)
-            console.print(header(result))
+            console.print(*shadowing_copy(path))
         return console.export_text()
 
     copy = tmp_path / "dispatch_floor.py"

@@ -97,6 +97,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         runner.close()
     if result is None:
         return 130
+    for line in report.shadowing_copy(result.scenario.path):
+        err.print(line)
     # Kept before anything else can fail (a printing error, a full disk under the history): the
     # --json file first, then the history; a recovery copy when neither kept it.
     written = False

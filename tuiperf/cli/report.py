@@ -130,7 +130,6 @@ def header(result: RunResult) -> Group:
         )
     parts: list[Any] = [
         Hanging(one_line(result.scenario.title or result.scenario.id), style="bold"),
-        *shadowing_copy(result.scenario.path),
         Flow(assignments, lead="params: ", sep=", ", indent=len("params: ")),
         Flow([f for f in facts if f], sep=" · ", style="dim"),
     ]
@@ -141,7 +140,8 @@ def header(result: RunResult) -> Group:
 
 def shadowing_copy(path: str) -> list[Any]:
     """A line when the file that ran is a user's copy in place of a built-in of the same name: whoever
-    saved it (an editor, a served explorer) changed what ``tuiperf run ID`` runs."""
+    saved it (an editor, a served explorer) changed what ``tuiperf run ID`` runs. Said by ``run`` as it
+    ends, on this machine: a stored result's path says nothing of the folders where it is shown."""
     from tuiperf.catalog.folders import builtin_dir, is_builtin
 
     if not path or is_builtin(path) or not (builtin_dir() / Path(path).name).is_file():
