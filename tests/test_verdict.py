@@ -252,3 +252,29 @@ def test_without_a_reliable_split_the_profile_alone_may_name_the_machinery_and_s
         factories.header(), [msgspec.structs.replace(base, profile=Profile(rows=rows)), slow], duration_s=1.0
     )
     assert "profile (alone" not in verdict(same, "slow", "base")  # both hold it: not why one is slower
+
+
+def test_a_program_with_a_loop_is_not_said_to_do_other_work_from_its_flops():
+    """XLA counts a while loop's body once: a 16-step scan read 66 FLOPs and its unrolled twin 1,024,
+    and the verdict said the unrolled program 'does other work (15.5× the XLA FLOPs)' for the same
+    computation. A program holding a loop has its FLOPs set aside, and the sentence says why."""
+    base = factories.variant(
+        "scan",
+        samples=factories.steady(10_000.0),
+        breakdown=factories.breakdown(BASE),
+        program=Program(flops=66.0, transcendentals=64.0, loops=[16]),
+    )
+    slow_paths = {**BASE, "call": 14_000.0, "jit": 12_000.0, "flat_jit": 11_000.0, "flat_leaves": 10_500.0}
+    slow = factories.variant(
+        "unrolled",
+        samples=factories.steady(14_000.0),
+        breakdown=factories.breakdown(slow_paths),
+        program=Program(flops=1024.0, transcendentals=1024.0, loops=[]),
+    )
+    result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
+    sentence = verdict(result, "unrolled", "scan")
+    assert "other work (" not in sentence and "×" not in sentence.split("explains")[-1]
+    assert sentence.endswith(
+        "scan's program holds a 16-step loop, whose body XLA counts once, so the FLOPs do not tell whether it"
+        " does other work."
+    )

@@ -236,12 +236,15 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
     return parts
 
 
+LOOP_NOTE = "↻ the program holds a loop, whose body XLA counts once: its FLOPs are not its work"
+
+
 def stages(result: RunResult, width: int, console: Console, where: str = "") -> Any:
     rows = [
         [
             one_line(v.name),
             *[_ms(getattr(v.stages, key)) for key, _ in COMPILE_STAGES],
-            "–" if v.program.flops is None else f"{v.program.flops:.3g}",
+            "–" if v.program.flops is None else f"{v.program.flops:.3g}" + ("" if v.program.counts_work else " ↻"),
             "–" if v.program.param_count is None else f"{v.program.param_count:,}",
         ]
         for v in result.variants
@@ -249,8 +252,11 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
     ]
     headers = ["variant", *[label for _, label in COMPILE_STAGES], "FLOPs", "params"]
     table = grid(f"one-time stages and size{where}", headers, rows, width, console)
-    note = inert(first_compile_note(result))
-    return Group(table, Hanging(note, indent=2, style="dim")) if note else table
+    notes = [inert(first_compile_note(result))]
+    if any(not v.program.counts_work for v in result.variants if v.ok):
+        notes.append(LOOP_NOTE)
+    said = [Hanging(note, indent=2, style="dim") for note in notes if note]
+    return Group(table, *said) if said else table
 
 
 def memory(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:

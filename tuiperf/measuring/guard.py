@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from tuiperf.results.model import loop_words
 from tuiperf.results.outputs import (
     HALF_PRECISION_TOLERANCE,
     MAX_CARRIED_ELEMENTS,
@@ -47,6 +48,7 @@ class Costs:
     transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
     param_count: int | None = None
     checked: bool = True  # False: declared equivalent in values only (FLOPs, parameters unchecked)
+    loops: tuple[int | None, ...] = ()  # trip counts of the program's while loops (results.model.Program)
 
 
 @dataclass
@@ -128,6 +130,9 @@ def compare_pair(reference: Subject, other: Subject, rtol: float) -> Findings:
         notes = [
             f"{other.name} and {reference.name}: same result, different programs ({_cost_words(c)})" for c in costs
         ]
+        loops = _loops_said(reference, other)
+        if loops is not None and reference.costs.checked and other.costs.checked and _counts_differ(reference, other):
+            notes.append(f"{other.name} and {reference.name}: same result, different programs ({loops})")
         costs = []
     return Findings(found + costs, notes)
 
@@ -231,12 +236,34 @@ def _difference_parts() -> Callable[[Any, Any], Any]:
     return parts
 
 
+def _loops_said(reference: Subject, other: Subject) -> str | None:
+    """Why the two programs' FLOPs are not compared (either holds a loop, whose body XLA counts once)."""
+    held = [f"{s.name} holds {loop_words(s.costs.loops)}" for s in (other, reference) if s.costs.loops]
+    if not held:
+        return None
+    return f"{' and '.join(held)}, whose body XLA counts once: their FLOPs are not compared"
+
+
+def _counts_differ(reference: Subject, other: Subject) -> bool:
+    a, b = reference.costs, other.costs
+    return a.loops != b.loops or any(
+        x is not None and y is not None and abs(x - y) > FLOPS_REL_TOL * max(x, y)
+        for x, y in ((a.flops, b.flops), (a.transcendentals, b.transcendentals))
+    )
+
+
 def _compare_costs(reference: Subject, other: Subject, mismatch: Callable[[str, str], None]) -> None:
-    if reference.costs.flops and other.costs.flops is not None:
+    if reference.costs.loops or other.costs.loops:  # XLA's counts are not the work: only the parameters
+        pass
+    elif reference.costs.flops and other.costs.flops is not None:
         ratio = other.costs.flops / reference.costs.flops
         if abs(ratio - 1) > FLOPS_REL_TOL:
             mismatch("XLA FLOPs", f"{_si(other.costs.flops)} vs {_si(reference.costs.flops)} ({ratio:.3g}×)")
-    if reference.costs.transcendentals is not None and other.costs.transcendentals is not None:
+    if (
+        not (reference.costs.loops or other.costs.loops)
+        and reference.costs.transcendentals is not None
+        and other.costs.transcendentals is not None
+    ):
         theirs, ours = reference.costs.transcendentals, other.costs.transcendentals
         if abs(ours - theirs) > FLOPS_REL_TOL * max(ours, theirs):
             ratio_words = f" ({ours / theirs:.3g}×)" if theirs else ""

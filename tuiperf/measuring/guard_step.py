@@ -43,7 +43,8 @@ def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], fou
 def subject_of(p: Prepared, output: Any, *, check_costs: bool = True) -> Subject:
     """What the guard compares of a prepared variant: its output, its costs, how the author compares it."""
     program = p.built.program
-    costs = Costs(program.flops, program.transcendentals, program.param_count, checked=check_costs)
+    loops = tuple(program.loops or ())
+    costs = Costs(program.flops, program.transcendentals, program.param_count, checked=check_costs, loops=loops)
     return Subject(p.name, output, costs, compare=p.bench.compare, tolerance=p.bench.tolerance)
 
 

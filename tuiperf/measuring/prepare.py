@@ -16,7 +16,7 @@ from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import blocker_for, take_sample, time_once
-from tuiperf.measuring.xla_costs import ProgramCosts, count_params, flops_of, memory_of, transcendentals_of
+from tuiperf.measuring.xla_costs import ProgramCosts, count_params, flops_of, loops_of, memory_of, transcendentals_of
 from tuiperf.results import document
 from tuiperf.results.model import CompileStagesMs, Program
 
@@ -204,6 +204,7 @@ def prepare(
         flops_of(compiled) if compiled is not None else None,
         transcendentals_of(compiled) if compiled is not None else None,
         memory_of(program) if (program := _program(compiled, bench.fn)) is not None else None,
+        loops_of(compiled) if compiled is not None else None,
     )
     paths = None
     if fixed_calls:
@@ -236,11 +237,11 @@ def program_part(own: ProgramCosts, paths: Paths | None, param_count: int | None
     """The call's own figures where its AOT API gives them, else its jit level's (from the breakdown's paths)."""
     level = paths.program if paths is not None else None
     if level is None or own.flops is not None:
-        flops, transcendentals = own.flops, own.transcendentals
+        flops, transcendentals, loops = own.flops, own.transcendentals, own.loops
     else:
-        flops, transcendentals = level.flops, level.transcendentals
+        flops, transcendentals, loops = level.flops, level.transcendentals, level.loops
     memory = own.memory if own.memory is not None or level is None else level.memory
-    return document.program(flops, transcendentals, memory, param_count)
+    return document.program(flops, transcendentals, memory, param_count, loops)
 
 
 def breakdown_paths(bench: Bench) -> tuple[Paths | None, list[str]]:

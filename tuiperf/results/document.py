@@ -160,10 +160,20 @@ def failed(
 
 
 def program(
-    flops: float | None, transcendentals: float | None, memory: ProgramMemory | None, param_count: int | None
+    flops: float | None,
+    transcendentals: float | None,
+    memory: ProgramMemory | None,
+    param_count: int | None,
+    loops: Sequence[int | None] | None = None,
 ) -> Program:
     """The program part; JSON has no NaN or infinity, so such a count is recorded as missing."""
-    return Program(flops=finite(flops), transcendentals=finite(transcendentals), memory=memory, param_count=param_count)
+    return Program(
+        flops=finite(flops),
+        transcendentals=finite(transcendentals),
+        memory=memory,
+        param_count=param_count,
+        loops=None if loops is None else list(loops),
+    )
 
 
 def with_median_interval(part: Sampling) -> Sampling:

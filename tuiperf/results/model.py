@@ -12,6 +12,7 @@ seconds. Files written by older versions are upgraded on load (:mod:`tuiperf.res
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
@@ -219,6 +220,25 @@ class Program(Part, frozen=True):
     transcendentals: float | None = None  # XLA counts sin, exp, tanh, ... apart from the FLOPs
     memory: ProgramMemory | None = None
     param_count: int | None = None
+    # The trip count of each while loop in the program (None: unknown; the list None: not read). XLA
+    # counts a loop's body once, so the FLOPs of a program with a loop say nothing of its work.
+    loops: list[int | None] | None = None
+
+    @property
+    def counts_work(self) -> bool:
+        """Whether XLA's FLOP and transcendental counts are the program's work (it holds no loop)."""
+        return not self.loops
+
+    def loop_words(self) -> str:
+        return loop_words(self.loops or [])
+
+
+def loop_words(loops: Sequence[int | None]) -> str:
+    """``a 16-step loop``, ``a loop`` (trip count unknown), ``2 loops (16 and ? steps)``."""
+    steps = [str(n) if n is not None else "?" for n in loops]
+    if len(steps) == 1:
+        return f"a {steps[0]}-step loop" if steps[0] != "?" else "a loop"
+    return f"{len(steps)} loops ({' and '.join(steps)} steps)"
 
 
 class Recompiles(Part, frozen=True):

@@ -94,6 +94,12 @@ def _cause(
             return sentence + f": the time is in {carried.holds}: {carried.remedy}"
         return sentence + f"; {remedies.framework_remedy(slow, scenario_path)}"
     if main.key == "compute":
+        looped = [v for v in (slow, fast) if not v.program.counts_work]
+        if looped:  # XLA counts a loop's body once: its FLOPs say nothing of the work
+            held = " and ".join(f"{v.name}'s program holds {v.program.loop_words()}" for v in looped)
+            return (
+                sentence + f": {held}, whose body XLA counts once, so the FLOPs do not tell whether it does other work"
+            )
         if slow.program.flops and fast.program.flops and abs(slow.program.flops / fast.program.flops - 1) > 0.05:
             return (
                 sentence
