@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import factories
 import msgspec
 import pytest
@@ -278,3 +280,27 @@ def test_a_program_with_a_loop_is_not_said_to_do_other_work_from_its_flops():
         "scan's program holds a 16-step loop, whose body XLA counts once, so the FLOPs do not tell whether it"
         " does other work."
     )
+
+
+def test_a_recompiling_variant_does_not_set_the_breakdown_tables_unit():
+    """A variant that compiled on every call (seconds a call, no split) made the CLI's table "s per
+    call" and every other variant's stages a column of zeros."""
+    from rich.console import Console
+
+    from tuiperf.cli.report import breakdown
+    from tuiperf.results.model import Breakdown
+
+    stable = factories.variant("stable", samples=factories.steady(10_000.0), breakdown=factories.breakdown(BASE))
+    recompiling = factories.variant(
+        "recompiling",
+        samples=factories.steady(2e9),
+        breakdown=Breakdown(stages={}, call_ns=2e9, total_ns=2e9, residual_ns=0.0, compiles=30),
+    )
+    result = document.run_result(factories.header(), [stable, recompiling], duration_s=1.0)
+    with open(os.devnull, "w") as nowhere:
+        console = Console(width=160, record=True, file=nowhere)
+        console.print(*breakdown(result, 160, console))
+    table = console.export_text()
+    assert "µs per call" in table
+    stable_row = next(line for line in table.splitlines() if line.startswith("stable"))
+    assert stable_row.split()[1:6] == ["2", "1.5", "2.5", "3.5", "0.5"], stable_row

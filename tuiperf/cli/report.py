@@ -280,7 +280,10 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
     measured = [v for v in result.variants if v.breakdown is not None]
     if not measured:
         return []
-    scale, unit = _unit(max(v.breakdown.call_ns for v in measured if v.breakdown))
+    # The unit follows the calls that were split: a recompiling variant (seconds a call, no stage)
+    # made it "s" and every other row a column of zeros.
+    split = [v.breakdown.call_ns for v in measured if v.breakdown and any(v.breakdown.stages.values())]
+    scale, unit = _unit(max(split or [v.breakdown.call_ns for v in measured if v.breakdown]))
     rows: list[list[str]] = []
     reasons: list[str] = []
     widest = {key: 0.0 for key, _, _ in BREAKDOWN_STAGES}
