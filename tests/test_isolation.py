@@ -4,6 +4,7 @@ starts is given the run's time limit, not a fixed two minutes."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,25 @@ def test_restarts_are_bounded_and_the_last_crash_ends_the_run() -> None:
     assert [v.name for v in result.variants] == names
     assert [v.failure.error for v in result.variants[:MAX_RESTARTS] if v.failure] == [SEGFAULT] * MAX_RESTARTS
     assert f"({MAX_RESTARTS} restarts, at most {MAX_RESTARTS})" in result.warnings[0]
+
+
+def test_a_cancelled_run_is_never_measured_again() -> None:
+    """The user cancels while a variant hangs; the process killed after the cancel read as a crash, and
+    a fresh one, no longer told to stop, measured the hung variant again for ever (the CLI ignored
+    its Ctrl-C). After a cancel, the first attempt's result is the run's."""
+    cancel = threading.Event()
+    asked: list[RunRequest] = []
+
+    def attempt(request: RunRequest, fresh: bool) -> Attempt:
+        asked.append(request)
+        cancel.set()  # the user pressed Ctrl-C while this process ran
+        crash = Crash(how="was killed by SIGKILL", variant="hangs", phase="sample")
+        header = RunHeader(scenario=ScenarioRef(id="s"), params={}, device=DeviceInfo(id="cpu:0"), options=RunOptions())
+        partial = document.after_crash(header, [], {}, ["ok", "hangs"], crash, duration_s=0.0)
+        return Attempt(partial, crash, ["ok", "hangs"])
+
+    result = isolating(attempt, RunRequest("s", variants=["ok", "hangs"]), None, cancel.is_set)
+    assert len(asked) == 1 and result is not None and result.crash is not None
 
 
 @pytest.mark.slow

@@ -65,11 +65,16 @@ def sweep_cells(request: RunRequest) -> list[str]:
 
 
 def isolating(
-    attempt: Callable[[RunRequest, bool], Attempt], request: RunRequest, on_event: Callable[[Event], None] | None
+    attempt: Callable[[RunRequest, bool], Attempt],
+    request: RunRequest,
+    on_event: Callable[[Event], None] | None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> RunResult | None:
     """``attempt(request, fresh)`` again without each variant, at each point, that crashed its process or
-    outlasted its time limit, until none does or the restarts are spent; the last result, with the
-    variants that failed so in their place and a warning."""
+    outlasted its time limit, until none does, the restarts are spent or the user cancelled (a run
+    cancelled is never measured again: a process killed after the cancel may read as a crash, and the
+    fresh one, no longer told to stop, ran the hung variant again, for ever); the last result, with
+    the variants that failed so in their place and a warning."""
     cells = sweep_cells(request)
     allowed = MAX_RESTARTS + max(len(cells) - 1, 0)
     left: list[LeftOut] = []
@@ -78,7 +83,7 @@ def isolating(
         tried = attempt(asked, restart > 0)
         gone = _to_leave_out(tried, cells, {(g.point, g.variant) for g in left})
         pairs = max(len(cells), 1) * len(tried.names or request.variants or [])
-        if not gone or restart == allowed or len(left) + len(gone) >= pairs:
+        if not gone or restart == allowed or len(left) + len(gone) >= pairs or cancelled():
             return with_left_out(tried.result, left, restart, allowed, cells)
         left.extend(gone)
         if on_event is not None:

@@ -150,7 +150,7 @@ def run_in_environments(
             return Attempt(None, None, [])
 
         try:
-            measured[index] = Measured(record, isolating(attempt, request, forward), dict(digests))
+            measured[index] = Measured(record, isolating(attempt, request, forward, cancel.is_set), dict(digests))
         finally:
             schedule.finished(index)
 

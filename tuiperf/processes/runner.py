@@ -278,7 +278,7 @@ class ProcessRunner:
             assert isinstance(asked, ResolvedRequest)  # isolating asks for copies of the request it was given
             return self._attempt(asked, on_event, cancel, fresh=fresh or again)
 
-        result = isolating(attempt, request, on_event)
+        result = isolating(attempt, request, on_event, lambda: cancel is not None and cancel.is_set())
         assert result is not None  # an attempt in this process always has a result
         if result.crash is not None and on_event is not None:
             on_event(RunFailed(result.error or result.crash.how, WorkerCrashed.title, result))
