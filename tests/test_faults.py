@@ -261,12 +261,21 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "TUIPERF_HANG_MARKER": str(marker)},
+        env={**os.environ, "TUIPERF_HANG_MARKER": str(marker), "PYTHONFAULTHANDLER": "1"},
+        # As a terminal's Ctrl-C reaches it: a child inherits an ignored SIGINT, and some test before
+        # this one in the same pytest worker may leave SIGINT and SIGQUIT ignored (seen: SigIgn 0x1006).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     wait_for_hang(cli, marker)
     started = time.monotonic()
     cli.send_signal(signal.SIGINT)
-    stdout, stderr = cli.communicate(timeout=60)
+    try:
+        stdout, stderr = cli.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # where it is stuck: faulthandler prints every thread on SIGABRT
+        masks = [line for line in Path(f"/proc/{cli.pid}/status").read_text().splitlines() if line.startswith("Sig")]
+        cli.send_signal(signal.SIGABRT)
+        stdout, stderr = cli.communicate(timeout=30)
+        raise AssertionError(f"the CLI did not end within 60 s of its Ctrl-C ({masks}):\n{stderr[-6000:]}") from None
     assert cli.returncode == 130, stderr
     assert time.monotonic() - started < 15
     assert "PARTIAL RESULT" in stdout and "ok" in stdout
