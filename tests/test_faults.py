@@ -196,6 +196,14 @@ sys.exit(main(["run", "faults", "--scenarios", sys.argv[1], "--set", "hang_after
 """
 
 
+# `python -m tuiperf` with Ctrl-C as a terminal delivers it: a child inherits an ignored SIGINT, and
+# an earlier test in the same pytest worker may leave SIGINT and SIGQUIT ignored (seen: SigIgn 0x1006).
+WITH_A_TERMINALS_SIGINT = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('tuiperf', run_name='__main__', alter_sys=True)"
+)
+
+
 def wait_for_hang(cli: subprocess.Popen, marker: Path) -> None:
     deadline = time.monotonic() + 240
     while not marker.exists():
@@ -240,8 +248,8 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
     cli = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "tuiperf",
+            "-c",
+            WITH_A_TERMINALS_SIGINT,
             "run",
             "faults",
             "--scenarios",
@@ -262,9 +270,6 @@ def test_ctrl_c_stops_a_hung_cli_run_and_prints_what_was_measured(fixture_dir, t
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "TUIPERF_HANG_MARKER": str(marker), "PYTHONFAULTHANDLER": "1"},
-        # As a terminal's Ctrl-C reaches it: a child inherits an ignored SIGINT, and some test before
-        # this one in the same pytest worker may leave SIGINT and SIGQUIT ignored (seen: SigIgn 0x1006).
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     wait_for_hang(cli, marker)
     started = time.monotonic()
