@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
-from typing import Any
 
 from tuiperf.contract.options import stored
 from tuiperf.measuring.context import Outcomes, RunContext
@@ -14,7 +13,7 @@ from tuiperf.measuring.timing import harness_overhead_ns
 from tuiperf.measuring.xla_costs import process_memory
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Calibration, DeviceInfo, RunResult, ScenarioRef
+from tuiperf.results.model import Calibration, DeviceInfo, RunResult, Scalar, ScenarioRef
 
 # JAX's dispatch-mode switch is a CPU setting: an accelerator's calls are always asynchronous.
 ASYNC_ON_ACCELERATORS = (
@@ -23,7 +22,7 @@ ASYNC_ON_ACCELERATORS = (
 )
 
 
-def header(ctx: RunContext, params: dict[str, Any], resolution: float | None, *, with_env: bool = True) -> RunHeader:
+def header(ctx: RunContext, params: dict[str, Scalar], resolution: float | None, *, with_env: bool = True) -> RunHeader:
     scenario, device = ctx.resolved.scenario, ctx.device
     measured_env = with_env and resolution is not None
     return RunHeader(

@@ -26,7 +26,7 @@ from tuiperf.measuring.env import dispatch_mode
 from tuiperf.measuring.lockstep import ALONE, Lockstep
 from tuiperf.measuring.resolve import Resolved, resolve
 from tuiperf.measuring.sampler import Cancel
-from tuiperf.results.model import Equivalence, VariantResult
+from tuiperf.results.model import Equivalence, Scalar, VariantResult
 from tuiperf.results.outputs import OutputDigest
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class Point:
     """Which pass of the run: its parameter values, its index (the gates' point), its sweep value,
     its part of the progress bar; ``anchor``: a sweep's first point measured again (medians only)."""
 
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     index: int = 0
     value: Any = None
     span: tuple[float, float] = (0.0, 1.0)

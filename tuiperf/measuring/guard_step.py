@@ -11,10 +11,10 @@ from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.context import Outcomes, RunContext
 from tuiperf.measuring.guard import Costs, Subject, check, describe, digest
 from tuiperf.measuring.prepare import Prepared
-from tuiperf.results.model import Equivalence, Mismatch
+from tuiperf.results.model import Equivalence, Mismatch, Scalar
 
 
-def guard(ctx: RunContext, params: dict[str, Any], prepared: list[Prepared], found: Outcomes) -> None:
+def guard(ctx: RunContext, params: dict[str, Scalar], prepared: list[Prepared], found: Outcomes) -> None:
     scenario = ctx.resolved.scenario
     ctx.emit(PhaseChanged("guard", None, "checking that equivalent variants compute the same thing"))
     checked = [p for p in prepared if scenario.variants[p.name].same_as_default and found.results[p.name].ok]

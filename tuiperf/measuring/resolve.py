@@ -16,26 +16,27 @@ from tuiperf.common.errors import DeviceError, ParamError, ScenarioError
 from tuiperf.contract.request import RunRequest
 from tuiperf.measuring.env import pick_device, run_devices
 from tuiperf.measuring.loading import BrokenScenarioError, load_catalog, load_file
+from tuiperf.results.model import Scalar
 
 
 @dataclass
 class Resolved:
     scenario: Scenario
-    params: dict[str, Any]
+    params: dict[str, Scalar]
     names: list[str]  # variants to run, in declaration order
     device: Any  # a jax Device
     # Each swept parameter with its typed values: one for a sweep, two for a grid, none for one pass.
     axes: list[tuple[str, list[Any]]] = field(default_factory=list)
 
-    def points(self) -> list[dict[str, Any]]:
+    def points(self) -> list[dict[str, Scalar]]:
         """The swept parameters' values of every point, a grid row by row (its last parameter fastest)."""
-        cells: list[dict[str, Any]] = [{}]
+        cells: list[dict[str, Scalar]] = [{}]
         for parameter, values in self.axes:
             cells = [{**cell, parameter: value} for cell in cells for value in values]
         return cells if self.axes else []
 
 
-def point_label(swept: dict[str, Any]) -> str:
+def point_label(swept: dict[str, Scalar]) -> str:
     """``n_args=4`` or ``n_args=4, size=64``: a point of a sweep or grid, as messages name it."""
     return ", ".join(f"{name}={value}" for name, value in swept.items())
 
@@ -67,7 +68,7 @@ def resolve(request: RunRequest) -> Resolved:
     return Resolved(scenario, params, names, device, axes)
 
 
-def axis(scenario: Scenario, params: dict[str, Any], sweep: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+def axis(scenario: Scenario, params: dict[str, Scalar], sweep: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
     """One swept parameter's typed values, each checked with the other parameters."""
     parameter, raw_values = sweep
     if parameter not in scenario.params:
@@ -94,7 +95,7 @@ def load_scenario(request: RunRequest) -> Scenario:
     return scenario
 
 
-def check_together(scenario: Scenario, params: dict[str, Any]) -> None:
+def check_together(scenario: Scenario, params: dict[str, Scalar]) -> None:
     """Run the scenario's own check of values that depend on each other."""
     if scenario.check_fn is None:
         return

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
 
 from tuiperf.api.devices import use_devices
 from tuiperf.common.errors import TuiperfError
@@ -30,7 +29,7 @@ from tuiperf.measuring.sampler import Target
 from tuiperf.measuring.sampling import Compiles, Sampled, sample_watched
 from tuiperf.measuring.timing import timer_resolution_ns
 from tuiperf.results import document
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import RunResult, Scalar
 
 
 class Held:
@@ -64,7 +63,7 @@ class SweepPoint:
     label: str = ""  # n_args=4, or a grid's n_args=4, size=64
 
 
-def sweep_point(resolved: Resolved, swept: dict[str, Any], index: int = 0, count: int = 1) -> Point:
+def sweep_point(resolved: Resolved, swept: dict[str, Scalar], index: int = 0, count: int = 1) -> Point:
     """The pass of one point of a sweep or grid (its value: the swept value, or a grid cell's label)."""
     value = next(iter(swept.values())) if len(swept) == 1 else point_label(swept)
     return Point({**resolved.params, **swept}, index, value, (index / count, (index + 1) / count))
