@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tuiperf.common import lifeline
 from tuiperf.contract.catalog import decode, encode
 from tuiperf.contract.events import SamplesAdded
 from tuiperf.contract.options import RunSettings
@@ -324,15 +325,6 @@ def test_a_cancel_the_measuring_process_does_not_answer_is_stored_as_a_cancel(fi
     assert not any("crash" in w for w in result.warnings), result.warnings
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting for init counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
 @pytest.mark.slow
 def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, monkeypatch):
     markers = tmp_path / "markers"
@@ -351,13 +343,13 @@ def test_what_a_scenario_forks_is_stopped_with_its_measuring_process(tmp_path, m
         while len(list(markers.glob("*.pid"))) < 2 and time.monotonic() < deadline:  # the loader's, the run's
             time.sleep(0.05)
         forked = [int(p.stem) for p in markers.glob("*.pid")]
-        assert len(forked) == 2 and all(_running(pid) for pid in forked)
+        assert len(forked) == 2 and all(lifeline.running(pid) for pid in forked)
     finally:
         runner.close()
     deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in forked) and time.monotonic() < deadline:
+    while any(lifeline.running(pid) for pid in forked) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_running(pid) for pid in forked)
+    assert not any(lifeline.running(pid) for pid in forked)
 
 
 @pytest.mark.slow

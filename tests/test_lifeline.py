@@ -18,27 +18,20 @@ from pathlib import Path
 
 import pytest
 
+from tuiperf.common import lifeline
+
 pytestmark = pytest.mark.slow
 
 DAEMONS = Path(__file__).parent / "fixtures" / "daemons"
 GONE_WITHIN_S = 10.0
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting for init to reap it counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
 def _still_running(pids: list[int]) -> list[int]:
     """Those of ``pids`` still running after GONE_WITHIN_S (none, as soon as none is)."""
     deadline = time.monotonic() + GONE_WITHIN_S
-    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(lifeline.running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [pid for pid in pids if _running(pid)]
+    return [pid for pid in pids if lifeline.running(pid)]
 
 
 def _started(markers: Path) -> list[int]:
@@ -56,7 +49,7 @@ def markers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         yield folder
     finally:
         for pid in _started(folder):
-            if _running(pid):
+            if lifeline.running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
@@ -127,7 +120,7 @@ def test_a_process_outlives_the_thread_that_started_it_and_dies_with_its_sigkill
             pytest.fail(f"the parent did not get its process going: {err.decode()[-2000:]}")
         child = int(line)
         daemons = _started(markers)
-        assert _running(child) and len(daemons) == 1 and _running(daemons[0])
+        assert lifeline.running(child) and len(daemons) == 1 and lifeline.running(daemons[0])
         parent.kill()  # SIGKILL: the parent has no chance to stop anything
         parent.wait(10)
         assert _still_running([child, *daemons]) == []
@@ -146,7 +139,7 @@ def test_a_sigterm_to_a_loader_process_takes_its_daemon_along_and_it_still_dies_
     try:
         child.request(DescribeFile(str(DAEMONS / "daemon.py")), timeout_s=240)
         daemons = _started(markers)
-        assert len(daemons) == 1 and _running(daemons[0])
+        assert len(daemons) == 1 and lifeline.running(daemons[0])
         child.process.send_signal(signal.SIGTERM)
         assert child.process.wait(30) == -signal.SIGTERM  # as the parent tells a process stopped so
         assert _still_running(daemons) == []

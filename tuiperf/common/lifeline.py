@@ -207,7 +207,7 @@ def wait_for_end(pid: int) -> None:
     try:
         descriptor = os.pidfd_open(pid)
     except (AttributeError, OSError):  # not Linux, an old kernel, or already gone
-        while _exists(pid):
+        while running(pid):
             time.sleep(POLL_S)
         return
     try:
@@ -216,7 +216,16 @@ def wait_for_end(pid: int) -> None:
         os.close(descriptor)
 
 
-def _exists(pid: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process: a zombie (ended, its status not yet collected) is not; where
+    there is no /proc, whether the pid exists at all."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here
+        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
