@@ -335,9 +335,12 @@ def _point(shown: RunResult, level: str) -> list[str]:
             for m in eq.mismatches
         ]
     elif eq.checked:
-        lines += [
-            f"{len(eq.checked)} variants compute the same outputs, FLOPs and parameter counts as {_code(eq.reference)}."
-        ]
+        # a program with a loop has its FLOPs set aside by the guard (results.model.Program.counts_work)
+        looped = any(not v.program.counts_work for v in shown.variants if v.name in eq.checked)
+        same = (
+            "outputs and parameter counts" if looped else "outputs, FLOPs and parameter counts"
+        )  # a loop's FLOPs: not compared
+        lines += [f"{len(eq.checked)} variants compute the same {same} as {_code(eq.reference)}."]
     else:
         lines += ["Not checked (fewer than two equivalent variants measured)."]
     lines += [f"- {_cell(note)} (a note: the values agree)" for note in eq.notes]
