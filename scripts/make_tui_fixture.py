@@ -45,7 +45,7 @@ def main() -> None:
         run.scenario.path = str(Path(run.scenario.path).relative_to(ROOT))
     fixture = {
         "catalog": msgspec.to_builtins(catalog),
-        "devices": runner.devices(),
+        "devices": msgspec.to_builtins(runner.devices()),
         "result": msgspec.to_builtins(result),
         "sweep": msgspec.to_builtins(sweep),
     }

@@ -24,7 +24,7 @@ def worker(fixture_dir):
 def test_catalog_devices_and_a_run(worker):
     catalog = worker.catalog()
     assert {"tiny", "unfair", "dispatch-floor"} <= {s.id for s in catalog.scenarios}
-    assert worker.devices()[0]["id"] == "cpu:0"
+    assert worker.devices()[0].id == "cpu:0"
     doc = worker.run(
         RunRequest(
             scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=20, dispatch="sync", profile=False)

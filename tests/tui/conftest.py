@@ -38,7 +38,7 @@ def saved() -> dict[str, Any]:
     import msgspec
 
     from tuiperf.contract.catalog import Catalog
-    from tuiperf.results.model import RunResult
+    from tuiperf.results.model import DeviceInfo, RunResult
 
     raw = json.loads(FIXTURE.read_text())
     return {
@@ -46,6 +46,7 @@ def saved() -> dict[str, Any]:
         "catalog": msgspec.convert(raw["catalog"], Catalog),
         "result": msgspec.convert(raw["result"], RunResult),
         "sweep": msgspec.convert(raw["sweep"], RunResult),
+        "devices": msgspec.convert(raw["devices"], list[DeviceInfo]),
     }
 
 

@@ -16,6 +16,7 @@ import pytest
 from tui_helpers import HAS_CAIRO, FakeRunner, ready, record_notifications, run_to_end, sync, wait_until
 
 from tuiperf.common.errors import WorkerCrashed
+from tuiperf.results.model import DeviceInfo
 from tuiperf.tui.app import TuiperfApp
 from tuiperf.tui.formatting import format_ns
 
@@ -51,7 +52,9 @@ def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
             def catalog(self, dirs=None):
                 from tuiperf.contract.catalog import Catalog
                 return Catalog()
-            def devices(self): return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
+            def devices(self):
+                from tuiperf.results.model import DeviceInfo
+                return [DeviceInfo("cpu:0", "cpu", "cpu", 0)]
             def run(self, *a, **k): raise RuntimeError
             def close(self): pass
         FirstFrame(Stub()).run(headless=True, size=(80, 24))
@@ -522,7 +525,7 @@ async def test_a_scenario_chosen_from_the_cached_list_before_the_panels_gets_its
         assert main.setup.form.raw_values()["size"] == "12"
         runner.release.set()  # the loader's answer brings the devices
         await wait_until(pilot, lambda: main.devices, what="devices")
-        assert main.setup.options.device == saved["devices"][0]["id"]
+        assert main.setup.options.device == saved["devices"][0].id
 
 
 @sync
@@ -658,7 +661,7 @@ async def test_a_catalog_reload_that_changes_nothing_rebuilds_nothing(saved, sce
         main.setup.set_catalog(same, copy.deepcopy(main.devices))
         assert rebuilds == [] and device_sets == []
         changed = msgspec.structs.replace(same, broken=[])
-        main.setup.set_catalog(changed, [*main.devices, {"id": "gpu:0", "kind": "gpu", "platform": "gpu", "index": 0}])
+        main.setup.set_catalog(changed, [*main.devices, DeviceInfo("gpu:0", "gpu", "gpu", 0)])
         assert len(rebuilds) == 1 and [value for _, value in device_sets[0]] == ["cpu:0", "gpu:0"]
 
 

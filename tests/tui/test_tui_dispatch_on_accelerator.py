@@ -7,9 +7,10 @@ import copy
 
 from tui_helpers import FakeRunner, ready, sync
 
+from tuiperf.results.model import DeviceInfo
 from tuiperf.tui.app import TuiperfApp
 
-GPU = {"id": "cuda:0", "platform": "gpu", "kind": "NVIDIA H100 80GB HBM3", "index": 0}
+GPU = DeviceInfo("cuda:0", "gpu", "NVIDIA H100 80GB HBM3", 0)
 
 
 @sync

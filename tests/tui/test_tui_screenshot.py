@@ -121,4 +121,4 @@ def test_a_device_named_by_its_platform_is_run_on(saved, scenario_dirs, tmp_path
     listed = runner.devices()
     out = tmp_path / "tiny.svg"
     take_screenshot(runner, "tiny-sin", out, {"size": "16"}, scenario_dirs=scenario_dirs, device="cpu", timeout_s=20)
-    assert [r.device for r in runner.requests] in (["cpu"], [listed[0]["id"]])
+    assert [r.device for r in runner.requests] in (["cpu"], [listed[0].id])

@@ -57,10 +57,14 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
     devices = list_devices()
     if args.json:
-        print(json.dumps(devices, indent=1))
+        print(
+            json.dumps(
+                [{"id": d.id, "platform": d.platform, "kind": d.kind, "index": d.index} for d in devices], indent=1
+            )
+        )
     else:
         for d in devices:
-            print(f"{d['id']:10} {d['kind']}")
+            print(f"{d.id:10} {d.kind}")
     return 0
 
 

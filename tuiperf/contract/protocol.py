@@ -17,7 +17,7 @@ from tuiperf.contract.catalog import LoadError, ScenarioEntry
 from tuiperf.contract.cluster import ClusterMember
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import DeviceInfo, RunResult
 from tuiperf.results.outputs import OutputDigest
 
 # The device allocator settings a measuring process is started with (see processes.environment) and
@@ -92,7 +92,7 @@ class Described(Reply, frozen=True):
 
 
 class DeviceList(Reply, frozen=True):
-    devices: list[dict[str, str | int]]  # {"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}
+    devices: list[DeviceInfo]
 
 
 class Size(Reply, frozen=True):

@@ -22,7 +22,7 @@ from tuiperf.contract import options
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.options import RunSettings
-from tuiperf.results.model import RunResult, Scalar
+from tuiperf.results.model import DeviceInfo, RunResult, Scalar
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ class Runner(Protocol):
     def cached_catalog(self, scenario_dirs: list[str] | None = None) -> Catalog | None:
         """The last catalog of these folders if no file changed since (instant; None when unknown)."""
 
-    def devices(self) -> list[dict[str, Any]]:
-        """Every JAX device: ``{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}``."""
+    def devices(self) -> list[DeviceInfo]:
+        """Every JAX device (``cpu:0``, platform ``cpu``, its kind, its index)."""
 
     def run(
         self,

@@ -13,7 +13,7 @@ from tuiperf.measuring.timing import harness_overhead_ns
 from tuiperf.measuring.xla_costs import process_memory
 from tuiperf.results import document
 from tuiperf.results.document import RunHeader
-from tuiperf.results.model import Calibration, DeviceInfo, RunResult, Scalar, ScenarioRef
+from tuiperf.results.model import Calibration, RunResult, Scalar, ScenarioRef
 
 # JAX's dispatch-mode switch is a CPU setting: an accelerator's calls are always asynchronous.
 ASYNC_ON_ACCELERATORS = (
@@ -30,7 +30,7 @@ def header(ctx: RunContext, params: dict[str, Scalar], resolution: float | None,
             id=scenario.id, title=scenario.title, path=scenario.path, source_sha256=scenario.source_sha256 or None
         ),
         params=params,
-        device=DeviceInfo(**describe_device(device, all_devices().index(device)), count=len(ctx.devices())),
+        device=describe_device(device, all_devices().index(device), count=len(ctx.devices())),
         options=stored(ctx.settings, ctx.resolved.names, dispatch=ctx.dispatch, baseline=baseline(ctx)),
         env=environment(device, resolution) if measured_env else None,
         calibration=(

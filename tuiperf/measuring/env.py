@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tuiperf.common.devices import chosen_index
 from tuiperf.common.errors import DeviceError
 from tuiperf.contract.protocol import ALLOCATOR_VARIABLES
+from tuiperf.results.model import DeviceInfo
 
 if TYPE_CHECKING:
     from tuiperf.results.model import Environment
@@ -98,11 +99,11 @@ def run_devices(device: Any) -> list[Any]:
     return [device, *(d for d in all_devices() if d.platform == device.platform and d != device)]
 
 
-def describe_device(device: Any, index: int) -> dict[str, Any]:
-    return {"id": device_id(device), "platform": device.platform, "kind": device.device_kind, "index": index}
+def describe_device(device: Any, index: int, count: int = 1) -> DeviceInfo:
+    return DeviceInfo(device_id(device), device.platform, device.device_kind, index, count)
 
 
-def list_devices() -> list[dict[str, Any]]:
+def list_devices() -> list[DeviceInfo]:
     return [describe_device(d, i) for i, d in enumerate(all_devices())]
 
 

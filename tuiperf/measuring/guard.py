@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tuiperf.results.model import loop_words
 from tuiperf.results.outputs import (
@@ -66,13 +67,17 @@ class Findings:
     notes: list[str]  # the same result by different programs (FLOPs differ, values agree)
 
 
-def _leaves(output: Any, keyed: bool) -> dict[str, Any] | list[Any]:
-    """Leaves in order, or by key path ``params/w`` (so ``{"params/w": ...}`` and ``{"params": {"w": ...}}``
-    name the same leaf)."""
+def _leaves_in_order(output: Any) -> list[ArrayLike]:
     import jax
 
-    if not keyed:
-        return jax.tree.leaves(output)
+    return jax.tree.leaves(output)
+
+
+def _leaves_by_key(output: Any) -> dict[str, ArrayLike]:
+    """Leaves by key path ``params/w`` (so ``{"params/w": ...}`` and ``{"params": {"w": ...}}`` name the
+    same leaf)."""
+    import jax
+
     flat, _ = jax.tree_util.tree_flatten_with_path(output)
     return {"/".join(_key_name(k) for k in path): leaf for path, leaf in flat}
 
@@ -156,8 +161,8 @@ def _compare_outputs(
     ref_out: Any, out: Any, reference: Subject, other: Subject, rtol: float, mismatch: Callable[[str, str], None]
 ) -> None:
     keyed = reference.compare is not None or other.compare is not None
-    ref_leaves, leaves = _leaves(ref_out, keyed), _leaves(out, keyed)
-    if isinstance(ref_leaves, dict) and isinstance(leaves, dict):
+    if keyed:
+        ref_leaves, leaves = _leaves_by_key(ref_out), _leaves_by_key(out)
         missing, extra = sorted(set(ref_leaves) - set(leaves)), sorted(set(leaves) - set(ref_leaves))
         if missing or extra:
             parts = [
@@ -169,12 +174,12 @@ def _compare_outputs(
         names = sorted(ref_leaves)
         pairs = [(leaves[k], ref_leaves[k]) for k in names]
     else:
-        assert isinstance(ref_leaves, list) and isinstance(leaves, list)
-        if len(leaves) != len(ref_leaves):
-            mismatch("output structure", f"{len(leaves)} output leaves vs {len(ref_leaves)}")
+        ref_in_order, in_order = _leaves_in_order(ref_out), _leaves_in_order(out)
+        if len(in_order) != len(ref_in_order):
+            mismatch("output structure", f"{len(in_order)} output leaves vs {len(ref_in_order)}")
             return
-        names = [f"leaf {i}" for i in range(len(leaves))]
-        pairs = list(zip(leaves, ref_leaves))
+        names = [f"leaf {i}" for i in range(len(in_order))]
+        pairs = list(zip(in_order, ref_in_order))
     shapes = [tuple(np.shape(a)) for a, _ in pairs]
     ref_shapes = [tuple(np.shape(b)) for _, b in pairs]
     differing = [i for i, (a, b) in enumerate(zip(shapes, ref_shapes)) if a != b]
@@ -331,8 +336,7 @@ def _si(value: float, unit: str = "FLOP") -> str:
 def digest(subject: Subject, rtol: float) -> OutputDigest:
     """``subject``'s output (projected by its ``compare=``) as host leaves by key path, to be compared
     with the same variant's output in another Python environment (:mod:`tuiperf.results.outputs`)."""
-    leaves = _leaves(_project(subject), keyed=True)
-    assert isinstance(leaves, dict)
+    leaves = _leaves_by_key(_project(subject))
     total = sum(int(np.prod(np.shape(leaf))) for leaf in leaves.values())
     carried = {}
     for key, leaf in leaves.items():

@@ -9,13 +9,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tuiperf.contract import options
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.events import Event
 from tuiperf.contract.request import RunRequest
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import DeviceInfo, RunResult
 
 if TYPE_CHECKING:
     from tuiperf.measuring.context import Hooks
@@ -63,7 +63,7 @@ class InProcessRunner:
 
         return load_catalog(scenario_dirs if scenario_dirs is not None else self.scenario_dirs).describe()
 
-    def devices(self) -> list[dict[str, Any]]:
+    def devices(self) -> list[DeviceInfo]:
         from tuiperf.measuring.env import list_devices
 
         return list_devices()

@@ -26,7 +26,6 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tuiperf.catalog.folders import file_sha256
 from tuiperf.common.errors import ScenarioError, UnknownScenario, WorkerCrashed
@@ -38,7 +37,7 @@ from tuiperf.contract.request import ResolvedRequest, RunRequest
 from tuiperf.processes.isolation import Attempt, isolating
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.processes.tracking import StreamTracker
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import DeviceInfo, RunResult
 
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
 # busy VM), but it grows a little each run in the libraries' keeping, which clear_caches() does not
@@ -72,7 +71,7 @@ class ProcessRunner:
         self._measuring: MeasuringProcess | None = None
         self._spare: MeasuringProcess | None = None
         self._loader: MeasuringProcess | None = None
-        self._devices: list[dict[str, Any]] | None = None
+        self._devices: list[DeviceInfo] | None = None
         self._lock = threading.Lock()
         self._catalogs: dict[tuple[str, ...], Catalog] = {}
 
@@ -174,7 +173,7 @@ class ProcessRunner:
             self._loader.kill()
         self._loader = None
 
-    def devices(self) -> list[dict[str, Any]]:
+    def devices(self) -> list[DeviceInfo]:
         """Every JAX device, listed once by a short-lived process: the loader sees only the CPU, and a
         measuring process must not open its backends before its first run fixes the dispatch mode."""
         with self._lock:

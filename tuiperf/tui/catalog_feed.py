@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tuiperf.common.errors import TuiperfError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import Runner
+from tuiperf.results.model import DeviceInfo
 
 if TYPE_CHECKING:
     from tuiperf.contract.environments import PythonEnv
 
 FIRST_PAINT_WAIT_S = 2.0  # a cached list is refreshed once painted, or after this long at the latest
 
-Devices = list[dict[str, Any]]
+Devices = list[DeviceInfo]
 
 
 class CatalogFeed:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from tuiperf.contract.catalog import Catalog
+from tuiperf.results.model import DeviceInfo
 from tuiperf.tui.controller import RunNews, RunUpdated
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 @dataclass
 class CatalogLoaded(Message):
     catalog: Catalog
-    devices: list[dict[str, Any]] | None  # None: unchanged (a reload, or the cached list before JAX starts)
+    devices: list[DeviceInfo] | None  # None: unchanged (a reload, or the cached list before JAX starts)
     generation: int = 0  # which reload this answers: an older one arriving late is dropped
 
 

@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Input, Tabs
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog
 from tuiperf.contract.request import RunRequest
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import DeviceInfo, RunResult
 from tuiperf.tui import catalog_feed
 from tuiperf.tui.catalog_feed import CatalogFeed
 from tuiperf.tui.commands import bindings
@@ -64,7 +64,7 @@ class MainScreen(MainCommands):
         super().__init__()
         self.shell = shell  # the runner, launch options and error handler every screen shares
         self.catalog: Catalog | None = None
-        self.devices: list[dict[str, Any]] = []
+        self.devices: list[DeviceInfo] = []
         self.shown_at = 0.0  # when a result was last shown (time.monotonic): its plots are drawn after it
         self.blocked_reason: str | None = None  # why the last run asked for could not start
         self.panels_ready = False  # the form, run options and results panels are mounted (see _build_panels)

@@ -23,6 +23,7 @@ from tuiperf.contract import options
 from tuiperf.contract.catalog import VariantEntry
 from tuiperf.contract.environments import CURRENT, PythonEnv
 from tuiperf.contract.options import Declared, RunSettings
+from tuiperf.results.model import DeviceInfo
 from tuiperf.tui.shown import RunPhase
 from tuiperf.tui.widgets.checklist import Checklist
 from tuiperf.tui.widgets.toggle import Toggle
@@ -158,15 +159,13 @@ class RunOptionsForm(Vertical):
         for name in names:
             self.variants_list.select(name)
 
-    def set_devices(self, devices: list[dict[str, Any]]) -> None:
+    def set_devices(self, devices: list[DeviceInfo]) -> None:
         select = self.device_select
-        options = [(Text(one_line(f"{d['id']}  {d.get('kind', '')}".rstrip())), d["id"]) for d in devices] or [
-            (Text("cpu:0"), "cpu:0")
-        ]
+        options = [(Text(one_line(f"{d.id}  {d.kind}".rstrip())), d.id) for d in devices] or [(Text("cpu:0"), "cpu:0")]
         if options == self._device_options:
             return  # the same devices (each catalog reload reports them): no restyle and relayout
         self._device_options = options
-        self._platforms = {d["id"]: str(d.get("platform", "")) for d in devices}
+        self._platforms = {d.id: d.platform for d in devices}
         current = select.value
         select.set_options(options)
         ids = [o[1] for o in options]

@@ -18,6 +18,7 @@ from textual.widgets import Label
 from tuiperf.common.errors import ParamError
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
 from tuiperf.contract.request import RunRequest
+from tuiperf.results.model import DeviceInfo
 from tuiperf.tui.controller import planned_variants, run_header
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.widgets.scenario_list import ScenarioList
@@ -50,7 +51,7 @@ class SetupPanel(Vertical):
         self._pending: LaunchOptions | None = None  # launch values for the scenario to select first
         self.has_details = False  # the description, form and run options are mounted
         self._early_choice: ScenarioList.Chosen | None = None  # chosen before they were
-        self._early_devices: list[dict[str, Any]] | None = None
+        self._early_devices: list[DeviceInfo] | None = None
         self._early_environments: list[PythonEnv] | None = None
         self._launch_environments: list[str] | None = None  # the launch's choice, ticked when the list comes
         self.scenario_list, self._details = ScenarioList(id="scenarios"), VerticalScroll(id="setup")
@@ -103,7 +104,7 @@ class SetupPanel(Vertical):
         return self._options
 
     # -- catalog and launch options --------------------------------------------------------------
-    def set_catalog(self, catalog: Catalog, devices: list[dict[str, Any]] | None, select: str | None = None) -> None:
+    def set_catalog(self, catalog: Catalog, devices: list[DeviceInfo] | None, select: str | None = None) -> None:
         if devices is not None and not self.has_details:
             self._early_devices = devices
         elif devices is not None:
