@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results import evidence, remedies
+from tuiperf.results import evidence, ops, remedies
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -172,6 +172,7 @@ def verdict(
             return f"{opening}: no breakdown of both; the evidence that differs is {found}{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
     cause = _cause(split, slow, fast, result.scenario.path or None)
+    cause = ops.in_compute(cause, split, slow, fast)
     if cause is None:
         why = "a breakdown involved is not reliable" if not split.reliable else "no stage explains it beyond noise"
         wide = [s for s in split.stages if split.reliable and s.ci95_ns is not None and split.wider_than_gap(s)]

@@ -1,0 +1,91 @@
+"""The operations step of a pass, after sampling and the breakdown: a profiler trace of a few batches of
+calls of each variant, read into its operations table (:mod:`tuiperf.results.ops`).
+
+The sampled figures are final before it starts (the pass's ``Sampled`` is built, and the breakdown's
+paths are timed): the traced calls are never samples. Each call is marked on the host
+(``tuiperf_call``) and waited for, so every operation event falls inside its call's window.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tuiperf.results import hlo
+from tuiperf.results.device_activity import CALL_MARKER, load_trace
+from tuiperf.results.model import Operations
+from tuiperf.results.op_trace import calls_of
+from tuiperf.results.ops import table
+
+TRACED_S = 0.1  # traced calls' time per variant (the cost of the step, besides the profiler's start and stop)
+MIN_CALLS, MAX_CALLS = 5, 100
+MAX_EVENTS = 60_000  # operation events per variant's trace: a long loop's body runs once per step
+BATCHES = 5
+
+
+@dataclass(frozen=True)
+class OpsTarget:
+    """What the step traces for one variant: its call, how to wait for it, its programs' HLO texts,
+    the compute stage its rows must add up to, and the user's file the source lines are in."""
+
+    fn: Any
+    args: tuple[Any, ...]
+    block: Any
+    hlo_texts: tuple[str, ...]
+    compute_ns: float | None
+
+
+def _options() -> dict[str, Any]:
+    """No Python tracer (its events are not wanted, and it slows the host between the calls)."""
+    import jax
+
+    try:
+        options = jax.profiler.ProfileOptions()
+        options.python_tracer_level = 0
+    except Exception:  # noqa: BLE001 - an older jax without profiler options traces with its defaults
+        return {}
+    return {"profiler_options": options}
+
+
+def calls_for(median_ns: float, events_per_call: int) -> int:
+    """Traced calls: about :data:`TRACED_S` of them, at least one per batch, within the event cap."""
+    by_time = int(TRACED_S * 1e9 / max(median_ns, 1.0))
+    by_events = MAX_EVENTS // max(1, events_per_call)
+    return max(min(MIN_CALLS, max(1, by_events)), min(MAX_CALLS, by_time, by_events))
+
+
+def operations(target: OpsTarget, median_ns: float, user_file: str) -> Operations:
+    """``target``'s operations table from a trace of a few batches of its calls."""
+    import jax
+
+    programs = [hlo.parse(text) for text in target.hlo_texts if text]
+    events = max((hlo.events_per_call(p) for p in programs), default=1)
+    calls = calls_for(median_ns, events)
+    folder = Path(tempfile.mkdtemp(prefix="tuiperf-ops-"))
+    try:
+        with jax.profiler.trace(str(folder), create_perfetto_trace=True, **_options()):
+            for _ in range(calls):
+                with jax.profiler.TraceAnnotation(CALL_MARKER):
+                    target.block(target.fn(*target.args))
+        found = sorted(folder.rglob("perfetto_trace.json*"))
+        if not found:
+            return Operations(note="the profiler wrote no Perfetto trace: no operations table")
+        traced = calls_of(load_trace(found[0]), CALL_MARKER)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    modules: dict[str, float] = {}
+    for call in traced:
+        for (module, _), us in call.self_us.items():
+            modules[module] = modules.get(module, 0.0) + us
+    main = max(modules, key=lambda m: modules[m]) if modules else ""
+    program = next((p for p in programs if p.module == main), None)
+    made = table(traced, program, target.compute_ns, user_file=user_file, batches=BATCHES)
+    if program is None and modules:
+        why = f"the program that ran ({main}) is not the one compiled ahead of time: no shapes or source lines"
+        return msgspec.structs.replace(made, note="; ".join(x for x in (made.note, why) if x))
+    return made
