@@ -256,3 +256,56 @@ def test_a_stored_result_without_an_operations_table_reads_as_untraced():
     assert Program().ops is None
     decoded = msgspec.json.decode(b'{"flops": 1.0}', type=Program)
     assert decoded.ops is None
+
+
+@pytest.mark.slow
+def test_a_real_trace_of_a_tiny_scan_names_its_loop_body_and_the_users_lines():
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.ops_step import OpsTarget, operations
+    from tuiperf.measuring.xla_costs import hlo_of
+
+    def body(c, _):
+        return jnp.sin(c) * 1.01, None  # the loop's body line
+
+    def f(w, x):
+        y = x @ w  # the product's line
+        return jax.lax.scan(body, y, None, length=8)[0]
+
+    jitted = jax.jit(f)
+    w, x = jnp.ones((64, 64)), jnp.ones((32, 64))
+    compiled = jitted.lower(w, x).compile()
+    jax.block_until_ready(jitted(w, x))
+    table = operations(OpsTarget(jitted, (w, x), jax.block_until_ready, (hlo_of(compiled),), None), 50_000.0, __file__)
+    assert table.calls >= 5 and table.batches == 5
+    lines = {row.kind: row for row in table.rows}
+    assert lines["while loop"].detail == "8 steps" and lines["while loop"].calls == 1
+    inside = [row for row in table.rows if row.detail.startswith("inside while")]
+    assert inside and all(row.calls == 8 for row in inside)  # the body runs 8 times a call
+    assert "test_ops.py:" in lines["matrix product"].source
+    assert all(row.ns >= 0 for row in table.rows) and table.traced_ns > 0
+
+
+@pytest.mark.slow
+def test_the_traced_pass_comes_after_sampling_and_the_breakdown_and_leaves_the_samples_untouched(runner):
+    from tuiperf.contract.events import PhaseChanged, SamplesAdded
+    from tuiperf.contract.options import RunSettings
+    from tuiperf.contract.request import RunRequest
+
+    seen: list[object] = []
+    settings = RunSettings(samples=30, budget_s=0.3, dispatch="sync")
+    result = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], settings=settings), on_event=seen.append)
+    phases = [e.phase for e in seen if isinstance(e, PhaseChanged)]
+    assert "ops" in phases
+    ops_at = next(i for i, e in enumerate(seen) if isinstance(e, PhaseChanged) and e.phase == "ops")
+    streamed = [s for e in seen[:ops_at] if isinstance(e, SamplesAdded) for s in e.samples_ns]
+    assert not [e for e in seen[ops_at:] if isinstance(e, SamplesAdded)]  # no sample after the traced pass began
+    assert phases.index("ops") > phases.index("sample") and phases.index("ops") > phases.index("breakdown")
+    (variant,) = result.variants
+    assert variant.sampling.samples_ns == streamed and len(streamed) == 30  # exactly the samples taken before
+    table = variant.program.ops
+    assert table is not None and table.rows and table.compute_ns == variant.breakdown.stages["compute"].ns
+    assert sum(r.ns for r in table.rows) == pytest.approx(table.compute_ns)
+    off = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=5, ops=False)))
+    assert off.variants[0].program.ops is None
