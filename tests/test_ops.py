@@ -166,7 +166,13 @@ def _row(op, kind, ns, shapes="f32[4]", source="m.py:1", detail=""):
 
 
 def _table(*rows, compute=None):
-    return Operations(rows=list(rows), calls=10, batches=5, traced_ns=sum(r.ns for r in rows), compute_ns=compute)
+    return Operations(
+        rows=list(rows),
+        calls=10,
+        batches=5,
+        traced_ns=sum(r.ns for r in rows if r.kind != NOT_ATTRIBUTED),
+        compute_ns=compute,
+    )
 
 
 def test_rows_are_matched_by_line_kind_and_shapes_then_by_kind_and_shapes_across_lines():
@@ -309,3 +315,52 @@ def test_the_traced_pass_comes_after_sampling_and_the_breakdown_and_leaves_the_s
     assert sum(r.ns for r in table.rows) == pytest.approx(table.compute_ns)
     off = runner.run(RunRequest(scenario="tiny", variants=["jax.jit"], settings=RunSettings(samples=5, ops=False)))
     assert off.variants[0].program.ops is None
+
+
+def _unattributed(ns):
+    return OpRow(op="(not attributed)", kind=NOT_ATTRIBUTED, ns=ns)
+
+
+def _traced_result():
+    base = _variant(
+        "eqx",
+        10_000.0,
+        BASE,
+        _table(
+            _row("conv", "convolution", 6_000, "f32[8] × f32[3] → f32[8]", "c.py:1", "3-D, window 3x3x3"),
+            _unattributed(500.0),
+            compute=6_500.0,
+        ),
+    )
+    other = _variant(
+        "linen",
+        10_000.0,
+        BASE,
+        _table(
+            _row("conv.1", "convolution", 5_000, "f32[8] × f32[3,1] → f32[8]", "c.py:2", "1-D, window 3"),
+            _unattributed(1_500.0),
+            compute=6_500.0,
+        ),
+    )
+    return document.run_result(factories.header(), [base, other], duration_s=1.0)
+
+
+def test_the_report_and_the_exports_show_each_table_and_the_operations_against_the_baseline():
+    from rich.console import Console
+
+    from tuiperf.cli.report import render
+    from tuiperf.results.export import export
+
+    result = _traced_result()
+    console = Console(width=200, record=True, highlight=False)
+    console.print(render(result, 200, console))
+    text = console.export_text()
+    assert "operations of eqx: 10 calls traced in 5 batches; the operations hold 6.00 µs of compute's 6.50 µs" in text
+    assert "(not attributed)" in text and "500 ns" in text
+    assert "operations against eqx" in text and "`conv.1` (convolution, 1-D, window 3" in text
+    markdown = export(result, "markdown")
+    assert "Operations inside compute" in markdown and "only in linen" in markdown
+    rows = export(result, "ops-csv").splitlines()
+    assert rows[0].startswith("run,point,variant,operation,kind")
+    assert rows[1].split(",")[2:5] == ["eqx", "conv", "convolution"]
+    assert len(rows) == 1 + 2 * 2  # each variant's operation and its not-attributed row

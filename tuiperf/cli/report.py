@@ -356,7 +356,7 @@ def operations(result: RunResult, width: int, console: Console, where: str = "",
             if v is base or v.program.ops is None or not v.program.ops.rows:
                 continue
             said = differences_words(v.name, v.program.ops, base.name, base.program.ops, top=4)
-            lines.append(Hanging(f"• {one_line(v.name)}: {inert(said or 'the same operations (line, kind, shapes)')}"))
+            lines.append(Hanging(f"• {one_line(v.name)}: {inert(said or 'the same operations (kind, shapes)')}"))
         if lines:
             parts.extend([Text(""), Hanging(f"operations against {one_line(base.name)}", style="bold"), *lines])
     return parts
