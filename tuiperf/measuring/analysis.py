@@ -11,7 +11,7 @@ from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.breakdown_step import breakdowns
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.guard_step import guard
-from tuiperf.measuring.ops_step import OpsTarget, operations
+from tuiperf.measuring.ops_step import OpsTarget, Programs, operations
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.profiling import profile_call
 from tuiperf.measuring.progress import ANALYSE_SHARE, PREPARE_SHARE, SAMPLE_SHARE, PassProgress
@@ -71,7 +71,8 @@ def ops_of(ctx: RunContext, item: Prepared, target: Timed, breakdown: Breakdown 
     ctx.emit(PhaseChanged("ops", item.name, "tracing the program's operations"))
     compute = breakdown.stages.get("compute") if breakdown is not None and breakdown.reliable else None
     compute_ns = compute.ns if compute is not None else None
-    opened = OpsTarget(item.bench.fn, item.bench.args, item.first.block, item.built.hlo, compute_ns)
+    programs = Programs(item.built.hlo, item.bench.jit_fn, item.bench.jit_args)
+    opened = OpsTarget(item.bench.fn, item.bench.args, item.first.block, programs, compute_ns)
     try:
         return operations(opened, float(np.median(target.samples)), ctx.resolved.scenario.path)
     except BaseException as exc:  # noqa: BLE001 - the table is optional; the timing is not

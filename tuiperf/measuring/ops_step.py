@@ -16,11 +16,12 @@ from typing import Any
 
 import msgspec
 
+from tuiperf.measuring.xla_costs import hlo_of
 from tuiperf.results import hlo
 from tuiperf.results.device_activity import CALL_MARKER, load_trace
 from tuiperf.results.model import Operations
 from tuiperf.results.op_trace import calls_of
-from tuiperf.results.ops import table
+from tuiperf.results.ops import table, traced_slower
 
 TRACED_S = 0.1  # traced calls' time per variant (the cost of the step, besides the profiler's start and stop)
 MIN_CALLS, MAX_CALLS = 5, 100
@@ -29,14 +30,33 @@ BATCHES = 5
 
 
 @dataclass(frozen=True)
+class Programs:
+    """The HLO texts known of a variant's programs, and its jit level (compiled again for its HLO only
+    where the program that ran is none of those: a wrapper with no ahead-of-time API)."""
+
+    texts: tuple[str, ...] = ()
+    jit_fn: Any = None
+    jit_args: tuple[Any, ...] | None = None
+
+    def level(self) -> hlo.Program | None:
+        if self.jit_fn is None or self.jit_args is None or not hasattr(self.jit_fn, "lower"):
+            return None
+        try:
+            text = hlo_of(self.jit_fn.lower(*self.jit_args).compile())
+        except Exception:  # noqa: BLE001 - the table goes on without shapes or lines
+            return None
+        return hlo.parse(text) if text else None
+
+
+@dataclass(frozen=True)
 class OpsTarget:
-    """What the step traces for one variant: its call, how to wait for it, its programs' HLO texts,
-    the compute stage its rows must add up to, and the user's file the source lines are in."""
+    """What the step traces for one variant: its call, how to wait for it, its programs' HLO, and the
+    compute stage its rows must add up to."""
 
     fn: Any
     args: tuple[Any, ...]
     block: Any
-    hlo_texts: tuple[str, ...]
+    programs: Programs
     compute_ns: float | None
 
 
@@ -63,7 +83,7 @@ def operations(target: OpsTarget, median_ns: float, user_file: str) -> Operation
     """``target``'s operations table from a trace of a few batches of its calls."""
     import jax
 
-    programs = [hlo.parse(text) for text in target.hlo_texts if text]
+    programs = [hlo.parse(text) for text in target.programs.texts if text]
     events = max((hlo.events_per_call(p) for p in programs), default=1)
     calls = calls_for(median_ns, events)
     folder = Path(tempfile.mkdtemp(prefix="tuiperf-ops-"))
@@ -84,7 +104,9 @@ def operations(target: OpsTarget, median_ns: float, user_file: str) -> Operation
             modules[module] = modules.get(module, 0.0) + us
     main = max(modules, key=lambda m: modules[m]) if modules else ""
     program = next((p for p in programs if p.module == main), None)
-    made = table(traced, program, target.compute_ns, user_file=user_file, batches=BATCHES)
+    if program is None and (level := target.programs.level()) is not None and level.module == main:
+        program = level
+    made = traced_slower(table(traced, program, target.compute_ns, user_file=user_file, batches=BATCHES), median_ns)
     if program is None and modules:
         why = f"the program that ran ({main}) is not the one compiled ahead of time: no shapes or source lines"
         return msgspec.structs.replace(made, note="; ".join(x for x in (made.note, why) if x))

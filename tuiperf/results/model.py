@@ -245,6 +245,7 @@ class Operations(Part, frozen=True):
     traced_ns: float = 0.0  # the operations' time per call, summed
     compute_ns: float | None = None  # the breakdown's compute stage the shares are of
     note: str | None = None  # why there is no table, or what to know reading it
+    call_ns: float | None = None  # the traced calls' median time (the sampled median is the variant's own)
 
     @property
     def operations(self) -> list[OpRow]:

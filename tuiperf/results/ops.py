@@ -70,7 +70,7 @@ def guess_kind(op: str) -> str:
     ):
         if any(word in name for word in words):
             return kind
-    return hlo.ELEMENTWISE if "fusion" in name else hlo.OTHER
+    return hlo.OTHER
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,23 @@ def table(
         rows.append(OpRow(op=NOT_ATTRIBUTED_OP, kind=NOT_ATTRIBUTED, ns=rest, share=rest / whole if whole else None))
     else:
         note = "no compute stage to compare with (no reliable breakdown): shares are of the traced operations' time"
-    return Operations(rows=rows, calls=len(calls), batches=len(cut), traced_ns=traced, compute_ns=compute_ns, note=note)
+    call_ns = statistics.median((c.end_us - c.start_us) * 1e3 for c in calls)
+    counts = {"calls": len(calls), "batches": len(cut)}
+    return Operations(rows=rows, traced_ns=traced, compute_ns=compute_ns, note=note, call_ns=call_ns, **counts)
+
+
+SLOWER_WHEN_TRACED = 1.2  # traced calls slower than the sampled median by more than this: said
+
+
+def traced_slower(table: Operations, median_ns: float) -> Operations:
+    """The table with a note where its traced calls took clearly longer than the sampled ones."""
+    if table.call_ns is None or median_ns <= 0 or table.call_ns <= SLOWER_WHEN_TRACED * median_ns:
+        return table
+    said = (
+        f"the traced calls took {table.call_ns / median_ns:.2g}× the sampled median ({format_ns(table.call_ns)} vs "
+        f"{format_ns(median_ns)}: a busier machine, or the profiler's own cost); the rows are the traced calls' times"
+    )
+    return msgspec.structs.replace(table, note="; ".join(x for x in (table.note, said) if x))
 
 
 def ops_summary(table: Operations) -> str:
@@ -197,13 +213,15 @@ LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("line, kind, shapes", ("source", "kind", "shapes", "detail")),
     ("kind, shapes", ("kind", "shapes", "detail")),
     ("line, kind", ("source", "kind")),
+    ("name", ("op",)),  # only where one program's HLO was not at hand (no shapes to match by)
 )
 
 
 def compare(a: Operations, b: Operations) -> list[Match]:
     """``a``'s and ``b``'s operations matched, largest difference first (the not-attributed rows apart):
     by line, kind, shapes and dimensions; then by kind, shapes and dimensions (another line: variants of
-    one file); then by line and kind (the same line, other shapes)."""
+    one file); then by line and kind (the same line, other shapes); then, where one side's HLO was not at
+    hand, by the instruction's name."""
     left, right = list(a.operations), list(b.operations)
     matches: list[Match] = []
     for how, fields in LEVELS:
@@ -211,7 +229,7 @@ def compare(a: Operations, b: Operations) -> list[Match]:
             key = tuple(getattr(row, f) for f in fields)
             if any(not getattr(row, f) for f in fields if f in ("source", "shapes")):
                 continue  # an operation the HLO does not describe matches nothing by an empty field
-            partner = next((r for r in right if tuple(getattr(r, f) for f in fields) == key), None)
+            partner = next((r for r in right if _matches(r, row, fields, key)), None)
             if partner is not None:
                 matches.append(Match(row, partner, how))
                 left.remove(row)
@@ -219,6 +237,12 @@ def compare(a: Operations, b: Operations) -> list[Match]:
     matches.extend(Match(row, None) for row in left)
     matches.extend(Match(None, row) for row in right)
     return sorted(matches, key=lambda m: -abs(m.difference_ns))
+
+
+def _matches(candidate: OpRow, row: OpRow, fields: tuple[str, ...], key: tuple[object, ...]) -> bool:
+    if tuple(getattr(candidate, f) for f in fields) != key:
+        return False
+    return fields != ("op",) or not (candidate.shapes and row.shapes)  # by name: one side undescribed
 
 
 def differing(matches: Sequence[Match]) -> list[Match]:
