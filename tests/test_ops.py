@@ -380,3 +380,25 @@ def test_an_operation_whose_program_was_not_at_hand_is_matched_by_name_and_slow_
     slow = Operations(rows=described.rows, calls=5, batches=5, call_ns=15_000.0)
     assert "the traced calls took 1.5× the sampled median" in (ops.traced_slower(slow, 10_000.0).note or "")
     assert ops.traced_slower(slow, 14_000.0).note is None
+
+
+def test_where_no_stage_names_a_cause_the_why_still_says_which_operations_only_the_slower_program_runs():
+    copies = _table(
+        _row("conv", "convolution", 900_000, "f32[8] × f32[3] → f32[8]", "m.py:1"),
+        _row("copy.5", "transpose/copy", 630_000, "f32[3136,256] → f32[3136,256]", ""),
+        _row("copy.3", "transpose/copy", 4_000, "f32[3,3,32,64] → f32[3,3,32,64]", ""),
+    )
+    plain = _table(_row("conv", "convolution", 900_000, "f32[8] × f32[3] → f32[8]", "m.py:2"))
+    slow = msgspec.structs.replace(
+        factories.variant("nnx", samples=factories.steady(2_000_000.0)), program=Program(ops=copies)
+    )
+    fast = msgspec.structs.replace(
+        factories.variant("linen", samples=factories.steady(900_000.0)), program=Program(ops=plain)
+    )
+    assert ops.extra_work_words(slow, fast) == (
+        "nnx's program runs operations linen's does not: `copy.5` (transpose/copy, f32[3136,256] → f32[3136,256]), "
+        "630 µs a call and 1 more (634 µs a call in all)"
+    )
+    result = document.run_result(factories.header(), [fast, slow], duration_s=1.0)
+    assert "nnx's program runs operations linen's does not" in verdict(result, "nnx", "linen")
+    assert ops.extra_work_words(fast, slow) is None

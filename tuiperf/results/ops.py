@@ -348,3 +348,21 @@ def program_differences(a: str, a_ops: Operations | None, b: str, b_ops: Operati
     said = "; ".join(match_words(m, a, b) for m in found[:3])
     more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
     return f"operations that differ: {said}{more}"
+
+
+def extra_work_words(slow: VariantResult, fast: VariantResult, share: float = 0.05) -> str | None:
+    """Evidence where no stage split names a cause: the operations that only the slower variant's
+    program runs, where they hold at least ``share`` of its median (None otherwise)."""
+    a, b = slow.program.ops, fast.program.ops
+    stats = slow.sampling.stats
+    if a is None or b is None or not a.rows or not b.rows or stats is None:
+        return None
+    only = [m.a for m in compare(a, b) if m.a is not None and m.b is None]
+    held = sum(row.ns for row in only)
+    if not only or held < share * stats.median_ns:
+        return None
+    more = f" and {len(only) - 1} more ({format_ns(held)} a call in all)" if len(only) > 1 else ""
+    return (
+        f"{slow.name}'s program runs operations {fast.name}'s does not: {row_words(only[0])}, "
+        f"{format_ns(only[0].ns)} a call{more}"
+    )
