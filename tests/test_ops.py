@@ -283,8 +283,8 @@ def test_a_real_trace_of_a_tiny_scan_names_its_loop_body_and_the_users_lines():
     w, x = jnp.ones((64, 64)), jnp.ones((32, 64))
     compiled = jitted.lower(w, x).compile()
     jax.block_until_ready(jitted(w, x))
-    target = OpsTarget(jitted, (w, x), jax.block_until_ready, Programs((hlo_of(compiled),)), None)
-    table = operations(target, 50_000.0, __file__)
+    target = OpsTarget("f", lambda: jax.block_until_ready(jitted(w, x)), Programs((hlo_of(compiled),)), None, 50_000.0)
+    table = operations([target], __file__)["f"]
     assert table.calls >= 5 and table.batches == 5
     lines = {row.kind: row for row in table.rows}
     assert lines["while loop"].detail == "8 steps" and lines["while loop"].calls == 1

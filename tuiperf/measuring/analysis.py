@@ -3,6 +3,9 @@ its Python profile, its result, then the guard (:mod:`~tuiperf.measuring.guard_s
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import msgspec
 import numpy as np
 
@@ -26,6 +29,7 @@ def analyse(
 ) -> None:
     measured = [p for p in prepared if sampled.target(p.name).error is None and sampled.target(p.name).samples]
     broken_down = breakdowns(ctx, measured, sampled, anchor=point.anchor)
+    tables = ops_tables(ctx, measured, sampled, broken_down)
     path = ctx.resolved.scenario.path
     for index, item in enumerate(prepared):
         target = sampled.target(item.name)
@@ -38,7 +42,7 @@ def analyse(
                 notes.append(item.bench.fn.progress_note())
             profile = profile_of(ctx, item, target)
             breakdown = broken_down.get(item.name)
-            program = msgspec.structs.replace(program, ops=ops_of(ctx, item, target, breakdown))
+            program = msgspec.structs.replace(program, ops=tables.get(item.name))
             if built.paths is not None and breakdown is None and target.samples and not ctx.cancel.is_set():
                 notes.append("no overhead breakdown: one of its lower-level paths failed while being timed")
         found.finish(
@@ -60,23 +64,35 @@ def analyse(
     guard(ctx, point.params, prepared, found)
 
 
-def ops_of(ctx: RunContext, item: Prepared, target: Timed, breakdown: Breakdown | None) -> Operations | None:
-    """The variant's operations table, after its samples and breakdown are final (None: not asked for)."""
-    if not ctx.settings.ops or not ctx.settings.profile:  # --no-profile skips both profiles of a call
-        return None
+def ops_tables(
+    ctx: RunContext, measured: list[Prepared], sampled: Sampled, broken_down: dict[str, Breakdown]
+) -> dict[str, Operations]:
+    """Every measured variant's operations table, from one trace made after its samples and breakdown
+    are final (none where the run did not ask for them)."""
+    if not ctx.settings.ops or not ctx.settings.profile or not measured:  # --no-profile skips both profiles
+        return {}
     if ctx.policy.profile_refusal is not None:
-        return Operations(note="not traced: " + ctx.policy.profile_refusal)
-    if ctx.cancel.is_set() or not target.samples:
-        return Operations(note="not traced (the run stopped first)")
-    ctx.emit(PhaseChanged("ops", item.name, "tracing the program's operations"))
-    compute = breakdown.stages.get("compute") if breakdown is not None and breakdown.reliable else None
-    compute_ns = compute.ns if compute is not None else None
-    programs = Programs(item.built.hlo, item.bench.jit_fn, item.bench.jit_args)
-    opened = OpsTarget(item.bench.fn, item.bench.args, item.first.block, programs, compute_ns)
+        return {p.name: Operations(note="not traced: " + ctx.policy.profile_refusal) for p in measured}
+    if ctx.cancel.is_set():
+        return {p.name: Operations(note="not traced (the run stopped first)") for p in measured}
+    ctx.emit(PhaseChanged("ops", None, "tracing the programs' operations"))
+    targets = []
+    for item in measured:
+        breakdown = broken_down.get(item.name)
+        compute = breakdown.stages.get("compute") if breakdown is not None and breakdown.reliable else None
+        programs = Programs(item.built.hlo, item.bench.jit_fn, item.bench.jit_args)
+        median = float(np.median(sampled.target(item.name).samples))
+        call = functools.partial(_call, item.bench.fn, item.bench.args, item.first.block)
+        targets.append(OpsTarget(item.name, call, programs, compute.ns if compute is not None else None, median))
+    path = ctx.resolved.scenario.path
     try:
-        return operations(opened, float(np.median(target.samples)), ctx.resolved.scenario.path)
-    except BaseException as exc:  # noqa: BLE001 - the table is optional; the timing is not
-        return Operations(note=f"no operations table: {describe_exception(exc, ctx.resolved.scenario.path)}")
+        return operations(targets, path)
+    except BaseException as exc:  # noqa: BLE001 - the tables are optional; the timing is not
+        return {p.name: Operations(note=f"no operations table: {describe_exception(exc, path)}") for p in measured}
+
+
+def _call(fn: Any, args: tuple[Any, ...], block: Any) -> None:
+    block(fn(*args))
 
 
 def profile_of(ctx: RunContext, item: Prepared, target: Timed) -> Profile:

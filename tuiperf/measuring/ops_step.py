@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from tuiperf.measuring.xla_costs import hlo_of
 from tuiperf.results import hlo
 from tuiperf.results.device_activity import CALL_MARKER, load_trace
 from tuiperf.results.model import Operations
-from tuiperf.results.op_trace import calls_of
+from tuiperf.results.op_trace import CallOps, calls_of
 from tuiperf.results.ops import table, traced_slower
 
 TRACED_S = 0.1  # traced calls' time per variant (the cost of the step, besides the profiler's start and stop)
@@ -50,14 +51,14 @@ class Programs:
 
 @dataclass(frozen=True)
 class OpsTarget:
-    """What the step traces for one variant: its call, how to wait for it, its programs' HLO, and the
-    compute stage its rows must add up to."""
+    """What the step traces for one variant: its name, one call of it (waited for), its programs' HLO,
+    the compute stage its rows must add up to, and its sampled median (how many calls to trace)."""
 
-    fn: Any
-    args: tuple[Any, ...]
-    block: Any
+    name: str
+    call: Callable[[], Any]
     programs: Programs
     compute_ns: float | None
+    median_ns: float
 
 
 def _options() -> dict[str, Any]:
@@ -79,25 +80,48 @@ def calls_for(median_ns: float, events_per_call: int) -> int:
     return max(min(MIN_CALLS, max(1, by_events)), min(MAX_CALLS, by_time, by_events))
 
 
-def operations(target: OpsTarget, median_ns: float, user_file: str) -> Operations:
-    """``target``'s operations table from a trace of a few batches of its calls."""
+def operations(targets: Sequence[OpsTarget], user_file: str) -> dict[str, Operations]:
+    """Each target's operations table, from one trace: :data:`BATCHES` rounds, each with a batch of
+    every variant's calls in turn (so that a busy spell of the machine falls on every variant alike)."""
     import jax
 
-    programs = [hlo.parse(text) for text in target.programs.texts if text]
-    events = max((hlo.events_per_call(p) for p in programs), default=1)
-    calls = calls_for(median_ns, events)
+    parsed = {t.name: [hlo.parse(text) for text in t.programs.texts if text] for t in targets}
+    calls = {
+        t.name: max(BATCHES, calls_for(t.median_ns, max((hlo.events_per_call(p) for p in parsed[t.name]), default=1)))
+        for t in targets
+    }
+    failed: dict[str, Operations] = {}
     folder = Path(tempfile.mkdtemp(prefix="tuiperf-ops-"))
     try:
         with jax.profiler.trace(str(folder), create_perfetto_trace=True, **_options()):
-            for _ in range(calls):
-                with jax.profiler.TraceAnnotation(CALL_MARKER):
-                    target.block(target.fn(*target.args))
+            for round_index in range(BATCHES):
+                for index, target in enumerate(targets):
+                    if target.name in failed:
+                        continue
+                    share = calls[target.name] // BATCHES + (round_index < calls[target.name] % BATCHES)
+                    try:
+                        for _ in range(share):
+                            with jax.profiler.TraceAnnotation(f"{CALL_MARKER}_{index}"):
+                                target.call()
+                    except Exception as exc:  # noqa: BLE001 - one variant's failure leaves the others' tables
+                        failed[target.name] = Operations(note=f"no operations table: {type(exc).__name__}: {exc}")
         found = sorted(folder.rglob("perfetto_trace.json*"))
-        if not found:
-            return Operations(note="the profiler wrote no Perfetto trace: no operations table")
-        traced = calls_of(load_trace(found[0]), CALL_MARKER)
+        trace = load_trace(found[0]) if found else None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    tables = {}
+    for index, target in enumerate(targets):
+        if target.name in failed:
+            tables[target.name] = failed[target.name]
+        elif trace is None:
+            tables[target.name] = Operations(note="the profiler wrote no Perfetto trace: no operations table")
+        else:
+            traced = calls_of(trace, f"{CALL_MARKER}_{index}")
+            tables[target.name] = _table_of(target, parsed[target.name], traced, user_file)
+    return tables
+
+
+def _table_of(target: OpsTarget, programs: list[hlo.Program], traced: list[CallOps], user_file: str) -> Operations:
     modules: dict[str, float] = {}
     for call in traced:
         for (module, _), us in call.self_us.items():
@@ -106,7 +130,8 @@ def operations(target: OpsTarget, median_ns: float, user_file: str) -> Operation
     program = next((p for p in programs if p.module == main), None)
     if program is None and (level := target.programs.level()) is not None and level.module == main:
         program = level
-    made = traced_slower(table(traced, program, target.compute_ns, user_file=user_file, batches=BATCHES), median_ns)
+    made = table(traced, program, target.compute_ns, user_file=user_file, batches=BATCHES)
+    made = traced_slower(made, target.median_ns)
     if program is None and modules:
         why = f"the program that ran ({main}) is not the one compiled ahead of time: no shapes or source lines"
         return msgspec.structs.replace(made, note="; ".join(x for x in (made.note, why) if x))
