@@ -86,7 +86,7 @@ def ops_tables(
         targets.append(OpsTarget(item.name, call, programs, compute.ns if compute is not None else None, median))
     path = ctx.resolved.scenario.path
     try:
-        return operations(targets, path)
+        return operations(targets, path, on_turn=ctx.hooks.turn)
     except BaseException as exc:  # noqa: BLE001 - the tables are optional; the timing is not
         return {p.name: Operations(note=f"no operations table: {describe_exception(exc, path)}") for p in measured}
 

@@ -63,8 +63,12 @@ class OpsTarget:
 
 def _options() -> dict[str, Any]:
     """No Python tracer (its events are not wanted, and it slows the host between the calls)."""
+    import inspect
+
     import jax
 
+    if "profiler_options" not in inspect.signature(jax.profiler.trace).parameters:
+        return {}  # an older jax: its default options
     try:
         options = jax.profiler.ProfileOptions()
         options.python_tracer_level = 0
@@ -80,9 +84,12 @@ def calls_for(median_ns: float, events_per_call: int) -> int:
     return max(min(MIN_CALLS, max(1, by_events)), min(MAX_CALLS, by_time, by_events))
 
 
-def operations(targets: Sequence[OpsTarget], user_file: str) -> dict[str, Operations]:
+def operations(
+    targets: Sequence[OpsTarget], user_file: str, on_turn: Callable[[str], None] = lambda name: None
+) -> dict[str, Operations]:
     """Each target's operations table, from one trace: :data:`BATCHES` rounds, each with a batch of
-    every variant's calls in turn (so that a busy spell of the machine falls on every variant alike)."""
+    every variant's calls in turn (so that a busy spell of the machine falls on every variant alike);
+    ``on_turn(name)`` before each batch (a crash names its variant)."""
     import jax
 
     parsed = {t.name: [hlo.parse(text) for text in t.programs.texts if text] for t in targets}
@@ -99,6 +106,7 @@ def operations(targets: Sequence[OpsTarget], user_file: str) -> dict[str, Operat
                     if target.name in failed:
                         continue
                     share = calls[target.name] // BATCHES + (round_index < calls[target.name] % BATCHES)
+                    on_turn(target.name)
                     try:
                         for _ in range(share):
                             with jax.profiler.TraceAnnotation(f"{CALL_MARKER}_{index}"):
