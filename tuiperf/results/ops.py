@@ -185,7 +185,7 @@ def _with_share(row: OpRow, whole: float) -> OpRow:
 @dataclass(frozen=True)
 class Match:
     """One operation of two programs: in ``a`` only, in ``b`` only, or in both (``how`` says what
-    matched: "line, kind, shapes" (and dimensions), "kind, shapes" or "line, kind")."""
+    matched: "line, kind, shapes" (and dimensions), "kind, shapes", "line, kind", "name" or "kind")."""
 
     a: OpRow | None
     b: OpRow | None
@@ -214,6 +214,7 @@ LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kind, shapes", ("kind", "shapes", "detail")),
     ("line, kind", ("source", "kind")),
     ("name", ("op",)),  # only where one program's HLO was not at hand (no shapes to match by)
+    ("kind", ("kind",)),  # what is left: one program's convolution in place of the other's
 )
 
 
@@ -221,7 +222,8 @@ def compare(a: Operations, b: Operations) -> list[Match]:
     """``a``'s and ``b``'s operations matched, largest difference first (the not-attributed rows apart):
     by line, kind, shapes and dimensions; then by kind, shapes and dimensions (another line: variants of
     one file); then by line and kind (the same line, other shapes); then, where one side's HLO was not at
-    hand, by the instruction's name."""
+    hand, by the instruction's name; what is left, by kind alone (one program's 3-D convolution where the
+    other runs a 1-D one)."""
     left, right = list(a.operations), list(b.operations)
     matches: list[Match] = []
     for how, fields in LEVELS:
