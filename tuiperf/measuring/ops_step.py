@@ -25,7 +25,7 @@ from tuiperf.results.op_trace import CallOps, calls_of
 from tuiperf.results.ops import table, traced_slower
 
 TRACED_S = 0.1  # traced calls' time per variant (the cost of the step, besides the profiler's start and stop)
-MIN_CALLS, MAX_CALLS = 5, 100
+MIN_CALLS, MAX_CALLS = 5, 50
 MAX_EVENTS = 60_000  # operation events per variant's trace: a long loop's body runs once per step
 BATCHES = 5
 
