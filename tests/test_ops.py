@@ -412,3 +412,24 @@ def test_where_no_stage_names_a_cause_the_why_still_says_which_operations_only_t
     result = document.run_result(factories.header(), [fast, slow], duration_s=1.0)
     assert "nnx's program runs operations linen's does not" in verdict(result, "nnx", "linen")
     assert ops.extra_work_words(fast, slow) is None
+
+
+def test_the_guards_different_programs_note_says_which_operations_differ():
+    from types import SimpleNamespace
+
+    from tuiperf.measuring.context import Outcomes
+    from tuiperf.measuring.guard_step import with_operations
+
+    found = Outcomes(lambda event: None)
+    loop = _table(_row("while.5", "while loop", 900, "f32[64]", "m.py:7", "16 steps"))
+    unrolled = _table(_row("fusion.3", "elementwise", 800, "f32[64]", "m.py:9"))
+    for name, table in (("scan", loop), ("unrolled", unrolled), ("plain", None)):
+        found.results[name] = msgspec.structs.replace(factories.variant(name), program=Program(ops=table))
+    subjects = [SimpleNamespace(name=n) for n in ("scan", "unrolled", "plain")]
+    note = "unrolled and scan: same result, different programs (XLA FLOPs 1.02 kFLOP vs 66 FLOP)"
+    assert with_operations(note, subjects, found) == (
+        note + "; operations that differ: `while.5` (while loop, 16 steps, f32[64], m.py:7): 900 ns a call, only in "
+        "scan; `fusion.3` (elementwise, f32[64], m.py:9): 800 ns a call, only in unrolled"
+    )
+    untraced = "plain and scan: same result, different programs (a 16-step loop)"
+    assert with_operations(untraced, subjects, found) == untraced  # no table for plain: the note as it was
