@@ -180,10 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("run", metavar="RUN", help="a history run id or a result file")
     export.add_argument(
         "--format",
-        choices=("json", "csv", "markdown", "script"),
+        choices=("json", "csv", "markdown", "script", "ops-csv"),
         default="markdown",
-        help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf "
-        "(default: markdown)",
+        help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf; "
+        "ops-csv: every row of each variant's operations table (default: markdown)",
     )
     export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
     flags.force(export, "the --out file")

@@ -28,11 +28,14 @@ from tuiperf.results.evidence import first_compile_note
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
+    NOT_ATTRIBUTED,
     PHASES,
+    OpRow,
     RunResult,
     Sweep,
     VariantResult,
 )
+from tuiperf.results.ops import differences_words, ops_summary
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Resampled, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
@@ -319,6 +322,61 @@ def breakdown(result: RunResult, width: int, console: Console, where: str = "") 
     return parts
 
 
+def operations(result: RunResult, width: int, console: Console, where: str = "", top: int = 6) -> list[Any]:
+    """Each variant's operations table (its top rows and what the trace does not attribute), then
+    each variant's operations against the baseline's."""
+    traced = [v for v in result.variants if v.program.ops is not None]
+    if not traced:
+        return []
+    parts: list[Any] = []
+    for v in traced:
+        table = v.program.ops
+        assert table is not None
+        parts.append(Text(""))
+        if not table.rows:
+            why_none = inert(table.note or "none traced")
+            parts.append(Hanging(f"operations of {one_line(v.name)}: {why_none}", style="dim"))
+            continue
+        shown = table.operations[:top]
+        rest = table.operations[top:]
+        rows = [ops_cells(row) for row in shown]
+        if rest:
+            rows.append([f"{len(rest)} more", "", "", "", "", _ns(sum(r.ns for r in rest)), "", _share(rest)])
+        rows.extend(ops_cells(row) for row in table.rows if row.kind == NOT_ATTRIBUTED)
+        title = f"operations of {one_line(v.name)}{where}: {inert(ops_summary(table))}"
+        headers = ["operation", "kind", "shapes", "from", "runs", "time/call", "95% CI", "share"]
+        parts.append(grid(title, headers, rows, width, console))
+        if table.note:
+            parts.append(Hanging(inert(table.note), style="dim"))
+    baseline_name, _ = against(result)
+    base = result.variant(baseline_name) if baseline_name is not None else None
+    if base is not None and base.program.ops is not None and base.program.ops.rows:
+        lines: list[Any] = []
+        for v in traced:
+            if v is base or v.program.ops is None or not v.program.ops.rows:
+                continue
+            said = differences_words(v.name, v.program.ops, base.name, base.program.ops, top=4)
+            lines.append(Hanging(f"• {one_line(v.name)}: {inert(said or 'the same operations (kind, shapes)')}"))
+        if lines:
+            parts.extend([Text(""), Hanging(f"operations against {one_line(base.name)}", style="bold"), *lines])
+    return parts
+
+
+def _share(rows: Sequence[OpRow]) -> str:
+    shares = [r.share for r in rows if r.share is not None]
+    return f"{sum(shares):.0%}" if shares else "–"
+
+
+def ops_cells(row: OpRow) -> list[str]:
+    what = ", ".join(x for x in (row.kind, row.detail) if x)
+    where_from = row.source + (f" via {row.via}" if row.via else "")
+    interval = "–" if row.ci95_ns is None else f"±{format_ns((row.ci95_ns[1] - row.ci95_ns[0]) / 2)}"
+    runs = "" if row.kind == NOT_ATTRIBUTED else f"{row.calls:g}"
+    share = "–" if row.share is None else f"{row.share:.0%}"
+    texts = [one_line(x) for x in (row.op, what, row.shapes, where_from)]
+    return [*texts, runs, _ns(row.ns), interval, share]
+
+
 def gaps(result: RunResult) -> list[Any]:
     """Each variant's gap to what it is read against (the baseline; in a run over several environments,
     the same variant in the reference environment), split by breakdown stage (the stages beyond noise)."""
@@ -536,6 +594,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend([Text(""), stages(shown, width, console, where)])
     parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
+    parts.extend(operations(shown, width, console, where))
     parts.extend(why(shown))
     parts.extend(guard_notes(shown))
     if profiles:

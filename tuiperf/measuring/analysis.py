@@ -3,6 +3,10 @@ its Python profile, its result, then the guard (:mod:`~tuiperf.measuring.guard_s
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
+import msgspec
 import numpy as np
 
 from tuiperf.api.step import Carrier
@@ -10,13 +14,14 @@ from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.breakdown_step import breakdowns
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.guard_step import guard
+from tuiperf.measuring.ops_step import OpsTarget, Programs, operations
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.profiling import profile_call
 from tuiperf.measuring.progress import ANALYSE_SHARE, PREPARE_SHARE, SAMPLE_SHARE, PassProgress
 from tuiperf.measuring.sampler import Timed
 from tuiperf.measuring.sampling import Sampled
 from tuiperf.results import document
-from tuiperf.results.model import Failure, Profile
+from tuiperf.results.model import Breakdown, Failure, Operations, Profile
 
 
 def analyse(
@@ -24,11 +29,12 @@ def analyse(
 ) -> None:
     measured = [p for p in prepared if sampled.target(p.name).error is None and sampled.target(p.name).samples]
     broken_down = breakdowns(ctx, measured, sampled, anchor=point.anchor)
+    tables = ops_tables(ctx, measured, sampled, broken_down)
     path = ctx.resolved.scenario.path
     for index, item in enumerate(prepared):
         target = sampled.target(item.name)
         built, notes = item.built, list(item.remarks.notes)
-        profile, breakdown, failure = Profile(), None, None
+        profile, breakdown, failure, program = Profile(), None, None, built.program
         if target.error is not None:
             failure = Failure(error=describe_exception(target.error, path), phase="sample")
         else:
@@ -36,6 +42,7 @@ def analyse(
                 notes.append(item.bench.fn.progress_note())
             profile = profile_of(ctx, item, target)
             breakdown = broken_down.get(item.name)
+            program = msgspec.structs.replace(program, ops=tables.get(item.name))
             if built.paths is not None and breakdown is None and target.samples and not ctx.cancel.is_set():
                 notes.append("no overhead breakdown: one of its lower-level paths failed while being timed")
         found.finish(
@@ -46,7 +53,7 @@ def analyse(
                 notes=notes,
                 warnings=item.remarks.warnings,
                 stages=built.stages,
-                program=built.program,
+                program=program,
                 recompiles=sampled.recompiles(item.name, item.bench.eager),
                 profile=profile,
                 breakdown=breakdown,
@@ -55,6 +62,37 @@ def analyse(
         if failure is None:
             progress.report(PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (index + 1) / len(prepared), sampled.targets)
     guard(ctx, point.params, prepared, found)
+
+
+def ops_tables(
+    ctx: RunContext, measured: list[Prepared], sampled: Sampled, broken_down: dict[str, Breakdown]
+) -> dict[str, Operations]:
+    """Every measured variant's operations table, from one trace made after its samples and breakdown
+    are final (none where the run did not ask for them)."""
+    if not ctx.settings.ops or not ctx.settings.profile or not measured:  # --no-profile skips both profiles
+        return {}
+    if ctx.policy.profile_refusal is not None:
+        return {p.name: Operations(note="not traced: " + ctx.policy.profile_refusal) for p in measured}
+    if ctx.cancel.is_set():
+        return {p.name: Operations(note="not traced (the run stopped first)") for p in measured}
+    ctx.emit(PhaseChanged("ops", None, "tracing the programs' operations"))
+    targets = []
+    for item in measured:
+        breakdown = broken_down.get(item.name)
+        compute = breakdown.stages.get("compute") if breakdown is not None and breakdown.reliable else None
+        programs = Programs(item.built.hlo, item.bench.jit_fn, item.bench.jit_args)
+        median = float(np.median(sampled.target(item.name).samples))
+        call = functools.partial(_call, item.bench.fn, item.bench.args, item.first.block)
+        targets.append(OpsTarget(item.name, call, programs, compute.ns if compute is not None else None, median))
+    path = ctx.resolved.scenario.path
+    try:
+        return operations(targets, path, on_turn=ctx.hooks.turn)
+    except BaseException as exc:  # noqa: BLE001 - the tables are optional; the timing is not
+        return {p.name: Operations(note=f"no operations table: {describe_exception(exc, path)}") for p in measured}
+
+
+def _call(fn: Any, args: tuple[Any, ...], block: Any) -> None:
+    block(fn(*args))
 
 
 def profile_of(ctx: RunContext, item: Prepared, target: Timed) -> Profile:

@@ -12,6 +12,7 @@ from tuiperf.measuring.context import Outcomes, RunContext
 from tuiperf.measuring.guard import Costs, Subject, check, describe, digest
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.results.model import Equivalence, Mismatch, Scalar
+from tuiperf.results.ops import program_differences
 
 
 def guard(ctx: RunContext, params: dict[str, Scalar], prepared: list[Prepared], found: Outcomes) -> None:
@@ -36,8 +37,20 @@ def guard(ctx: RunContext, params: dict[str, Scalar], prepared: list[Prepared], 
         reference=reference or (subjects[0].name if subjects else None),
         checked=[s.name for s in subjects],
         mismatches=[Mismatch(**m) for m in mismatches],
-        notes=findings.notes,
+        notes=[with_operations(note, subjects, found) for note in findings.notes],
     )
+
+
+def with_operations(note: str, subjects: list[Subject], found: Outcomes) -> str:
+    """The guard's "same result, different programs" note, with the operations that differ where both
+    variants have an operations table."""
+    for a in subjects:
+        for b in subjects:
+            if a is not b and note.startswith(f"{a.name} and {b.name}: same result, different programs"):
+                a_ops, b_ops = found.results[a.name].program.ops, found.results[b.name].program.ops
+                said = program_differences(a.name, a_ops, b.name, b_ops)
+                return f"{note}; {said}" if said else note
+    return note
 
 
 def subject_of(p: Prepared, output: Any, *, check_costs: bool = True) -> Subject:

@@ -16,7 +16,15 @@ from tuiperf.common.errors import ScenarioError
 from tuiperf.measuring.breakdown import Paths, build_paths
 from tuiperf.measuring.sentinel import sentinel
 from tuiperf.measuring.timing import blocker_for, take_sample, time_once
-from tuiperf.measuring.xla_costs import ProgramCosts, count_params, flops_of, loops_of, memory_of, transcendentals_of
+from tuiperf.measuring.xla_costs import (
+    ProgramCosts,
+    count_params,
+    flops_of,
+    hlo_of,
+    loops_of,
+    memory_of,
+    transcendentals_of,
+)
 from tuiperf.results import document
 from tuiperf.results.model import CompileStagesMs, Program
 
@@ -48,6 +56,7 @@ class Built:
     program: Program
     call_flops: float | None = None
     paths: Paths | None = None
+    hlo: tuple[str, ...] = ()  # the HLO texts of the call's program and of its jit level's
 
 
 @dataclass(frozen=True)
@@ -212,7 +221,9 @@ def prepare(
     elif cancel is None or not cancel.is_set():
         paths, why = breakdown_paths(bench)
         notes.extend(why)
-    built = Built(CompileStagesMs(**stages), program_part(own, paths, param_count), own.flops, paths)
+    texts = (hlo_of(compiled) if compiled is not None else None, paths.program.hlo if paths is not None else None)
+    hlo = tuple(text for text in texts if text)
+    built = Built(CompileStagesMs(**stages), program_part(own, paths, param_count), own.flops, paths, hlo)
     return Prepared(name, bench, first, built, Remarks(tuple(notes), tuple(warnings)))
 
 

@@ -19,11 +19,13 @@ class ProgramCosts:
     transcendentals: float | None = None  # sin, exp, tanh, ... counted apart from the FLOPs
     memory: ProgramMemory | None = None
     loops: tuple[int | None, ...] | None = None  # see :func:`loops_of`
+    hlo: str | None = None  # the compiled HLO text (its operations, for the operations table)
 
     @classmethod
     def of(cls, program: Any, of: str) -> ProgramCosts:
         """``program``'s figures; ``of`` names it in the memory figures ("call", "jit level")."""
-        return cls(flops_of(program), transcendentals_of(program), memory_of(program, of=of), loops_of(program))
+        memory = memory_of(program, of=of)
+        return cls(flops_of(program), transcendentals_of(program), memory, loops_of(program), hlo_of(program))
 
 
 def devices_of(compiled: Any) -> int:
@@ -59,18 +61,24 @@ def loops_of(compiled: Any) -> tuple[int | None, ...] | None:
     XLA's ``cost_analysis()`` counts a loop's body once, whatever its trip count: a scan of 16 steps
     reads 66 FLOPs where its unrolled twin reads 1,024. A program that holds a loop has FLOP and
     transcendental counts that say nothing of its work, and they are not compared."""
-    compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
-    try:
-        text = compiled.as_text()
-    except Exception:  # noqa: BLE001 - wrappers and backends without HLO text
-        return None
-    if not isinstance(text, str):
+    text = hlo_of(compiled)
+    if text is None:
         return None
     trips = []
     for found in _WHILE.finditer(text):
         count = _TRIP_COUNT.search(found["rest"])
         trips.append(int(count[1]) if count else None)
     return tuple(trips)
+
+
+def hlo_of(compiled: Any) -> str | None:
+    """The compiled program's HLO text (``Compiled.as_text()``), or None where there is none."""
+    compiled = getattr(compiled, "compiled", compiled)  # equinox wraps jax's Compiled
+    try:
+        text = compiled.as_text()
+    except Exception:  # noqa: BLE001 - wrappers and backends without HLO text
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _cost(compiled: Any, key: str) -> float | None:

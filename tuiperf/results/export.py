@@ -18,12 +18,13 @@ from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, format_p
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
-from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
+from tuiperf.results.model import BREAKDOWN_STAGES, NOT_ATTRIBUTED, RunResult
+from tuiperf.results.ops import differences_words, ops_summary
 from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, stage_cell, verdicts
 
-FORMATS = ("json", "csv", "markdown", "script")
+FORMATS = ("json", "csv", "markdown", "script", "ops-csv")
 
 
 def export(result: RunResult, fmt: str, run_label: str = "", scenario_files: Iterable[Path] = ()) -> str:
@@ -32,6 +33,8 @@ def export(result: RunResult, fmt: str, run_label: str = "", scenario_files: Ite
         return encode(result).decode("utf-8")
     if fmt == "csv":
         return samples_csv(result, run_label)
+    if fmt == "ops-csv":
+        return ops_csv(result, run_label)
     if fmt == "markdown":
         return markdown(result)
     if fmt == "script":
@@ -62,6 +65,38 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
                         index,
                         f"{ns:.1f}",
                         variant.sampling.loops_per_sample,
+                    ]
+                )
+    return out.getvalue()
+
+
+OPS_COLUMNS = ["run", "point", "variant", "operation", "kind", "detail", "shapes", "source", "via", "module"]
+OPS_COLUMNS += ["runs_per_call", "ns_per_call", "ci95_low_ns", "ci95_high_ns", "share_of_compute"]
+
+
+def ops_csv(result: RunResult, run_label: str = "") -> str:
+    """One row per operation of each variant's operations table (:mod:`tuiperf.results.ops`), the row of
+    what the trace does not attribute included."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(OPS_COLUMNS)
+    points = result.points if result.sweep is not None else [result]
+    sweep = result.sweep
+    values = [sweep.label(i) for i in range(len(sweep.values))] if sweep is not None else [""]
+    for value, point in zip(values, points, strict=False):
+        for variant in point.variants:
+            table = variant.program.ops
+            for row in table.rows if table is not None else []:
+                low, high = row.ci95_ns if row.ci95_ns is not None else (None, None)
+                texts = [run_label, value, variant.name, row.op, row.kind, row.detail, row.shapes, row.source, row.via]
+                writer.writerow(
+                    [
+                        *(_csv_text(text) for text in [*texts, row.module]),
+                        f"{row.calls:g}",
+                        f"{row.ns:.1f}",
+                        "" if low is None else f"{low:.1f}",
+                        "" if high is None else f"{high:.1f}",
+                        "" if row.share is None else f"{row.share:.4f}",
                     ]
                 )
     return out.getvalue()
@@ -273,6 +308,44 @@ def _warnings(result: RunResult) -> list[str]:
     return notes
 
 
+def _ops_section(shown: RunResult, level: str, top: int = 8) -> list[str]:
+    """Each variant's operations table (its top rows and what the trace does not attribute), and each
+    variant's operations against the baseline's."""
+    traced = [v for v in shown.variants if v.program.ops is not None and v.program.ops.rows]
+    if not traced:
+        return []
+    lines = ["", f"{level} Operations inside compute (a profiler trace after sampling)"]
+    header = ["operation", "kind", "shapes", "from", "runs", "time/call", "95% CI", "share"]
+    for v in traced:
+        table = v.program.ops
+        assert table is not None
+        rows = [*table.operations[:top], *(r for r in table.rows if r.kind == NOT_ATTRIBUTED)]
+        cells = []
+        for row in rows:
+            interval = "—" if row.ci95_ns is None else f"{format_ns(row.ci95_ns[0])} – {format_ns(row.ci95_ns[1])}"
+            what = ", ".join(x for x in (row.kind, row.detail) if x)
+            source = row.source + (f" via {row.via}" if row.via else "")
+            runs = "" if row.kind == NOT_ATTRIBUTED else f"{row.calls:g}"
+            share = "—" if row.share is None else f"{row.share:.0%}"
+            cells.append(
+                [_code(row.op), _cell(what), _cell(row.shapes), _cell(source), runs, format_ns(row.ns), interval, share]
+            )
+        lines += ["", f"{_code(v.name)}: {_cell(ops_summary(table))}", "", *_table(header, cells)]
+        if table.note:
+            lines += ["", f"_{_cell(table.note)}_"]
+    baseline, _ = against(shown)
+    base = shown.variant(baseline) if baseline is not None else None
+    if base is not None and base.program.ops is not None and base.program.ops.rows:
+        said = []
+        for v in traced:
+            if v is not base and v.program.ops is not None:
+                words = differences_words(v.name, v.program.ops, base.name, base.program.ops, top=4)
+                said.append(f"- {_code(v.name)}: {_cell(words or 'the same operations (kind, shapes)')}")
+        if said:
+            lines += ["", f"Operations against {_code(base.name)}:", "", *said]
+    return lines
+
+
 def _point(shown: RunResult, level: str) -> list[str]:
     """One set of parameter values: time per call, ratios, breakdown and the guard's findings."""
     lines = ["", f"{level} Time per call", ""]
@@ -326,6 +399,7 @@ def _point(shown: RunResult, level: str) -> list[str]:
             "framework, jit dispatch and outputs also the A/A pair, two compiles of one program)._",
         ]
     lines += _memory_section(shown, level)
+    lines += _ops_section(shown, level)
 
     eq = shown.equivalence
     lines += ["", f"{level} Equivalence guard", ""]

@@ -51,6 +51,7 @@ PHASES: dict[str, str] = {
     "breakdown": "timing the breakdown",
     "profile": "profiling",
     "guard": "checking equivalence",
+    "ops": "tracing the program's operations",
 }
 
 Scalar = int | float | str | bool
@@ -213,6 +214,45 @@ class Sampling(Part, frozen=True):
     slowest_calls: list[int] = []
 
 
+class OpRow(Part, frozen=True):
+    """One operation a variant's program ran (an HLO instruction; a fusion is one), per call, from a
+    profiler trace of calls made after sampling (:mod:`tuiperf.results.ops`); or, with ``kind``
+    :data:`NOT_ATTRIBUTED`, the compute stage's time the trace gives to no operation."""
+
+    op: str  # the HLO instruction's name: "convolution.3", "while.5", "ynn_fusion.1"
+    kind: str  # matrix product, convolution, elementwise, reduction, transpose/copy, while loop, ...
+    shapes: str = ""  # "f32[64,336] × f32[512,336] → f32[64,512]"
+    detail: str = ""  # "3-D, window 3x3x3", "8 steps", "inside while.5"
+    source: str = ""  # the line of the user's code it came from: "model.py:42"
+    via: str = ""  # the innermost library frame it came through: "flax/linen/linear.py:1021"
+    module: str = ""  # the HLO module that ran it
+    calls: float = 0.0  # times it ran per call
+    ns: float = 0.0  # time per call (its own time: a loop's is without its body's operations)
+    ci95_ns: tuple[float, float] | None = None  # over batches of traced calls
+    share: float | None = None  # of the compute stage (of the traced time where compute is unknown)
+
+
+NOT_ATTRIBUTED = "not attributed"
+
+
+class Operations(Part, frozen=True):
+    """The operations table of one variant: rows by time per call, largest first, the row of what the
+    trace does not attribute last (where the compute stage is known), so that the rows add up to it."""
+
+    rows: list[OpRow] = []
+    calls: int = 0  # traced calls
+    batches: int = 0  # the intervals are over this many batches of them
+    traced_ns: float = 0.0  # the operations' time per call, summed
+    compute_ns: float | None = None  # the breakdown's compute stage the shares are of
+    note: str | None = None  # why there is no table, or what to know reading it
+    call_ns: float | None = None  # the traced calls' median time (the sampled median is the variant's own)
+
+    @property
+    def operations(self) -> list[OpRow]:
+        """The rows of operations (without the not-attributed row)."""
+        return [row for row in self.rows if row.kind != NOT_ATTRIBUTED]
+
+
 class Program(Part, frozen=True):
     """What XLA says of the compiled program (or its jit level's), and the parameters it holds."""
 
@@ -223,6 +263,7 @@ class Program(Part, frozen=True):
     # The trip count of each while loop in the program (None: unknown; the list None: not read). XLA
     # counts a loop's body once, so the FLOPs of a program with a loop say nothing of its work.
     loops: list[int | None] | None = None
+    ops: Operations | None = None  # which operations took the compute stage's time (None: not traced)
 
     @property
     def counts_work(self) -> bool:

@@ -126,7 +126,21 @@ class RunSettings(msgspec.Struct, kw_only=True):
         ),
     ] = 1
     profile: Annotated[
-        bool, Option("skip the Python profile of each variant", flag="--no-profile", commands=("run",))
+        bool,
+        Option(
+            "skip the Python profile and the operations table of each variant",
+            flag="--no-profile",
+            commands=("run",),
+        ),
+    ] = True
+    ops: Annotated[
+        bool,
+        Option(
+            "skip the operations table (a profiler trace of a few calls of each variant, after sampling)",
+            flag="--no-ops",
+            commands=("run",),
+            absent=False,  # runs before the option traced no operations
+        ),
     ] = True
     seed: Annotated[int, Option("seed of the run's random choices", min=0, max=2**32 - 1)] = 0
     devices: Annotated[

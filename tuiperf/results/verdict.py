@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results import evidence, remedies
+from tuiperf.results import evidence, ops, remedies
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -165,13 +165,15 @@ def verdict(
     notes = [n for n in eq.notes if name in n and base_name in n]
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
+    extra = ops.extra_work_words(slow, fast)  # operations only the slower program runs
     profiled = _profile_only(slow, fast, result.scenario.path or None)
     if not isinstance(split, Reconciliation):
-        if memory or profiled:
-            found = "; ".join(x for x in (memory, profiled) if x)
+        if memory or extra or profiled:
+            found = "; ".join(x for x in (memory, extra, profiled) if x)
             return f"{opening}: no breakdown of both; the evidence that differs is {found}{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
     cause = _cause(split, slow, fast, result.scenario.path or None)
+    cause = ops.in_compute(cause, split, slow, fast)
     if cause is None:
         why = "a breakdown involved is not reliable" if not split.reliable else "no stage explains it beyond noise"
         wide = [s for s in split.stages if split.reliable and s.ci95_ns is not None and split.wider_than_gap(s)]
@@ -182,7 +184,7 @@ def verdict(
                 f"{widest.label}'s interval ({signed(lo)} to {signed(hi)}) is wider than the gap "
                 f"({signed(split.gap_ns)}), so no stage can explain it"
             )
-        also = "".join(f"; {x}" for x in (memory, profiled if not split.reliable else None) if x)
+        also = "".join(f"; {x}" for x in (memory, extra, profiled if not split.reliable else None) if x)
         return f"{opening}: the evidence does not support a cause ({why}){also}{tail}."
     return f"{opening}: {cause}{tail}."
 

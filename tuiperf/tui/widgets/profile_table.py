@@ -7,14 +7,14 @@ JAX's C++ dispatch and the XLA executable appear as their own row (see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from tuiperf.common.text import one_line
-from tuiperf.results.model import RunResult
+from tuiperf.results.model import NOT_ATTRIBUTED, RunResult
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
@@ -23,6 +23,10 @@ TOP = 15
 _MEDIAN_AND_PROFILED = re.compile(r"median is ([^;]+); profiled, ([^)]+)\)")
 COLUMNS = ("cumulative µs", "own µs", "calls", "variant", "function")
 JUSTIFY = "rrrll"
+# The operations table (a profiler trace of the compiled program, results.ops): the top rows per variant.
+OPS_TOP = 6
+OPS_COLUMNS = ("µs/call", "share", "runs", "variant", "operation (kind, shapes, your line)")
+OPS_JUSTIFY = "rrrll"
 
 
 class ProfileTable(Vertical):
@@ -38,6 +42,11 @@ class ProfileTable(Vertical):
         height: 1fr;
         scrollbar-size-horizontal: 1;
     }
+    #ops-rows {
+        height: auto;
+        max-height: 50%;
+        scrollbar-size-horizontal: 1;
+    }
     """
 
     def compose(self) -> ComposeResult:
@@ -45,11 +54,18 @@ class ProfileTable(Vertical):
         # Aligned text, not a DataTable: its first draw after a fill rendered every cell (56 ms of the
         # UI thread for a two-variant result, `benchmarks/ui_responsiveness.py`'s profile key).
         yield TextGrid(COLUMNS, JUSTIFY, id="profile-rows")
+        ops = TextGrid(OPS_COLUMNS, OPS_JUSTIFY, id="ops-rows")
+        ops.display = False  # shown for a result with operations tables only
+        yield ops
 
     def show(self, result: RunResult | None, prepared: ProfileContent | None = None) -> None:
         """The table for ``result``: ``prepared`` off the UI thread for it, else made here."""
         content = prepared if prepared is not None and prepared.result is result else profile_content(result)
-        self.query_one(TextGrid).set_rows(content.rows, content.lines)
+        self.query_one("#profile-rows", TextGrid).set_rows(content.rows, content.lines)
+        ops = self.query_one("#ops-rows", TextGrid)
+        ops.display = bool(content.ops_rows)
+        if content.ops_rows:
+            ops.set_rows(content.ops_rows, grid_lines(OPS_COLUMNS, OPS_JUSTIFY, content.ops_rows))
         note = content.note
         self.query_one("#profile-note", TextBlock).show_text(Text(note) if isinstance(note, str) else note)
 
@@ -62,6 +78,29 @@ class ProfileContent:
     rows: list[tuple[str, list[Text]]]  # (a key, a cell per column)
     lines: list[Text]  # the header and the rows aligned (text_grid.grid_lines)
     note: Text | str
+    ops_rows: list[tuple[str, list[Text]]] = field(default_factory=list)  # the operations tables' top rows
+
+
+def ops_rows(result: RunResult | None) -> list[tuple[str, list[Text]]]:
+    """Each variant's top operations and what its trace does not attribute (results.ops)."""
+    rows: list[tuple[str, list[Text]]] = []
+    for i, v in enumerate(result.variants if result else []):
+        table = v.program.ops
+        if table is None or not table.rows:
+            continue
+        style = "bold" if no_color() else f"bold {variant_hex(i)}"
+        shown = [*table.operations[:OPS_TOP], *(r for r in table.rows if r.kind == NOT_ATTRIBUTED)]
+        for j, r in enumerate(shown):
+            what = ", ".join(x for x in (r.kind, r.detail, r.shapes, r.source) if x)
+            cells = [
+                Text(f"{r.ns / 1e3:.2f}"),
+                Text("–" if r.share is None else f"{r.share:.0%}"),
+                Text("" if r.kind == NOT_ATTRIBUTED else _calls(r.calls)),
+                Text(one_line(v.name, 30), style=style) if j == 0 else Text(""),
+                Text(_short(one_line(f"{r.op} ({what})"), 100), style="dim" if r.kind == NOT_ATTRIBUTED else ""),
+            ]
+            rows.append((f"ops{i}.{j}", cells))
+    return rows
 
 
 def profile_content(result: RunResult | None) -> ProfileContent:
@@ -96,7 +135,14 @@ def profile_content(result: RunResult | None) -> ProfileContent:
     )
     if inflation:
         note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
-    return ProfileContent(result, rows, grid_lines(COLUMNS, JUSTIFY, rows), note if result else "")
+    operations = ops_rows(result)
+    if operations:
+        note.append(
+            "\nbelow: the operations of each compiled program (a profiler trace after sampling), µs per call "
+            "and share of the breakdown's compute stage",
+            style="dim",
+        )
+    return ProfileContent(result, rows, grid_lines(COLUMNS, JUSTIFY, rows), note if result else "", operations)
 
 
 def _short(text: str, width: int = 70) -> str:
