@@ -24,6 +24,7 @@ COMMANDS = (
     "check",
     "serve",  # the explorer in a browser tab (issue 39)
     "calibrate",  # this machine's process-to-process spread (issue 42)
+    "machine",  # what would make runs unstable here (issue 55)
 )
 EXIT_STATUSES = """exit status:
   0    done
@@ -237,10 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     dispatch = next(row for row in options.declared() if row.name == "dispatch")
     check.add_argument(dispatch.option.flag or "", choices=dispatch.option.choices, help=dispatch.option.help)
 
-    from tuiperf.cli import calibrate, envs
+    from tuiperf.cli import calibrate, envs, machine
 
     envs.add_parser(commands)
     calibrate.add_parser(commands)
+    machine.add_parser(commands)
     return parser
 
 
@@ -272,7 +274,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import calibrate, check, envs, listing, measure, results, serve
+    from tuiperf.cli import calibrate, check, envs, listing, machine, measure, results, serve
 
     handlers = {
         "app": measure.cmd_app,
@@ -290,6 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check": check.cmd_check,
         "serve": serve.cmd_serve,
         "calibrate": calibrate.cmd_calibrate,
+        "machine": machine.cmd_machine,
     }
     try:
         return handlers[args.command](args)
