@@ -165,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="list stored runs (newest first), or prune them")
     flags.history(history, stores=False)
     history.add_argument("--scenario", metavar="ID", help="only this scenario's runs")
+    history.add_argument(
+        "--by-commit",
+        metavar="ID",
+        help="scenario ID's medians per git commit with 95%% intervals, marking steps beyond the intervals",
+    )
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     flags.print_json(history)
