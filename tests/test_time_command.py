@@ -34,6 +34,8 @@ def test_the_written_scenario_times_each_statement_in_the_setups_namespace() -> 
     ctx = scenario.setup_fn(None)
     calls = [scenario.variants[name].build(None, ctx) for name in scenario.variants]
     assert [bench.fn(*bench.args) for bench in calls] == [6, None, "[bold]x"]
+    assert calls[0].fn is sum and calls[0].args == ([0, 1, 2, 3],)  # a call of names: timed as Bench(f, x)
+    assert calls[1].fn.__name__ == "__tuiperf_statement_1" and calls[1].args == ()  # else: in a function
 
 
 def test_a_statement_that_is_not_python_is_said_before_anything_runs() -> None:

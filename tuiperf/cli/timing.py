@@ -5,8 +5,10 @@ private temporary folder, which the normal run path measures (a measuring proces
 every call's outputs waited for with ``block_until_ready``, 95 % intervals, the equivalence guard), and
 the usual report is printed. The setup runs once in the measuring process, and each statement is the
 body of a function defined in the setup's namespace, so a sample times the statement and one Python call,
-as ``timeit`` times its loop's body. The statements and the setup are the user's own code from their
-command line: they are run, and only ever shown as plain text.
+as ``timeit`` times its loop's body; a call of names (``f(x)``, ``jnp.sin(x)``) is timed as the callee
+with those arguments (``Bench(f, x)``), as a scenario file would, with no function around it. The
+statements and the setup are the user's own code from their command line: they are run, and only ever
+shown as plain text.
 """
 
 from __future__ import annotations
@@ -55,8 +57,34 @@ def function_source(index, code):
     return f"def __tuiperf_statement_{{index}}():\\n    return (\\n{{code}}\\n    )\\n"
 
 
+def simple_call(code):
+    """``f(x)``, ``jnp.sin(x, 2)``: a call of a name (or a module's attribute) with names and constants,
+    where evaluating the callee and the arguments once is the same as evaluating them at each call;
+    then it is timed as ``Bench(f, x)``, with no function around it. None otherwise."""
+    import ast
+
+    try:
+        tree = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def dotted(node):
+        return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
+
+    if not isinstance(tree, ast.Call) or tree.keywords or not dotted(tree.func):
+        return None
+    if not all(isinstance(a, (ast.Name, ast.Constant)) for a in tree.args):
+        return None
+    return ast.unparse(tree.func), [ast.unparse(a) for a in tree.args]
+
+
 def add(index, name, code):
+    call = simple_call(code)
+
     def build(p, names):
+        if call is not None:
+            callee, arguments = call
+            return Bench(eval(callee, names), *(eval(a, names) for a in arguments))
         return Bench(names[f"__tuiperf_statement_{{index}}"])
 
     build.__doc__ = code
