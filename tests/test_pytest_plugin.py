@@ -89,6 +89,28 @@ def test_the_plugin_is_registered_and_cheap_to_load() -> None:
     assert top_level <= {"__future__", "contextlib", "json", "collections", "pathlib", "typing", "pytest"}
 
 
+def test_one_measurement_at_a_time_across_workers(tmp_path: Path) -> None:
+    """While one worker holds the lock, another's try fails at once; after, it succeeds."""
+    import fcntl
+
+    from tuiperf.cli.pytest_plugin import exclusive
+
+    path = tmp_path / "b.json.lock"
+
+    def try_lock() -> bool:
+        with open(path, "a+b") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(other, fcntl.LOCK_UN)
+            return True
+
+    with exclusive(path):
+        assert not try_lock()
+    assert try_lock()
+
+
 @pytest.mark.slow
 def test_sample_project_passes_its_aa_check_and_fails_the_variant_slowed_by_20_percent(tmp_path: Path) -> None:
     project = tmp_path / "project"

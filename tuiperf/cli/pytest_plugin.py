@@ -97,21 +97,9 @@ class State:
             self._runner = ProcessRunner(self.scenario_dirs)
         return self._runner
 
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self) -> contextlib.AbstractContextManager[None]:
         """One measurement (or baseline write) at a time across pytest-xdist workers."""
-        try:
-            import fcntl
-        except ImportError:  # Windows: no lock (the module docstring says to run with -n 0)
-            yield
-            return
-        self.baseline.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.baseline.with_name(self.baseline.name + ".lock"), "a+b") as held:
-            fcntl.flock(held, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(held, fcntl.LOCK_UN)
+        return exclusive(self.baseline.with_name(self.baseline.name + ".lock"))
 
     def close(self) -> None:
         if self._runner is not None:
@@ -120,6 +108,24 @@ class State:
 
 
 _STATE = pytest.StashKey[State]()
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created where missing) meanwhile: every process (and every
+    thread, each opening the file anew) that asks waits its turn."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock (the module docstring says to run with -n 0)
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 class Measure:
