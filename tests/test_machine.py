@@ -174,3 +174,20 @@ def test_machine_command_prints_this_machine(capsys: pytest.CaptureFixture[str])
     assert main(["machine", "--seconds", "0.1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"machine: {len(os.sched_getaffinity(0))} × ") and "watched 0.1 s" in out
+
+
+def test_the_markdown_export_names_the_machine_and_the_commit() -> None:
+    from tuiperf.results.export import markdown
+    from tuiperf.results.model import Source
+
+    busy = machine.during(
+        Machine(cpu_model="Test CPU", cpu_count=2, governor="powersave"), *quiet_and_hogged(1_500), ROOT, TICKS
+    )
+    result = machine.with_machine(
+        factories.result({"a": [1000.0] * 20}), busy, Source(commit="abcdef0123456789", branch="main", dirty=True)
+    )
+    text = markdown(result)
+    assert "| commit | `abcdef012345` (main, dirty) |" in text
+    assert "| CPU frequency | governor powersave |" in text and "| load average | 0.50 → 2.50 |" in text
+    assert "| other processes' CPU | 1.53 cores (busy) |" in text
+    assert "- the machine was busy: other processes used 1.5 cores of 2" in text
