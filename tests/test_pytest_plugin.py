@@ -18,6 +18,8 @@ from tests import factories
 from tuiperf.results import baseline
 from tuiperf.results.baseline import Entry, Figure
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = Path(__file__).resolve().parent / "plugin_project"
 
@@ -111,30 +113,75 @@ def test_one_measurement_at_a_time_across_workers(tmp_path: Path) -> None:
     assert try_lock()
 
 
+FAKE_TESTS = """
+import pytest
+
+def test_aa(tuiperf):
+    tuiperf.check("plugin-demo", variants=["same"], relative_to="steady")
+
+@pytest.mark.tuiperf(threshold=5)
+def test_slowed(tuiperf):
+    tuiperf.check("plugin-demo", variants=["slowed"], relative_to="steady")
+"""
+
+
+class FakeRunner:
+    """A runner whose results are made up here: ``slowed`` takes DEMO_SLOWDOWN times ``steady``'s time."""
+
+    def run(self, request):
+        slowdown = float(os.environ.get("DEMO_SLOWDOWN", "1"))
+        times = {"steady": 50_000.0, "same": 50_000.0, "slowed": 50_000.0 * slowdown}
+        names = [request.variants[0], *[v for v in request.variants[1:] if v != request.variants[0]]]
+        return factories.result({name: factories.steady(times[name]) for name in names}, scenario=request.scenario)
+
+    def close(self) -> None:
+        pass
+
+
+def test_save_then_check_in_one_process(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's whole path, save then check, with made-up measurements (no process started)."""
+    from tuiperf.cli import pytest_plugin
+
+    monkeypatch.setattr(pytest_plugin.State, "runner", lambda self: FakeRunner())
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # the inner sessions load this plugin alone
+    pytester.makepyfile(test_demo=FAKE_TESTS)
+    plugin = ["-p", "no:cacheprovider"]
+    saved = pytester.runpytest_inprocess(*plugin, "--tuiperf-save", plugins=[pytest_plugin])
+    saved.assert_outcomes(passed=2)
+    assert saved.outlines[-3].startswith("baseline saved in ") or any("baseline saved in" in x for x in saved.outlines)
+    stored = json.loads((pytester.path / "tuiperf-baseline.json").read_text())
+    assert stored["tests"]["test_demo.py::test_aa::plugin-demo"]["variants"]["same"]["median_ns"] == 1.0
+
+    monkeypatch.setenv("DEMO_SLOWDOWN", "1.2")
+    checked = pytester.runpytest_inprocess(*plugin, "--tuiperf-json", "run.json", plugins=[pytest_plugin])
+    checked.assert_outcomes(passed=1, failed=1)
+    checked.stdout.fnmatch_lines(
+        [
+            "*tuiperf: slowed's ratio to steady is slower than its baseline: new/baseline 1.200× [[]1.1*–1.2*[]] "
+            "(95 % interval), wholly above the threshold 1.050× (+5 %)",
+            "*- tuiperf -*",
+            "test*variant*baseline*now*new/baseline [[]95% CI[]]*threshold*verdict*",
+            "test_demo.py::test_aa::plugin-demo*same*1.000× steady*1.000× steady*1.000×*+10 %*ok*",
+            "test_demo.py::test_slowed::plugin-demo*slowed*1.000× steady*1.200× steady*1.200×*+5 %*regressed*",
+        ]
+    )
+    report = json.loads((pytester.path / "run.json").read_text())
+    assert [(t["test"], t["outcome"], [c["verdict"] for c in t["checks"]]) for t in report["tests"]] == [
+        ("test_demo.py::test_aa", "passed", ["ok"]),
+        ("test_demo.py::test_slowed", "failed", ["regressed"]),
+    ]
+
+
 @pytest.mark.slow
 def test_sample_project_passes_its_aa_check_and_fails_the_variant_slowed_by_20_percent(tmp_path: Path) -> None:
+    """The sample project, measured for real against the baseline it commits (the ratios to ``steady``
+    were recorded here; the same work is the same ratio on any machine)."""
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # -p loads it, installed or not
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "DEMO_SLOWDOWN": "1.2"}  # -p loads it
     command = [sys.executable, "-m", "pytest", "-p", "tuiperf.cli.pytest_plugin", "--tuiperf-budget", "0.3"]
-
-    saved = subprocess.run(
-        [*command, "--tuiperf-save"], cwd=project, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert saved.returncode == 0, saved.stdout + saved.stderr
-    stored = json.loads((project / "tuiperf-baseline.json").read_text())
-    assert set(stored["tests"]) == {
-        "test_demo_perf.py::test_aa::plugin-demo",
-        "test_demo_perf.py::test_slowed::plugin-demo",
-    }
-
     slowed = subprocess.run(
-        [*command, "--tuiperf-json", "run.json"],
-        cwd=project,
-        env={**env, "DEMO_SLOWDOWN": "1.2"},
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [*command, "--tuiperf-json", "run.json"], cwd=project, env=env, capture_output=True, text=True, timeout=120
     )
     out = slowed.stdout
     assert slowed.returncode == 1, out + slowed.stderr

@@ -18,8 +18,9 @@ writes the test run's checks for a CI artifact; the summary table is printed at 
 Scenario folders: the ``scenarios=`` argument, else the ``tuiperf_scenarios`` ini value (folders
 relative to the rootdir, default ``scenarios``), besides the built-in ones.
 
-Under pytest-xdist, one measurement at a time: each worker takes an exclusive lock on a file beside the
-baseline (``fcntl.flock``) while it measures and while it writes the baseline, so that workers neither
+Under pytest-xdist, one measurement at a time: each worker takes an exclusive lock on a file named after
+the baseline's path in the temporary folder (``fcntl.flock``) while it measures and while it writes the
+baseline, so that workers neither
 time each other nor overwrite each other's entries. (Where ``fcntl`` is missing, Windows, there is no
 lock: run with ``-n 0``.) The summary and JSON reach the controller with each test's report.
 
@@ -62,8 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "tuiperf(threshold=PCT, thresholds={variant: PCT}): defaults for the test's tuiperf checks"
     )
-    config.stash[_STATE] = State(config)
-    _SEEN.clear()
+    state = config.stash[_STATE] = State(config)
+    config.pluginmanager.register(Reporter(state), f"tuiperf-reporter-{id(config)}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -87,7 +88,9 @@ class State:
         folders = [Path(p) for p in config.getini("tuiperf_scenarios")] or [root / "scenarios"]
         self.scenario_dirs = [str(f) for f in folders if f.is_dir()]
         self.threshold_pct = float(config.getini("tuiperf_threshold"))
-        self.reports: list[dict[str, Any]] = []  # one per checked test, as its report carried it
+        self.seen: list[
+            dict[str, Any]
+        ] = []  # one per checked test, as its report carried it (xdist: to the controller)
         self._runner: ProcessRunner | None = None
 
     def runner(self) -> ProcessRunner:
@@ -99,7 +102,11 @@ class State:
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
         """One measurement (or baseline write) at a time across pytest-xdist workers."""
-        return exclusive(self.baseline.with_name(self.baseline.name + ".lock"))
+        import hashlib
+        import tempfile
+
+        digest = hashlib.sha256(str(self.baseline.resolve()).encode()).hexdigest()[:16]
+        return exclusive(Path(tempfile.gettempdir()) / f"tuiperf-baseline-{digest}.lock")
 
     def close(self) -> None:
         if self._runner is not None:
@@ -236,49 +243,68 @@ def tuiperf(request: pytest.FixtureRequest) -> Measure:
     return Measure(request.config.stash[_STATE], request.node)
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when != "call":
-        return
-    for key, value in report.user_properties:
-        if key == PROPERTY and isinstance(value, str):
-            _SEEN.append({**json.loads(value), "outcome": report.outcome, "test": report.nodeid})
+class Reporter:
+    """The session's reports: the checks each test's report carries, the table, the JSON."""
 
+    def __init__(self, state: State) -> None:
+        self.state = state
 
-_SEEN: list[dict[str, Any]] = []  # the controller's (or the only process's) checked tests, in report order
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for key, value in report.user_properties:
+            if key == PROPERTY and isinstance(value, str):
+                self.state.seen.append({**json.loads(value), "outcome": report.outcome, "test": report.nodeid})
 
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if not self.state.seen or hasattr(config, "workerinput"):
+            return
+        from tuiperf.common.text import one_line
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    if state is None or not _SEEN or hasattr(config, "workerinput"):
-        return
-    rows = [["test", "variant", "baseline", "now", "new/baseline [95% CI]", "threshold", "verdict"]]
-    from tuiperf.common.text import one_line
+        rows = [["test", "variant", "baseline", "now", "new/baseline [95% CI]", "threshold", "verdict"]]
+        for seen in self.state.seen:
+            for c in seen["checks"]:
+                ratio = "–"
+                if c["ratio"] is not None:
+                    ratio = f"{c['ratio']:.3f}× [{c['low']:.3f}–{c['high']:.3f}]"
+                rows.append(
+                    [
+                        one_line(c["test"]),
+                        one_line(c["variant"]),
+                        _figure(c["baseline_ns"], c["relative_to"]),
+                        _figure(c["new_ns"], c["relative_to"]),
+                        ratio,
+                        f"+{c['threshold_pct']:g} %",
+                        one_line(c["verdict"] + (f" ({c['note']})" if c["note"] else "")),
+                    ]
+                )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        terminalreporter.write_sep("-", "tuiperf")
+        for row in rows:
+            line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+            terminalreporter.write_line(line.rstrip())
+        busy = [w for seen in self.state.seen for w in seen["warnings"] if w.startswith("the machine was busy")]
+        if busy:
+            terminalreporter.write_line(f"⚠ {one_line(busy[0])}")
+        if self.state.save:
+            terminalreporter.write_line(f"baseline saved in {one_line(self.state.baseline)}")
 
-    for seen in _SEEN:
-        for c in seen["checks"]:
-            ratio = "–"
-            if c["ratio"] is not None:
-                ratio = f"{c['ratio']:.3f}× [{c['low']:.3f}–{c['high']:.3f}]"
-            rows.append(
-                [
-                    one_line(c["test"]),
-                    one_line(c["variant"]),
-                    _figure(c["baseline_ns"], c["relative_to"]),
-                    _figure(c["new_ns"], c["relative_to"]),
-                    ratio,
-                    f"+{c['threshold_pct']:g} %",
-                    one_line(c["verdict"] + (f" ({c['note']})" if c["note"] else "")),
-                ]
-            )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    terminalreporter.write_sep("-", "tuiperf")
-    for row in rows:
-        terminalreporter.write_line("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
-    warned = sorted({one_line(w) for seen in _SEEN for w in seen["warnings"] if w.startswith("the machine was busy")})
-    for warning in warned[:1]:
-        terminalreporter.write_line(f"⚠ {warning}")
-    if state.save:
-        terminalreporter.write_line(f"baseline saved in {one_line(state.baseline)}")
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        state = self.state
+        if not state.json or hasattr(session.config, "workerinput"):
+            return
+        from tuiperf.common.files import write_atomic
+        from tuiperf.common.version import __version__
+
+        document = {
+            "tool": "tuiperf",
+            "version": __version__,
+            "baseline": str(state.baseline),
+            "saved": state.save,
+            "exit_status": int(exitstatus),
+            "tests": state.seen,
+        }
+        write_atomic(state.json, (json.dumps(document, indent=1) + "\n").encode("utf-8"), force=True)
 
 
 def _figure(value: float | None, relative_to: str) -> str:
@@ -289,21 +315,3 @@ def _figure(value: float | None, relative_to: str) -> str:
     if value is None:
         return "–"
     return f"{value:.3f}× {one_line(relative_to)}" if relative_to else format_ns(value)
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    state = session.config.stash.get(_STATE, None)
-    if state is None or not state.json or hasattr(session.config, "workerinput"):
-        return
-    from tuiperf.common.files import write_atomic
-    from tuiperf.common.version import __version__
-
-    document = {
-        "tool": "tuiperf",
-        "version": __version__,
-        "baseline": str(state.baseline),
-        "saved": state.save,
-        "exit_status": int(exitstatus),
-        "tests": _SEEN,
-    }
-    write_atomic(state.json, (json.dumps(document, indent=1) + "\n").encode("utf-8"), force=True)
