@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -191,3 +192,25 @@ def test_the_markdown_export_names_the_machine_and_the_commit() -> None:
     assert "| CPU frequency | governor powersave |" in text and "| load average | 0.50 → 2.50 |" in text
     assert "| other processes' CPU | 1.53 cores (busy) |" in text
     assert "- the machine was busy: other processes used 1.5 cores of 2" in text
+
+
+def test_accelerators_governor_and_boost_are_read_where_the_system_has_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Laid out as the NVIDIA driver and cpufreq lay them out (this VM has neither)."""
+    for index in range(2):
+        gpu = tmp_path / "nvidia" / f"0000:0{index}:00.0"
+        gpu.mkdir(parents=True)
+        (gpu / "information").write_text("Model: \t\t NVIDIA H200\nIRQ:   42\n")
+    cpu = tmp_path / "cpu"
+    for core, governor in (("cpu0", "performance"), ("cpu1", "powersave")):
+        (cpu / core / "cpufreq").mkdir(parents=True)
+        (cpu / core / "cpufreq" / "scaling_governor").write_text(governor + "\n")
+    (cpu / "cpufreq").mkdir()
+    (cpu / "cpufreq" / "boost").write_text("1\n")
+    monkeypatch.setattr(machine, "_NVIDIA", tmp_path / "nvidia")
+    monkeypatch.setattr(machine, "_CPU", cpu)
+    found = machine.facts()
+    assert found.accelerator == "2 × NVIDIA H200"
+    assert found.governor == "performance, powersave" and found.boost is True
+    assert [a.unstable for a in machine.advice(found) if "governor" in a.finding] == [True]

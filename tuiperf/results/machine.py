@@ -30,6 +30,7 @@ BUSIEST = 5  # other processes named in a result
 NAMED_FROM_CORES = 0.05  # a process that used less CPU than this during the run is not named
 _PROC = Path("/proc")
 _CPU = Path("/sys/devices/system/cpu")
+_NVIDIA = Path("/proc/driver/nvidia/gpus")  # one folder per GPU, each with an ``information`` file
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,7 @@ def _memory() -> tuple[int | None, int | None]:
 
 def _accelerators() -> str:
     models = []
-    for info in sorted(Path("/proc/driver/nvidia/gpus").glob("*/information")):
+    for info in sorted(_NVIDIA.glob("*/information")):
         for line in (_text(info) or "").splitlines():
             if line.startswith("Model:"):
                 models.append(line.split(":", 1)[1].strip())
