@@ -72,3 +72,20 @@ def test_time_measures_statements_and_run_writes_markdown_and_csv_at_once(
     rows = list(csv.DictReader(io.StringIO(samples.read_text())))
     assert {row["variant"] for row in rows} == {"jnp.sin(x)", "f(x)"}
     assert len(rows) == 30
+
+
+def test_the_ipython_magic_runs_a_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from tuiperf.cli import ipython
+
+    registered: dict[str, object] = {}
+
+    class Shell:
+        def register_magic_function(self, fn: object, magic_kind: str, magic_name: str) -> None:
+            registered[f"{magic_kind}:{magic_name}"] = fn
+
+    ipython.load_ipython_extension(Shell())
+    magic = registered["line:tuiperf"]
+    assert magic is ipython.tuiperf_magic
+    assert ipython.tuiperf_magic("time --help") == 0 and "STATEMENT" in capsys.readouterr().out
+    assert ipython.tuiperf_magic("time 'f(x' -s 'x = 1'") == 2
+    assert "tuiperf: statement 1: not Python" in capsys.readouterr().err
