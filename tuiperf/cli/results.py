@@ -232,7 +232,7 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
         f"{one_line(args.by_commit)} by commit ({len(commits)} commits, oldest first; "
         f"{steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals; * changes not committed)"
     )
-    headers = ["commit", "branch", "runs", "variant", "median", "95% interval", "step"]
+    headers = ["commit", "branch", "run ids", "variant", "median", "95% interval", "step"]
     print_trimmed(console, grid(title, headers, rows, console.width, console))
     return 0
 
