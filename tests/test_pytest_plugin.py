@@ -131,7 +131,7 @@ class FakeRunner:
     def run(self, request):
         slowdown = float(os.environ.get("DEMO_SLOWDOWN", "1"))
         times = {"steady": 50_000.0, "same": 50_000.0, "slowed": 50_000.0 * slowdown}
-        names = [request.variants[0], *[v for v in request.variants[1:] if v != request.variants[0]]]
+        names = request.variants or ["steady", "same", "slowed"]
         return factories.result({name: factories.steady(times[name]) for name in names}, scenario=request.scenario)
 
     def close(self) -> None:
@@ -170,6 +170,11 @@ def test_save_then_check_in_one_process(pytester: pytest.Pytester, monkeypatch: 
         ("test_demo.py::test_aa", "passed", ["ok"]),
         ("test_demo.py::test_slowed", "failed", ["regressed"]),
     ]
+
+    pytester.makepyfile(test_demo='def test_typo(tuiperf):\n    tuiperf.check("plugin-demo", relative_to="stedy")\n')
+    typo = pytester.runpytest_inprocess(*plugin, plugins=[pytest_plugin])
+    typo.assert_outcomes(failed=1)
+    typo.stdout.fnmatch_lines(["*tuiperf: relative_to='stedy' is not a variant of plugin-demo (*)*"])
 
 
 @pytest.mark.slow

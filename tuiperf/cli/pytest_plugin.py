@@ -202,6 +202,9 @@ class Measure:
         if result.error or failed or not result.variants:
             why = result.error or "; ".join(f"{v.name}: {v.failure.error if v.failure else 'failed'}" for v in failed)
             pytest.fail(f"tuiperf: {scenario} was not measured: {why or 'no variant'}", pytrace=False)
+        if relative_to is not None and relative_to not in {v.name for v in result.variants}:
+            known = ", ".join(v.name for v in result.variants)
+            pytest.fail(f"tuiperf: relative_to={relative_to!r} is not a variant of {scenario} ({known})", pytrace=False)
         key = f"{self.item.nodeid}::{name or scenario}"
         new = baseline.entry_of(result, relative_to or "")
         pct = threshold if threshold is not None else self.threshold_pct
