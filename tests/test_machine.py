@@ -214,3 +214,11 @@ def test_accelerators_governor_and_boost_are_read_where_the_system_has_them(
     assert found.accelerator == "2 × NVIDIA H200"
     assert found.governor == "performance, powersave" and found.boost is True
     assert [a.unstable for a in machine.advice(found) if "governor" in a.finding] == [True]
+
+
+def test_the_apps_warnings_list_the_busy_machine() -> None:
+    from tuiperf.tui.view import collect_warnings
+
+    busy = machine.during(Machine(cpu_count=2), *quiet_and_hogged(1_500), ROOT, TICKS)
+    shown = collect_warnings(machine.with_machine(factories.result({"a": [1000.0] * 20}), busy))
+    assert [severity for severity, text in shown if text.startswith("the machine was busy")] == ["warning"]
