@@ -22,6 +22,8 @@ os.environ["TUIPERF_CALIBRATION"] = "off"
 os.environ["TUIPERF_USER_SCENARIOS"] = str(Path(__file__).parent / "fixtures" / "no-user-scenarios")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "scenarios"
+# A project of its own that uses the pytest plugin, run by tests/test_pytest_plugin.py in a copy.
+collect_ignore = ["plugin_project"]
 TUI_TESTS = Path(__file__).parent / "tui"
 
 

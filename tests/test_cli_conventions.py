@@ -55,7 +55,7 @@ def test_each_shared_flag_means_one_thing_everywhere():
 
 def test_no_history_only_where_a_run_is_stored(capsys):
     stored = {c for c, _, a in every_option() if "--no-history" in a.option_strings}
-    assert stored == {"tuiperf", "app", "serve", "run"}  # serve: the app in a browser tab
+    assert stored == {"tuiperf", "app", "serve", "run", "time"}  # serve: the app in a browser tab
     with pytest.raises(SystemExit) as stopped:
         parse_args(["show", "3", "--no-history"])
     assert stopped.value.code == 2 and "unrecognized arguments: --no-history" in capsys.readouterr().err

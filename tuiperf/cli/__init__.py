@@ -24,6 +24,8 @@ COMMANDS = (
     "check",
     "serve",  # the explorer in a browser tab (issue 39)
     "calibrate",  # this machine's process-to-process spread (issue 42)
+    "machine",  # what would make runs unstable here (issue 55)
+    "time",  # statements timed against each other (issue 55)
 )
 EXIT_STATUSES = """exit status:
   0    done
@@ -71,6 +73,18 @@ def _completion(parser: argparse.ArgumentParser) -> None:
     except ImportError:
         return
     shtab.add_argument_to(parser, "--print-completion", help="print a shell completion script (bash, zsh, tcsh)")
+
+
+def _run_outputs(parser: argparse.ArgumentParser) -> None:
+    """Where a measuring command writes its result besides the report (``run``, ``time``)."""
+    parser.add_argument("--out", metavar="FILE.json", help="also write the result document (JSON) to this file")
+    parser.add_argument("--json", dest="out", help=argparse.SUPPRESS)  # the older name of --out
+    parser.add_argument("--export-markdown", metavar="FILE.md", help="also write the result as Markdown (an issue)")
+    parser.add_argument("--export-csv", metavar="FILE.csv", help="also write every sample as CSV")
+    flags.force(parser, "the --out and --export-* files")
+    parser.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
+    flags.width(parser)
+    parser.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
 
 
 def _scenario_id(parser: argparse.ArgumentParser) -> None:
@@ -130,12 +144,26 @@ def build_parser() -> argparse.ArgumentParser:
     _measuring(run, "run")
     _scenario_id(run)
     flags.sweep(run)
-    run.add_argument("--out", metavar="FILE.json", help="also write the result document (JSON) to this file")
-    run.add_argument("--json", dest="out", help=argparse.SUPPRESS)  # the older name of --out
-    flags.force(run, "the --out file")
-    run.add_argument("--profiles", action="store_true", help="print the Python profile of each variant")
-    flags.width(run)
-    run.add_argument("--in-process", action="store_true", help="measure in this process (no measuring process)")
+    _run_outputs(run)
+
+    timed = commands.add_parser(
+        "time",
+        help="measure Python statements against each other (each a variant, as `run` measures them)",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    flags.history(timed, stores=True)
+    _measuring(timed, "run")
+    timed.add_argument("statements", nargs="+", metavar="STATEMENT", help="a statement to time, e.g. 'f(x)'")
+    timed.add_argument(
+        "-s",
+        "--setup",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="run once before timing, in every statement's namespace (repeatable: one line each)",
+    )
+    _run_outputs(timed)
 
     show = commands.add_parser("show", help="print a saved result: a history run id or a JSON file")
     flags.scenario_dirs(show)
@@ -164,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="list stored runs (newest first), or prune them")
     flags.history(history, stores=False)
     history.add_argument("--scenario", metavar="ID", help="only this scenario's runs")
+    history.add_argument(
+        "--by-commit",
+        metavar="ID",
+        help="scenario ID's medians per git commit with 95%% intervals, marking steps beyond the intervals",
+    )
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     flags.print_json(history)
@@ -237,10 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
     dispatch = next(row for row in options.declared() if row.name == "dispatch")
     check.add_argument(dispatch.option.flag or "", choices=dispatch.option.choices, help=dispatch.option.help)
 
-    from tuiperf.cli import calibrate, envs
+    from tuiperf.cli import calibrate, envs, machine
 
     envs.add_parser(commands)
     calibrate.add_parser(commands)
+    machine.add_parser(commands)
     return parser
 
 
@@ -272,7 +306,7 @@ def _first_positional(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from tuiperf.cli import calibrate, check, envs, listing, measure, results, serve
+    from tuiperf.cli import calibrate, check, envs, listing, machine, measure, results, serve, timing
 
     handlers = {
         "app": measure.cmd_app,
@@ -290,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check": check.cmd_check,
         "serve": serve.cmd_serve,
         "calibrate": calibrate.cmd_calibrate,
+        "machine": machine.cmd_machine,
+        "time": timing.cmd_time,
     }
     try:
         return handlers[args.command](args)

@@ -77,6 +77,28 @@ def found_elsewhere(request: RunRequest) -> RunRequest:
         finder.close()
 
 
+def export_files(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """``--export-markdown`` and ``--export-csv``: (format, file or None)."""
+    return [("markdown", getattr(args, "export_markdown", None)), ("csv", getattr(args, "export_csv", None))]
+
+
+def write_export(result: Any, fmt: str, path: str, args: argparse.Namespace, err: Console) -> bool:
+    """Write ``result`` as ``fmt`` to ``path`` (what `export --format FMT --out PATH` writes); a failure
+    is one line (and the exit status 1), the run's result being kept elsewhere."""
+    from tuiperf.catalog.folders import scenario_files
+    from tuiperf.common.files import write_atomic
+    from tuiperf.common.text import one_line
+    from tuiperf.results.export import export
+
+    try:
+        text = export(result, fmt, scenario_files=scenario_files(args.scenarios))
+        err.print(Text(f"wrote {one_line(write_atomic(path, text.encode('utf-8'), force=args.force))}"))
+    except (TuiperfError, OSError) as exc:
+        err.print(Text(f"--export-{fmt} not written: {one_line(exc)}", style="yellow"))
+        return False
+    return True
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.cli import report
     from tuiperf.cli.results import history_path, store
@@ -85,8 +107,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tuiperf.results import recovery, resultfile
 
     request = request_from(args)
-    if args.out is not None:
-        check_writable(args.out, force=args.force)  # fail now, not after the run
+    exports = {fmt: path for fmt, path in (("json", args.out), *export_files(args)) if path is not None}
+    for path in exports.values():
+        check_writable(path, force=args.force)  # fail now, not after the run
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     runner = make_runner(args)
     try:
@@ -109,6 +132,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         except TuiperfError as exc:
             err.print(Text(f"--out not written: {one_line(exc)}", style="yellow"))
     stored = store(result, args, err) if history_path(args) is not None else False
+    exported = all(write_export(result, fmt, path, args, err) for fmt, path in export_files(args) if path is not None)
     if not written and not stored and (args.out is not None or history_path(args) is not None):
         err.print(Text(recovery.keep(result), style="yellow"))
     try:
@@ -126,7 +150,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     points = result.points or [result]
     failed = [v.name for point in points for v in point.variants if v.status == "failed"]
-    return 1 if failed or result.error or (args.out is not None and not written) else 0
+    return 1 if failed or result.error or (args.out is not None and not written) or not exported else 0
 
 
 def run_interruptibly(runner: Runner, request: RunRequest, err: Console) -> tuple[Any, bool]:

@@ -30,6 +30,7 @@ from tuiperf.results.model import (
     COMPILE_STAGES,
     NOT_ATTRIBUTED,
     PHASES,
+    Environment,
     OpRow,
     RunResult,
     Sweep,
@@ -136,9 +137,34 @@ def header(result: RunResult) -> Group:
         Flow(assignments, lead="params: ", sep=", ", indent=len("params: ")),
         Flow([f for f in facts if f], sep=" · ", style="dim"),
     ]
+    parts.extend(machine_line(env))
     if result.partial:
         parts.append(Hanging(f"PARTIAL RESULT: {inert(result.error or 'the run was stopped')}", style="bold yellow"))
     return Group(*parts, Text(""))
+
+
+def machine_line(env: Environment | None) -> list[Any]:
+    """The machine the run measured on and the scenario folder's commit (results stored before they
+    were recorded show nothing here)."""
+    if env is None or (env.machine is None and env.source is None):
+        return []
+    facts = []
+    if env.source is not None:
+        src = env.source
+        where = ", ".join(x for x in (one_line(src.branch), "dirty" if src.dirty else "") if x)
+        facts.append(f"commit {one_line(src.commit[:12])}" + (f" ({where})" if where else ""))
+    m = env.machine
+    if m is not None:
+        facts.append(f"{m.cpu_count or '?'} × {one_line(m.cpu_model or 'CPU')}")
+        if m.governor:
+            facts.append(f"governor {one_line(m.governor)}")
+        if m.boost is not None:
+            facts.append("boost on" if m.boost else "boost off")
+        if m.load_before and m.load_after:
+            facts.append(f"load {m.load_before[0]:.2f} → {m.load_after[0]:.2f}")
+        if m.others_cores is not None:
+            facts.append(f"others used {m.others_cores:.2f} cores")
+    return [Flow(facts, lead="machine: ", sep=" · ", indent=len("machine: "), style="dim")]
 
 
 def shadowing_copy(path: str) -> list[Any]:

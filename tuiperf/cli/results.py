@@ -143,6 +143,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise TuiperfError("the history is turned off (--no-history or TUIPERF_HISTORY=off)")
     if args.prune_before is not None or args.keep is not None:
         return prune(path, args)
+    if args.by_commit is not None:
+        return history_by_commit(path, args)
     with History(path, readonly=True) as history:
         runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
         total = history.count(scenario=args.scenario, since=args.since)
@@ -167,6 +169,71 @@ def cmd_history(args: argparse.Namespace) -> int:
     plural = "s" * (total != 1)
     shown = f"{len(runs)} of {total} runs" if len(runs) < total else f"{total} run{plural}"
     print_trimmed(console, grid(f"{shown} in {one_line(path)}", header, rows, console.width, console, "run "))
+    return 0
+
+
+def history_by_commit(path: Path, args: argparse.Namespace) -> int:
+    """``history --by-commit ID``: the scenario's medians per commit (the runs measured as its newest
+    was: same parameters, device, dispatch), steps marked (:mod:`tuiperf.results.by_commit`)."""
+    import json
+
+    from tuiperf.cli.report import Cell, grid
+    from tuiperf.cli.wrap import checked_width, print_trimmed
+    from tuiperf.common.text import one_line
+    from tuiperf.common.units import format_ns
+    from tuiperf.results.by_commit import by_commit
+    from tuiperf.results.history import History, comparable
+
+    with History(path, readonly=True) as history:
+        runs = history.list(scenario=args.by_commit, since=args.since, limit=None)
+        runs = [run for run in comparable(runs, runs[0]) if not run.sweep] if runs else []
+        commits = by_commit([(run.id, history.get(run.id)) for run in runs])
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "commit": c.commit,
+                        "dirty": c.dirty,
+                        "branch": c.branch,
+                        "first_run": c.first_run,
+                        "runs": list(c.run_ids),
+                        "variants": {name: vars(m) for name, m in c.variants.items()},
+                    }
+                    for c in commits
+                ],
+                indent=1,
+            )
+        )
+        return 0
+    if not commits:
+        print(f"no run of {one_line(args.by_commit)} with a git commit in {one_line(path)}")
+        return 0
+    console = Console(width=checked_width(args.width), highlight=False)
+    rows: list[list[Cell]] = []
+    for c in commits:
+        for name, m in c.variants.items():
+            step = ""
+            if m.step is not None:
+                step = f"{'▲' if m.step > 1 else '▼'} {(m.step - 1) * 100:+.1f} %"
+            rows.append(
+                [
+                    one_line(c.label),
+                    one_line(c.branch),
+                    ",".join(str(i) for i in c.run_ids),
+                    one_line(name),
+                    format_ns(m.median_ns),
+                    f"{format_ns(m.low_ns)} – {format_ns(m.high_ns)}",
+                    step,
+                ]
+            )
+    steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
+    title = (
+        f"{one_line(args.by_commit)} by commit ({len(commits)} commits, oldest first; "
+        f"{steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals; * changes not committed)"
+    )
+    headers = ["commit", "branch", "run ids", "variant", "median", "95% interval", "step"]
+    print_trimmed(console, grid(title, headers, rows, console.width, console))
     return 0
 
 

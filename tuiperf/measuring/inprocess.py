@@ -80,7 +80,10 @@ class InProcessRunner:
             request = dataclasses.replace(request, scenario_dirs=list(self.scenario_dirs))
         hooks = Hooks(on_event or (lambda event: None), cancel or threading.Event())
         options.check(request.settings)  # once, as it arrives (what a measuring process does on receipt)
-        return measure_here(request, hooks, in_process=True)
+        from tuiperf.results.machine import Watch
+
+        watch = Watch(request.scenario_path)
+        return watch.finish(measure_here(request, hooks, in_process=True))
 
     def close(self) -> None:
         pass

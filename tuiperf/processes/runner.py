@@ -37,6 +37,7 @@ from tuiperf.contract.request import ResolvedRequest, RunRequest
 from tuiperf.processes.isolation import Attempt, isolating
 from tuiperf.processes.process import MeasuringProcess, ProcessStopped
 from tuiperf.processes.tracking import StreamTracker
+from tuiperf.results.machine import Watch
 from tuiperf.results.model import DeviceInfo, RunResult
 
 # A reused measuring process keeps runs comparable (a fresh one can land ~30 % away from another on a
@@ -229,7 +230,8 @@ class ProcessRunner:
         if cancel is not None and cancel.is_set():  # stopped while the scenario files were being read
             seen = StreamTracker(request)
             return seen.after_crash(seen.crash("was not started: the run was cancelled first"))
-        return STRATEGIES[strategy_of(request)](self, request, on_event, cancel)
+        watch = Watch(request.scenario_path)  # the machine and the git commit, before and after
+        return watch.finish(STRATEGIES[strategy_of(request)](self, request, on_event, cancel))
 
     def _in_environments(
         self, request: ResolvedRequest, on_event: Callable[[Event], None] | None, cancel: threading.Event | None

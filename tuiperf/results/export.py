@@ -18,7 +18,7 @@ from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns, format_p
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
-from tuiperf.results.model import BREAKDOWN_STAGES, NOT_ATTRIBUTED, RunResult
+from tuiperf.results.model import BREAKDOWN_STAGES, NOT_ATTRIBUTED, Environment, RunResult
 from tuiperf.results.ops import differences_words, ops_summary
 from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
@@ -189,6 +189,7 @@ def markdown(result: RunResult) -> str:
         rows += [["CPU", f"{_cell(env.cpu)} ({_cell(env.cpu_count)} cores)"]]
         if env.xla_flags:
             rows.append(["XLA_FLAGS", _code(env.xla_flags)])
+        rows += _machine_rows(env)
     source = _cell((result.scenario.source_sha256 or "—")[:16])
     rows += [["date", _cell(result.started_at)], ["scenario source sha256", source]]
     lines += _table(["", ""], rows)
@@ -206,6 +207,29 @@ def markdown(result: RunResult) -> str:
         lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
     lines += ["", f"_Measured with tuiperf {_cell(result.tool.version)}; every figure comes from this run._", ""]
     return "\n".join(lines)
+
+
+def _machine_rows(env: Environment) -> list[list[str]]:
+    """The git commit and the machine during the run, where the result recorded them."""
+    rows = []
+    if env.source is not None:
+        state = ", ".join(x for x in (env.source.branch, "dirty" if env.source.dirty else "") if x)
+        rows.append(["commit", _code(env.source.commit[:12]) + (f" ({_cell(state)})" if state else "")])
+    m = env.machine
+    if m is not None:
+        frequency = [
+            f"governor {m.governor}" if m.governor else "",
+            "" if m.boost is None else f"boost {'on' if m.boost else 'off'}",
+        ]
+        if any(frequency):
+            rows.append(["CPU frequency", _cell(", ".join(f for f in frequency if f))])
+        if m.load_before and m.load_after:
+            rows.append(["load average", f"{m.load_before[0]:.2f} → {m.load_after[0]:.2f}"])
+        if m.others_cores is not None:
+            rows.append(["other processes' CPU", f"{m.others_cores:.2f} cores{' (busy)' if m.busy else ''}"])
+        if m.accelerator:
+            rows.append(["accelerator", _cell(m.accelerator)])
+    return rows
 
 
 def _sweep_section(result: RunResult) -> list[str]:

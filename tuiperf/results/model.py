@@ -364,6 +364,42 @@ class RunOptions(RunSettings, kw_only=True):
     variants: list[str] | None = None
 
 
+class BusyProcess(Struct):
+    """Another process that used the CPU while the run measured (not the run's own process tree)."""
+
+    pid: int
+    name: str
+    cores: float  # CPU it used over the run, in cores (1.0: one core the whole time)
+
+
+class Machine(Struct):
+    """The machine a run measured on, read from /proc and /sys by the process that started the run
+    (:mod:`tuiperf.results.machine`); empty or None where the system does not tell."""
+
+    cpu_model: str = ""
+    cpu_count: int | None = None  # the cores this process may run on
+    governor: str = ""  # cpufreq scaling governor(s), "" where /sys does not tell
+    boost: bool | None = None  # frequency boost (turbo) on, where /sys tells
+    memory_total_bytes: int | None = None
+    memory_available_bytes: int | None = None  # before the run
+    accelerator: str = ""  # the accelerators the system lists (NVIDIA's driver), "" where none
+    load_before: list[float] = []  # 1, 5 and 15 minute load averages as the run started
+    load_after: list[float] = []
+    others_cores: float | None = None  # CPU every other process used during the run, in cores
+    seconds: float | None = None  # the span the CPU use was read over
+    busiest: list[BusyProcess] = []  # the other processes that used most CPU during the run
+    busy: bool = False  # the others used more than the cores the run left spare (the run may be unstable)
+
+
+class Source(Struct):
+    """The git state of the scenario's folder when the run started (where it is in a repository)."""
+
+    commit: str
+    branch: str = ""  # "" for a detached HEAD
+    dirty: bool = False  # files changed and not committed (untracked files included)
+    root: str = ""  # the repository's top folder
+
+
 class Environment(Struct):
     python: str  # its version
     packages: dict[str, str | None]  # jax, jaxlib, equinox, flax, numpy, optax, tuiperf
@@ -380,6 +416,8 @@ class Environment(Struct):
     timer: str = "time.perf_counter_ns"
     timer_resolution_ns: float | None = None
     date: str = ""
+    machine: Machine | None = None  # the machine and how busy it was during the run (older files: None)
+    source: Source | None = None  # the git commit of the scenario's folder (None: not a repository, or older)
 
 
 class Calibration(Struct):
