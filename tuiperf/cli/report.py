@@ -21,10 +21,11 @@ from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_bytes, format_ns, format_p, ratio_with_interval
+from tuiperf.common.units import format_bytes, format_ns, ratio_with_interval
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.evidence import first_compile_note
+from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
@@ -193,7 +194,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
                 f"±{100 * (hi - lo) / 2 / s.median_ns:.1f}%" if s.median_ns else "–",
                 f"{s.n:,}",
                 ratio,
-                format_p(row.p_value) if row else "–",
+                p_cell(row.p_value, comparison_finding(result, row)) if row else "–",
             ]
         )
         clusters = str(max(len(v.sampling.modes), 1))  # where they are is in the warnings

@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_ns, format_p
+from tuiperf.common.units import format_ns
 from tuiperf.results import covers
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
+from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
 from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
@@ -298,7 +299,12 @@ def _point(shown: RunResult, level: str) -> list[str]:
         baseline, against_base = against(shown)
         lines += ["", f"{level} Ratios to {_code(baseline)}", ""]
         rows = [
-            [_code(name), f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)]
+            [
+                _code(name),
+                f"{c.ratio:.3f}×",
+                f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}",
+                p_cell(c.p_value, comparison_finding(shown, c)),
+            ]
             for name, c in against_base.items()
         ]
         lines += _table(["variant", "median / baseline", "95% CI", "p (Mann-Whitney)"], rows)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results import evidence, remedies
+from tuiperf.results import evidence, findings, remedies
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -132,8 +132,15 @@ def verdict(
     if row is None or a is None or b is None or base_name is None:
         return None
     lo, hi = row.ci95
+    noise = not findings.comparison_finding(result, row)  # the one rule of what is a finding
     if lo <= 1.0 <= hi:
         opening = f"{name} and {base_name} take the same time within noise (ratio CI {lo:.3f}–{hi:.3f})"
+    elif noise:
+        opening = (
+            f"{name} is {how_much(row.ratio)} {'as' if '×' in how_much(row.ratio) else 'than'} {base_name} in these "
+            f"two processes, not a finding: the ratio's interval ({lo:.3f}–{hi:.3f}) leaves out process-to-process "
+            "spread"
+        )
     else:
         words = how_much(row.ratio)
         opening = f"{name} is {words} {'as' if '×' in words else 'than'} {base_name}"
@@ -142,7 +149,7 @@ def verdict(
     if unfair:
         m = unfair[0]
         return f"{opening}, but {m.a} does not compute the same thing as {m.b} ({m.quantity}): no fair cause to give."
-    if lo <= 1.0 <= hi:
+    if noise:
         first = evidence.first_call_note(a, b)
         return opening + (f"; {first}" if first else "") + "."
     slow, fast = (a, b) if row.ratio > 1 else (b, a)

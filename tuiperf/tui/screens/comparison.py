@@ -11,8 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_ns, format_p
+from tuiperf.common.units import format_ns
 from tuiperf.results.compare import RunComparison
+from tuiperf.results.findings import p_cell
 
 THRESHOLD = 0.05  # a change counts when the whole 95 % CI of now/then is beyond ±5 %
 
@@ -65,7 +66,7 @@ class ComparisonScreen(ModalScreen[None]):
                 verdict(lo, hi),
                 f"{row.ratio:.3f}×",
                 f"{lo:.3f} – {hi:.3f}",
-                format_p(row.p_value),
+                p_cell(row.p_value, row.finding),
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
                 key=key,
