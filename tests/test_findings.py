@@ -104,3 +104,14 @@ def test_an_aa_pair_of_two_processes_is_not_a_finding_without_the_process_part()
     result.comparisons = [covered]
     assert comparison_finding(result, covered)
     assert "p < 1e-6" in changes(result)[0].sentence()
+
+
+def test_the_statistics_tab_does_not_say_ok_for_a_variant_that_compiled_on_every_sample():
+    """Issue 52: a variant whose every sample compiled read "ok" in the Statistics tab."""
+    samples = _samples(10_000.0, 40, 0.01)
+    steady_one = variant("stable", samples)
+    recompiling = variant("recompiling", [x * 300 for x in samples], retraces=40, recompiles=40)
+    result = document.run_result(header(), [steady_one, recompiling], duration_s=1.0)
+    content = stats_content(result, "stable", 200)
+    status = {name: str(cells[5]) for name, cells in content.rows}
+    assert status == {"stable": "ok", "recompiling": "compiled 40× while timed"}

@@ -344,6 +344,8 @@ def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsC
             status = Text("ok", style="green")
             if len(v.sampling.modes) > 1:
                 status = Text(f"{len(v.sampling.modes)} modes", style="yellow")
+            if v.recompiles.recompiles:  # its samples hold compile time: not "ok" (see Warnings)
+                status = Text(f"compiled {v.recompiles.recompiles}× while timed", style="bold yellow")
         ratio, rci, p = (None, None, None)
         if baseline and v.ok and s:
             ratio, rci, p = ratio_against(result, v.name, baseline)
