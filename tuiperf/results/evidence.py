@@ -43,6 +43,16 @@ AOT_AND_FIRST = "traced, lowered and compiled ahead, then called once"  # how a 
 FIRST_ALONE = "called once, tracing and compiling inside the call"
 
 
+def host_copy_words(slow: VariantResult, fast: VariantResult) -> str | None:
+    """``slow`` passes more bytes of host (NumPy) arrays to its call than ``fast``, copied to the device
+    on every call: the copy, with its bytes; None where either was not measured or ``slow`` copies no more."""
+    a, b = slow.profile.host_bytes, fast.profile.host_bytes
+    if a is None or b is None or a <= b:
+        return None
+    other = f"{fast.name}'s {format_bytes(b)}" if b else f"none for {fast.name}"
+    return f"{slow.name} passes host (NumPy) arrays: {format_bytes(a)} copied host→device on every call ({other})"
+
+
 def first_call_figure(variant: VariantResult) -> tuple[str, float] | None:
     """What a script's first call costs, in ns, and how the figure was built: the ahead-of-time stages
     plus a first call that reused their executable, or, for a wrapper with no ahead-of-time API, the

@@ -188,6 +188,10 @@ class ProfileRow(Part, frozen=True):
     cumtime_us: float
     tottime_us: float
     kind: str = "python"
+    # The compiled call's time beneath this function (its share of the executable row, through the
+    # profile's call graph); None in profiles stored before it was measured. A function's subtree less
+    # this is the time it holds itself (results.remedies weighs machinery by it).
+    compiled_us: float | None = None
 
 
 class Sampling(Part, frozen=True):
@@ -255,6 +259,9 @@ class Profile(Part, frozen=True):
 
     rows: list[ProfileRow] = []
     note: str | None = None
+    # Bytes of host (NumPy) arrays among the call's arguments: copied to the device on every call as
+    # they cross the jit boundary (None: not measured, a result stored before).
+    host_bytes: int | None = None
 
 
 class Failure(Part, frozen=True):

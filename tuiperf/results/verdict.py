@@ -88,6 +88,9 @@ def _cause(
         sentence = (
             f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) explains {100 * (main.share or 0):.0f} % of the gap"
         )
+    copy = evidence.host_copy_words(slow, fast)
+    if copy is not None and main.key in ("framework", "jit_dispatch", "launch"):  # where a copy at the call lands
+        return sentence + f": {copy}: {remedies.HOST_COPY.remedy}"
     if main.key == "framework":
         if slow.breakdown is not None and slow.breakdown.framework_holds:
             carried = remedies.STATE_CARRIED
@@ -172,7 +175,10 @@ def verdict(
     notes = [n for n in eq.notes if name in n and base_name in n]
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
-    profiled = _profile_only(slow, fast, result.scenario.path or None)
+    copy = evidence.host_copy_words(slow, fast)
+    profiled = (
+        f"{copy}: {remedies.HOST_COPY.remedy}" if copy else _profile_only(slow, fast, result.scenario.path or None)
+    )
     if not isinstance(split, Reconciliation):
         if memory or profiled:
             found = "; ".join(x for x in (memory, profiled) if x)
