@@ -56,7 +56,7 @@ def analyse(
         )
         if failure is None:
             progress.report(PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (index + 1) / len(prepared), sampled.targets)
-    guard(ctx, point.params, prepared, found)
+    guard(ctx, point.params, [p for p in prepared if p.name in ctx.resolved.scenario.variants], found)
 
 
 def host_bytes(bench: Bench) -> int:

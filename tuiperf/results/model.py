@@ -374,6 +374,22 @@ class Comparison(Struct):
     interval: Interval | None = None  # what ci95 covers (None: stored before, samples only)
 
 
+class Tried(Struct):
+    """A remedy tuiperf applied itself to one of the user's variants, where the evidence named it (one
+    call's profile: JAX operations dispatched one at a time, or differentiated, outside a compiled
+    program): the remedied variant, measured in the same rounds as the original and checked against
+    its outputs. Not one of the user's variants: kept apart from ``RunResult.variants``."""
+
+    of: str  # the user's variant it remedies
+    remedy: str  # what was done, in words ("put jax.jit around the call")
+    evidence: str  # what the measurement showed that named it
+    result: VariantResult | None = None  # the remedied variant as measured (named "<of> ⟨remedy⟩")
+    ratio: Comparison | None = None  # its median over the original's, same rounds
+    same_outputs: bool | None = None  # the guard's check against the original's outputs
+    differs: str = ""  # what differs where the outputs do not agree
+    error: str | None = None  # why it could not be tried (the remedy's build, compile or first call failed)
+
+
 class Mismatch(Struct):
     a: str
     b: str
@@ -523,6 +539,7 @@ class RunResult(Struct, kw_only=True):
     sweep: Sweep | None = None
     points: list[RunResult] = []
     environments: list[EnvironmentRun] = []  # a run over several Python environments (``--env``)
+    tried: list[Tried] = []  # remedies tuiperf applied itself and measured beside the originals
 
     def variant(self, name: str) -> VariantResult | None:
         return next((v for v in self.variants if v.name == name), None)

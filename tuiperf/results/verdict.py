@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results import evidence, findings, remedies
+from tuiperf.results import evidence, findings, remedies, tried
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -176,8 +176,13 @@ def verdict(
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
     copy = evidence.host_copy_words(slow, fast)
+    measured = tried.tried_for(result, slow.name)  # a remedy tuiperf tried replaces the profile's guess
     profiled = (
-        f"{copy}: {remedies.HOST_COPY.remedy}" if copy else _profile_only(slow, fast, result.scenario.path or None)
+        f"{copy}: {remedies.HOST_COPY.remedy}"
+        if copy
+        else None
+        if measured
+        else _profile_only(slow, fast, result.scenario.path or None)
     )
     if not isinstance(split, Reconciliation):
         if memory or profiled:
@@ -238,6 +243,9 @@ def verdicts(
         known = splits is not None and against_name == base and name in splits
         split = splits[name] if known and splits is not None else True
         sentence = verdict(result, name, against_name, split, cache)
+        attempt = tried.words(result, name, against_name)
+        if sentence and attempt:  # what tuiperf tried itself, with its measured effect
+            sentence = f"{sentence.removesuffix('.')}; {attempt}."
         if sentence and name in versions:
             sentence = f"{versions[name]}: {sentence}"
         found.append((name, sentence))
