@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import factories
 import pytest
+from rich.console import Console
 from test_session import run, variant
 
+from tuiperf.cli.report import render
 from tuiperf.results import document
+from tuiperf.results.export import markdown
 from tuiperf.results.findings import is_finding
 from tuiperf.results.model import Comparison, Tried
 from tuiperf.results.tried import words
@@ -48,6 +51,14 @@ def test_a_tried_remedy_is_said_with_its_measured_effect_and_replaces_the_profil
         f"tried by tuiperf, as {EVIDENCE}: put jax.jit around the call, 300× → 1.01× against jit-grad, same outputs."
     )
     assert [v.name for v in result.variants] == ["jit-grad", "grad-eager"]  # apart from the user's variants
+    text = markdown(result)
+    row = "| `grad-eager` | put jax.jit around the call | 3.00 ms | 10.1 µs | 0.00340× \\[0.00330–0.00350\\] |"
+    assert f"{row} same outputs |" in text
+    console = Console(width=160, record=True)
+    console.print(render(result, 160, console))
+    report = console.export_text()
+    assert "remedies tuiperf tried (not your variants" in report
+    assert "grad-eager  put jax.jit around the call  3.00 ms   10.1 µs" in report
 
 
 def test_a_remedy_that_does_not_help_or_changes_the_outputs_is_said_so():

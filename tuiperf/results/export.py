@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_ns
-from tuiperf.results import covers
+from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import BREAKDOWN_STAGES, RunResult
@@ -313,6 +313,10 @@ def _point(shown: RunResult, level: str) -> list[str]:
             lines += ["", f"{level} Why, against {_code(baseline)}", ""] + [
                 f"- {_cell(sentence)}" for _, sentence in found
             ]
+    if shown.tried:  # apart from the user's variants
+        lines += ["", f"{level} Remedies tuiperf tried (not your variants; the same rounds as the original)", ""]
+        headers = ["variant", "remedy tried", "median", "remedied", "remedied / original [95% CI]", "outputs"]
+        lines += _table(headers, [[_code(row[0]), *(_cell(c) for c in row[1:])] for row in tried.rows(shown)])
 
     broken_down = [v for v in shown.variants if v.breakdown is not None]
     if broken_down:

@@ -9,6 +9,11 @@ from tuiperf.results.findings import is_finding
 from tuiperf.results.model import RunResult, Tried
 
 
+def _times(ratio: float) -> str:
+    """``1,784`` or ``1.01``: whole numbers from 100 on (three significant figures would read 1.78e+03)."""
+    return f"{ratio:,.0f}" if ratio >= 100 else sig3(ratio)
+
+
 def tried_for(result: RunResult, name: str) -> list[Tried]:
     return [t for t in result.tried if t.of == name]
 
@@ -41,7 +46,7 @@ def words(result: RunResult, name: str, baseline: str | None) -> str | None:
     stats = [v.sampling.stats for v in (original, base, t.result) if v is not None]
     if len(stats) == 3 and all(s is not None and s.median_ns > 0 for s in stats):
         medians = [s.median_ns for s in stats if s is not None]
-        effect = f"{sig3(medians[0] / medians[1])}× → {sig3(medians[2] / medians[1])}× against {baseline}"
+        effect = f"{_times(medians[0] / medians[1])}× → {_times(medians[2] / medians[1])}× against {baseline}"
     else:
         effect = f"{sig3(t.ratio.ratio)}× the original's time"
     why = f"tried by tuiperf, as {t.evidence}: {t.remedy}"
