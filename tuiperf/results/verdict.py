@@ -239,11 +239,16 @@ def verdicts(
     versions = {(qualified(c.variant, c.environment)): c.versions for c in changes(result)}
     cache = {} if cache is None else cache  # each variant resampled once for all its pairs
     found = []
+    said: set[str] = set()  # baselines whose tried remedy was said
     for name, against_name in pairs(result, base):
         known = splits is not None and against_name == base and name in splits
         split = splits[name] if known and splits is not None else True
         sentence = verdict(result, name, against_name, split, cache)
         attempt = tried.words(result, name, against_name)
+        if attempt is None and against_name not in said:  # the baseline's own, said once
+            attempt = tried.words(result, against_name, name)
+            if attempt:
+                said.add(against_name)
         if sentence and attempt:  # what tuiperf tried itself, with its measured effect
             sentence = f"{sentence.removesuffix('.')}; {attempt}."
         if sentence and name in versions:
