@@ -115,3 +115,12 @@ def test_the_statistics_tab_does_not_say_ok_for_a_variant_that_compiled_on_every
     content = stats_content(result, "stable", 200)
     status = {name: str(cells[5]) for name, cells in content.rows}
     assert status == {"stable": "ok", "recompiling": "compiled 40× while timed"}
+
+
+def test_the_comparison_screens_verdict_follows_the_rule():
+    """Two stored runs are two processes: an interval over each run's rounds only is no finding."""
+    from tuiperf.tui.screens.comparison import verdict
+
+    assert str(verdict(1.06, 1.10, finding=False)) == "not a finding (one process each)"
+    assert str(verdict(1.06, 1.10, finding=True)) == "slower"
+    assert str(verdict(0.98, 1.02, finding=False)) == "same"
