@@ -96,3 +96,14 @@ def test_the_baselines_tried_remedy_is_said_once_against_the_variant_it_is_read_
     result = _with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0)
     (sentence,) = [s for name, s in verdicts(result, "grad-eager") if name == "jit-grad"]
     assert sentence.endswith("put jax.jit around the call, 300× → 1.01× against jit-grad, same outputs.")
+
+
+def test_the_statistics_tab_lists_a_tried_remedy_apart_from_the_variants():
+    from tuiperf.tui.widgets.stats_table import stats_content
+
+    content = stats_content(_with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0), "jit-grad", 200)
+    assert [name for name, _ in content.rows] == ["jit-grad", "grad-eager"]
+    assert (
+        "tried by tuiperf (not your variant): grad-eager with put jax.jit around the call: 10.1 µs, "
+        "0.00340× [0.00330–0.00350] of the original, same outputs"
+    ) in content.verdicts.plain

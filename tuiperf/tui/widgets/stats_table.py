@@ -20,6 +20,7 @@ from tuiperf.common.units import format_p, how_much, interval_words
 from tuiperf.results.findings import agreeing_p, in_two_processes, is_finding, p_cell
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
+from tuiperf.results.tried import rows as tried_rows
 from tuiperf.tui.environment_lines import environment_lines
 from tuiperf.tui.explanations import Explanation, Explanations
 from tuiperf.tui.formatting import format_ns
@@ -423,6 +424,11 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
         if result.equivalence.differs(v.name):
             line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)
+        text.append("\n")
+    for row in tried_rows(result):  # remedies tuiperf tried itself: apart from the user's variants
+        variant, remedy, _, remedied, against_original, outputs = row
+        text.append(f"tried by tuiperf (not your variant): {one_line(variant)} with {one_line(remedy)}: ", style="dim")
+        text.append(f"{remedied}, {against_original} of the original, {outputs}", style="dim")
         text.append("\n")
     text.rstrip()
     return text
