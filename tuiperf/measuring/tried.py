@@ -15,11 +15,17 @@ from __future__ import annotations
 
 import cProfile
 import pstats
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
 
 from tuiperf.api.scenario import Bench
 from tuiperf.api.step import Carrier
+from tuiperf.common.units import format_bytes
+from tuiperf.measuring.analysis import host_bytes
 from tuiperf.measuring.context import Outcomes, RunContext, describe_exception
 from tuiperf.measuring.guard import Costs, Subject, check
 from tuiperf.measuring.prepare import Prepared, is_jax_jit, prepare
@@ -29,6 +35,7 @@ from tuiperf.results.model import Scalar, Tried
 MAX_TRIED = 2
 MAX_SHARE = 0.05  # of the run's budget, for one call of the original
 JIT_AROUND = "put jax.jit around the call"
+DEVICE_PUT_ONCE = "put the NumPy arguments on the device once (jax.device_put)"
 # Functions whose calls in one profiled call mean JAX work outside a compiled program.
 EAGER = {
     "apply_primitive": "JAX operations dispatched one at a time",
@@ -47,8 +54,48 @@ class Attempt:
     evidence: str
 
 
-def tried_name(of: str) -> str:
-    return f"{of} ⟨jax.jit around the call⟩"
+def tried_name(of: str, short: str = "jax.jit around the call") -> str:
+    return f"{of} ⟨{short}⟩"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A remedy the evidence names for one prepared variant, and how to build it."""
+
+    remedy: str
+    short: str  # in the tried variant's name
+    evidence: str
+    build: Callable[[], Bench]
+
+
+def candidate(p: Prepared, device: Any) -> Candidate | None:
+    """The remedy the evidence names for ``p``: jax.jit around a call that ran eager JAX work, else the
+    NumPy arguments placed on the device once for a call that copies them on every call; None."""
+    import jax
+
+    bench = p.bench
+    if isinstance(bench.fn, Carrier):
+        return None
+    evidence = eager_evidence(bench)
+    if evidence is not None:
+        return Candidate(
+            JIT_AROUND,
+            "jax.jit around the call",
+            evidence,
+            lambda: Bench(jax.jit(bench.fn), *bench.args, tolerance=bench.tolerance, compare=bench.compare),
+        )
+    copied = host_bytes(bench)
+    if copied:
+        evidence = f"its arguments hold {format_bytes(copied)} of NumPy arrays, copied to the device on every call"
+
+        def placed() -> Bench:
+            args = jax.tree.map(
+                lambda leaf: jax.device_put(leaf, device) if isinstance(leaf, np.ndarray) else leaf, bench.args
+            )
+            return Bench(bench.fn, *args, tolerance=bench.tolerance, compare=bench.compare)
+
+        return Candidate(DEVICE_PUT_ONCE, "jax.device_put once", evidence, placed)
+    return None
 
 
 def eager_evidence(bench: Bench) -> str | None:
@@ -80,8 +127,6 @@ def added(ctx: RunContext, prepared: list[Prepared], found: Outcomes) -> tuple[l
     with its error)."""
     if ctx.policy.fixed_calls or not ctx.settings.profile:
         return prepared, []
-    import jax
-
     budget_s = ctx.settings.budget_s
     extra: list[Prepared] = []
     attempts: list[Attempt] = []
@@ -91,19 +136,18 @@ def added(ctx: RunContext, prepared: list[Prepared], found: Outcomes) -> tuple[l
         if p.first.estimate_ns > MAX_SHARE * budget_s * 1e9:
             continue
         try:
-            evidence = eager_evidence(p.bench)
+            found_one = candidate(p, ctx.device)
         except BaseException:  # noqa: BLE001 - the evidence is optional; the variant was measured already
             continue
-        if evidence is None:
+        if found_one is None:
             continue
-        attempt = Attempt(p.name, tried_name(p.name), JIT_AROUND, evidence)
+        attempt = Attempt(p.name, tried_name(p.name, found_one.short), found_one.remedy, found_one.evidence)
         attempts.append(attempt)
         try:
-            bench = Bench(jax.jit(p.bench.fn), *p.bench.args, tolerance=p.bench.tolerance)
-            extra.append(prepare(attempt.name, bench, _NO_PATHS, ctx.device, budget_s))
+            extra.append(prepare(attempt.name, found_one.build(), _NO_PATHS, ctx.device, budget_s))
         except BaseException as exc:  # noqa: BLE001 - a remedy that cannot be applied is said so
             error = describe_exception(exc, ctx.resolved.scenario.path)
-            found.tried.append(Tried(of=p.name, remedy=JIT_AROUND, evidence=evidence, error=error))
+            found.tried.append(Tried(of=p.name, remedy=attempt.remedy, evidence=attempt.evidence, error=error))
     return [*prepared, *extra], [a for a in attempts if any(e.name == a.name for e in extra)]
 
 
