@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import factories
+import msgspec
 import pytest
 from test_session import run, variant
 
@@ -127,3 +128,54 @@ def test_the_docs_table_lists_every_entry_with_its_scenario():
         path = entry.scenario.split(":")[0].split(" ")[0]
         assert f"`{path}`" in page, entry.key
     assert "remedies.md" in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_machinery_that_only_contains_the_compiled_call_holds_no_remedy():
+    """Issue 52: a compute-bound vmap(Linear) vs einsum gap got "Equinox module traversal" although
+    equinox/_jit.py owned 4.3 µs of 2,479 µs and the compiled call 2,366 µs (weighed by cumulative time)."""
+    rows = [
+        ProfileRow(
+            function="__call__ (equinox/_jit.py:206)", ncalls=1, cumtime_us=2479, tottime_us=4.3, compiled_us=2366
+        ),
+        ProfileRow(function="_call (equinox/_jit.py:240)", ncalls=1, cumtime_us=2470, tottime_us=20, compiled_us=2366),
+        ProfileRow(
+            function="tree_flatten (jax/_src/tree_util.py:80)", ncalls=3, cumtime_us=60, tottime_us=60, compiled_us=0
+        ),
+        ProfileRow(
+            function="jax.jit call: JAX's C++ dispatch + the XLA executable",
+            ncalls=1,
+            cumtime_us=2366,
+            tottime_us=2366,
+            kind="executable",
+            compiled_us=2366,
+        ),
+    ]
+    compute_bound = factories.variant("vmap-linear", samples=[1000.0] * 5, profile=rows)
+    assert machinery(compute_bound) is None
+    assert "eqx.partition" not in framework_remedy(compute_bound)
+    # The same wrapper holding its time itself (its traversal, not the compiled call) still names it.
+    traversing = [msgspec.structs.replace(r, compiled_us=r.compiled_us / 10) for r in rows]
+    found = machinery(factories.variant("filter-jit", samples=[1000.0] * 5, profile=traversing))
+    assert found is not None and found[0].key == "equinox_traversal"
+
+
+def test_the_profile_says_how_much_of_each_function_is_the_compiled_call_beneath_it():
+    """The measuring side's share of the compiled call under each frame, from cProfile's call graph."""
+    from tuiperf.measuring import profiling
+
+    shim = _shim_key()
+    wrapper, helper, flatten = ("eqx.py", 1, "__call__"), ("eqx.py", 9, "_call"), ("tree.py", 3, "flatten")
+    stats = {  # (cc, nc, own, cumulative, {caller: (cc, nc, own, cumulative)})
+        wrapper: (1, 1, 0.001, 1.0, {}),
+        helper: (1, 1, 0.01, 0.99, {wrapper: (1, 1, 0.01, 0.99)}),
+        flatten: (2, 2, 0.08, 0.08, {helper: (2, 2, 0.08, 0.08)}),
+        shim: (1, 1, 0.9, 0.9, {helper: (1, 1, 0.9, 0.9)}),
+    }
+    beneath = profiling._compiled_beneath(stats)
+    assert beneath == {wrapper: 0.9, helper: 0.9, flatten: 0.0, shim: 0.9}
+
+
+def _shim_key():
+    from tuiperf.measuring import profiling
+
+    return (profiling.__file__, 1, profiling.SHIM_NAME)

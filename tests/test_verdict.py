@@ -186,7 +186,8 @@ def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_
     # (22.02 ms + 99 × 10 µs) / 100 = 230.1 µs against (0.30 ms + 99 × 10 µs) / 100 = 12.9 µs
     assert sentence.endswith(
         "; a mean over 100 calls including the first would read 17.8× for slow against base "
-        "(its first call: 22.0 ms, tracing and compiling included)."
+        "(its first call: 22.0 ms, tracing and compiling included; both traced, lowered and compiled ahead, then "
+        "called once)."
     )
     same = document.run_result(
         factories.header(),
@@ -196,6 +197,42 @@ def test_a_pair_equal_in_steady_state_says_what_a_mean_including_the_first_call_
     assert verdict(same, "slow", "base").endswith("(ratio CI 1.000–1.000).") or "mean over" not in verdict(
         same, "slow", "base"
     )
+
+
+def test_first_calls_are_compared_like_for_like_or_not_at_all():
+    """Issue 52: "a mean over 100 calls including the first would read 6.04×" for two equal
+    eqx.filter_jit steps: one's first call counted alone (it compiled again, after the ahead-of-time
+    compile had warmed the compiler's caches), the other's as trace + lower + compile + first call."""
+    from tuiperf.results.model import CompileStagesMs
+
+    ahead = CompileStagesMs(trace=4.0, lower=2.0, compile=24.0, first_call=0.2)  # reused the AOT executable
+    again = CompileStagesMs(trace=4.1, lower=2.0, compile=23.0, first_call=5.0)  # compiled again, caches warm
+    note = "the first call compiled again: this wrapper does not reuse the AOT executable"
+    no_aot = CompileStagesMs(first_call=0.3)  # a wrapper with no ahead-of-time API: the first call alone
+    step_a = _variant("step-a", 10_000.0, stages=ahead)
+    mixed = [step_a, _variant("step-b", 10_000.0, stages=again, notes=[note])]
+    assert "mean over" not in verdict(
+        document.run_result(factories.header(), mixed, duration_s=1.0), "step-b", "step-a"
+    )
+    unlike = [step_a, _variant("executable", 10_000.0, stages=no_aot)]
+    result = document.run_result(factories.header(), unlike, duration_s=1.0)
+    assert "mean over" not in verdict(result, "executable", "step-a")
+    alike = [
+        step_a,
+        _variant("cold", 10_000.0, stages=CompileStagesMs(trace=40.0, lower=20.0, compile=240.0, first_call=0.2)),
+    ]
+    result = document.run_result(factories.header(), alike, duration_s=1.0)
+    assert "a mean over 100 calls including the first would read" in verdict(result, "cold", "step-a")
+    # Two equal eqx.filter_jit calls (tracing inside lower): the second compiled the same program from
+    # the first's caches (341 ms and 0.04 ms measured): no sentence for one program compiled once.
+    twin = Program(flops=2580.0)
+    cold = CompileStagesMs(lower=60.0, compile=341.0, first_call=0.9)
+    warm = CompileStagesMs(lower=0.4, compile=0.04, first_call=2.7)
+    twins = [
+        _variant("first", 10_000.0, stages=cold, program=twin),
+        _variant("second", 10_000.0, stages=warm, program=twin),
+    ]
+    assert "mean over" not in verdict(document.run_result(factories.header(), twins, duration_s=1.0), "second", "first")
 
 
 def test_a_jitted_steps_framework_stage_is_named_for_the_state_it_carries():

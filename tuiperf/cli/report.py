@@ -21,10 +21,11 @@ from rich.text import Text
 
 from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_bytes, format_ns, format_p, ratio_with_interval
-from tuiperf.results import covers
+from tuiperf.common.units import format_bytes, format_ns, ratio_with_interval
+from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
 from tuiperf.results.evidence import first_compile_note
+from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
@@ -222,7 +223,7 @@ def latency(result: RunResult, width: int, console: Console, where: str = "") ->
                 f"±{100 * (hi - lo) / 2 / s.median_ns:.1f}%" if s.median_ns else "–",
                 f"{s.n:,}",
                 ratio,
-                format_p(row.p_value) if row else "–",
+                p_cell(row.p_value, comparison_finding(result, row)) if row else "–",
             ]
         )
         clusters = str(max(len(v.sampling.modes), 1))  # where they are is in the warnings
@@ -442,6 +443,16 @@ def why(result: RunResult) -> list[Text]:
     ]
 
 
+def tried_table(result: RunResult, width: int, console: Console) -> list[Any]:
+    """The remedies tuiperf tried itself, apart from the user's variants: each beside its original."""
+    found = tried.rows(result)
+    if not found:
+        return []
+    headers = ["variant", "remedy tried", "median", "remedied", "remedied / original [95% CI]", "outputs"]
+    title = "remedies tuiperf tried (not your variants: measured in the same rounds as the original)"
+    return [Text(""), grid(title, headers, [[one_line(cell) for cell in row] for row in found], width, console)]
+
+
 def guard_notes(result: RunResult) -> list[Text]:
     return [Text(f"ℹ {inert(note)}", style="dim") for note in result.equivalence.notes]
 
@@ -622,6 +633,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend(breakdown(shown, width, console, where))
     parts.extend(operations(shown, width, console, where))
     parts.extend(why(shown))
+    parts.extend(tried_table(shown, width, console))
     parts.extend(guard_notes(shown))
     if profiles:
         parts.extend(profile_table(v) for v in shown.variants if v.profile.rows)

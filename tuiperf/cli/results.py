@@ -43,8 +43,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from tuiperf.cli.report import grid
     from tuiperf.cli.wrap import Hanging, checked_width, print_trimmed
     from tuiperf.common.text import one_line
-    from tuiperf.common.units import format_ns, format_p
+    from tuiperf.common.units import format_ns
     from tuiperf.results.compare import compare_runs
+    from tuiperf.results.findings import p_cell
 
     if args.fail_above is not None and not (math.isfinite(args.fail_above) and args.fail_above >= 0):
         raise TuiperfError(f"--fail-above must be a percentage of 0 or more, got {args.fail_above}")
@@ -72,7 +73,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 format_ns(row.new_ns),
                 f"{row.ratio:.3f}",
                 f"{lo:.3f}–{hi:.3f}",
-                format_p(row.p_value),
+                p_cell(row.p_value, row.finding),
             ]
         )
     title = f"{one_line(new.scenario.id)}: new / old median"

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from tuiperf.api.scenario import Bench
 from tuiperf.api.step import Carrier
 from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.breakdown_step import breakdowns
@@ -40,7 +41,7 @@ def analyse(
         else:
             if isinstance(item.bench.fn, Carrier):
                 notes.append(item.bench.fn.progress_note())
-            profile = profile_of(ctx, item, target)
+            profile = msgspec.structs.replace(profile_of(ctx, item, target), host_bytes=host_bytes(item.bench))
             breakdown = broken_down.get(item.name)
             program = msgspec.structs.replace(program, ops=tables.get(item.name))
             if built.paths is not None and breakdown is None and target.samples and not ctx.cancel.is_set():
@@ -61,7 +62,16 @@ def analyse(
         )
         if failure is None:
             progress.report(PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (index + 1) / len(prepared), sampled.targets)
-    guard(ctx, point.params, prepared, found)
+    guard(ctx, point.params, [p for p in prepared if p.name in ctx.resolved.scenario.variants], found)
+
+
+def host_bytes(bench: Bench) -> int:
+    """Bytes of the host (NumPy) arrays among a call's arguments (a Step's state and inputs): each
+    call copies them to the device as they cross the jit boundary."""
+    import jax
+
+    args = bench.fn.call_args() if isinstance(bench.fn, Carrier) else bench.args
+    return sum(int(leaf.nbytes) for leaf in jax.tree.leaves(args) if isinstance(leaf, np.ndarray))
 
 
 def ops_tables(

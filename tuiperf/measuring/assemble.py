@@ -80,6 +80,7 @@ def result_of(
         equivalence=found.equivalence,
         warnings=warnings,
     )
+    result.tried = list(found.tried)  # remedies tuiperf tried itself: apart from the user's variants
     result.memory = process_memory(ctx.device)
     result.cluster = ctx.policy.cluster(sampled.plan if sampled is not None else None)
     return result

@@ -26,7 +26,7 @@ from tuiperf.measuring.env import dispatch_mode
 from tuiperf.measuring.lockstep import ALONE, Lockstep
 from tuiperf.measuring.resolve import Resolved, resolve
 from tuiperf.measuring.sampler import Cancel
-from tuiperf.results.model import Equivalence, Scalar, VariantResult
+from tuiperf.results.model import Equivalence, Scalar, Tried, VariantResult
 from tuiperf.results.outputs import OutputDigest
 
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ class Outcomes:
     results: dict[str, VariantResult] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     equivalence: Equivalence = field(default_factory=Equivalence)
+    tried: list[Tried] = field(default_factory=list)  # remedies tried beside the variants (measuring.tried)
 
     def finish(self, result: VariantResult) -> None:
         self.results[result.name] = result

@@ -14,7 +14,7 @@ from typing import Any
 from tuiperf.common.errors import ScenarioError, Skip
 from tuiperf.contract.events import PhaseChanged, RunStarted, SamplesAdded
 from tuiperf.contract.protocol import SAMPLE, Gate
-from tuiperf.measuring import analysis, assemble
+from tuiperf.measuring import analysis, assemble, tried
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.device_setup import start_device_libraries
 from tuiperf.measuring.env import device_id
@@ -33,6 +33,7 @@ class Pass:
         self.ctx, self.point = ctx, point
         self.progress = PassProgress(ctx, point.span)
         self.found = Outcomes(ctx.emit)
+        self.attempts: list[tried.Attempt] = []  # remedies tried beside the variants (measuring.tried)
 
     @property
     def names(self) -> list[str]:
@@ -56,7 +57,7 @@ class Pass:
         self.ctx.hooks.turn(None, self.point.index)  # no variant yet: a setup that fails is this point's
         ctx = self.setup()
         start_device_libraries(self.ctx.device)
-        prepared = self.prepare_variants(ctx)
+        prepared, self.attempts = tried.added(self.ctx, self.prepare_variants(ctx), self.found)
         self.progress.plan(prepared)
         return prepared
 
@@ -136,6 +137,7 @@ class Pass:
 
     def analyse(self, prepared: list[Prepared], sampled: Sampled) -> None:
         analysis.analyse(self.ctx, self.point, prepared, sampled, self.found, self.progress)
+        tried.documented(self.ctx, self.attempts, prepared, self.found, self.point.params)
 
     def document(self, header: RunHeader, sampled: Sampled | None) -> RunResult:
         return assemble.result_of(self.ctx, header, self.found, sampled, self.progress.started)

@@ -93,7 +93,36 @@ def _label(filename: str, line: int, function: str) -> str:
 
 
 Key = tuple[str, int, str]  # (file, line, function), as pstats names a function
-PerCall = dict[Key, tuple[float, float, float]]  # ncalls, cumulative and own seconds, per profiled call
+# ncalls, cumulative and own seconds, and the compiled call's seconds beneath, per profiled call
+PerCall = dict[Key, tuple[float, float, float, float]]
+Edge = tuple[Key, float]  # a callee, and its cumulative seconds when called from this caller
+
+
+def _compiled_beneath(stats: dict[Key, Any]) -> dict[Key, float]:
+    """For every function, the time of the compiled call (the shim's row) beneath it: the shim's own
+    cumulative time, else the sum over its callees of their share (the edge's cumulative time over the
+    callee's) of theirs, as gprof divides a callee's time among its callers. Recursion counts once."""
+    callees: dict[Key, list[Edge]] = {}
+    for key, (_, _, _, _, callers) in stats.items():
+        for caller, edge in callers.items():
+            callees.setdefault(caller, []).append((key, edge[3]))
+    found: dict[Key, float] = {}
+
+    def beneath(key: Key, path: frozenset[Key]) -> float:
+        if key in found:
+            return found[key]
+        if key[2] == SHIM_NAME and key[0] == __file__:
+            found[key] = float(stats[key][3])
+            return found[key]
+        total = 0.0
+        for callee, edge_s in callees.get(key, []):
+            callee_s = float(stats[callee][3])
+            if callee not in path and callee_s > 0:
+                total += min(1.0, edge_s / callee_s) * beneath(callee, path | {key})
+        found[key] = min(total, float(stats[key][3]))
+        return found[key]
+
+    return {key: beneath(key, frozenset()) for key in stats}
 
 
 def _profiled(call: Callable[[], None], count: int) -> PerCall:
@@ -107,7 +136,11 @@ def _profiled(call: Callable[[], None], count: int) -> PerCall:
         profiler.disable()  # never leave the process profiled: later measurements would pay for it
     # pstats.Stats.stats is public but undeclared in typeshed's stub.
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    return {key: (ncalls / count, cum / count, own / count) for key, (_, ncalls, own, cum, _) in stats.items()}
+    compiled = _compiled_beneath(stats)
+    return {
+        key: (ncalls / count, cum / count, own / count, compiled[key] / count)
+        for key, (_, ncalls, own, cum, _) in stats.items()
+    }
 
 
 def _median_rows(profiles: list[PerCall]) -> tuple[list[ProfileRow], float | None]:
@@ -117,8 +150,8 @@ def _median_rows(profiles: list[PerCall]) -> tuple[list[ProfileRow], float | Non
     rows, total_us = [], None
     for key in keys:
         filename, line, function = key
-        ncalls, cum, own = (
-            statistics.median(profile.get(key, (0.0, 0.0, 0.0))[i] for profile in profiles) for i in range(3)
+        ncalls, cum, own, compiled = (
+            statistics.median(profile.get(key, (0.0, 0.0, 0.0, 0.0))[i] for profile in profiles) for i in range(4)
         )
         if function == HARNESS_NAME:
             total_us = cum * 1e6
@@ -135,6 +168,7 @@ def _median_rows(profiles: list[PerCall]) -> tuple[list[ProfileRow], float | Non
                 cumtime_us=cum * 1e6,
                 tottime_us=own * 1e6,
                 kind="executable" if executable else "python",
+                compiled_us=compiled * 1e6,
             )
         )
     return rows, total_us

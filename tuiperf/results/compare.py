@@ -25,6 +25,13 @@ class VariantChange:
     point: str = ""  # a sweep's point, "n_args=4" ("" for a single run)
     covers: str = "samples"  # what ci95 covers: the narrower of the two runs' medians' intervals
 
+    @property
+    def finding(self) -> bool:
+        """Whether the change is beyond noise: two runs are two processes (:mod:`tuiperf.results.findings`)."""
+        from tuiperf.results.findings import is_finding
+
+        return is_finding(self.ci95, self.covers, two_processes=True)
+
 
 @dataclass
 class RunComparison:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import msgspec
 
 from tuiperf.common.units import format_p, how_much, interval_words, sig3
-from tuiperf.results import document
+from tuiperf.results import document, findings
 from tuiperf.results.covers import PROCESSES
 from tuiperf.results.model import (
     Comparison,
@@ -218,6 +218,12 @@ class EnvironmentChange:
         return self.interval is None or self.interval.covers != PROCESSES
 
     @property
+    def finding(self) -> bool:
+        """Whether the change is beyond noise (:mod:`tuiperf.results.findings`: two processes, so only
+        with an interval that includes the process-to-process spread)."""
+        return findings.is_finding(self.ci95, self.interval.covers if self.interval else None, two_processes=True)
+
+    @property
     def versions(self) -> str:
         """What differs between the two environments, in words."""
         return ", ".join(self.changes) or f"{self.reference} → {self.environment} (the same versions)"
@@ -230,9 +236,15 @@ class EnvironmentChange:
         caveat = f", {ONE_PROCESS_WORDS}" if self.one_process else ""
         if lo <= 1 <= hi:
             return f"{versions}{self.variant} no different [{sig3(lo)}–{sig3(hi)}×{caveat}]"
-        p = format_p(self.p_value)
-        p = p if p.startswith("<") else f"= {p}"
-        return f"{versions}{self.variant} {how_much(self.ratio)} [{interval_words(self.ratio, lo, hi)}, p {p}{caveat}]"
+        if not self.finding:  # beyond its interval, but that interval leaves the process part out
+            return (
+                f"{versions}{self.variant} {how_much(self.ratio)} in these two processes, not a finding "
+                f"[{interval_words(self.ratio, lo, hi)}{caveat}]"
+            )
+        agreeing = findings.agreeing_p(self.p_value, True)
+        p = "" if agreeing is None else format_p(agreeing)
+        p = "" if not p else f", p {p}" if p.startswith("<") else f", p = {p}"
+        return f"{versions}{self.variant} {how_much(self.ratio)} [{interval_words(self.ratio, lo, hi)}{p}{caveat}]"
 
 
 def changes(result: RunResult) -> list[EnvironmentChange]:

@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_ns, format_p
-from tuiperf.results import covers
+from tuiperf.common.units import format_ns
+from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
+from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import BREAKDOWN_STAGES, NOT_ATTRIBUTED, Environment, RunResult
 from tuiperf.results.ops import differences_words, ops_summary
 from tuiperf.results.ratios import against
@@ -395,7 +396,12 @@ def _point(shown: RunResult, level: str) -> list[str]:
         baseline, against_base = against(shown)
         lines += ["", f"{level} Ratios to {_code(baseline)}", ""]
         rows = [
-            [_code(name), f"{c.ratio:.3f}×", f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}", format_p(c.p_value)]
+            [
+                _code(name),
+                f"{c.ratio:.3f}×",
+                f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}",
+                p_cell(c.p_value, comparison_finding(shown, c)),
+            ]
             for name, c in against_base.items()
         ]
         lines += _table(["variant", "median / baseline", "95% CI", "p (Mann-Whitney)"], rows)
@@ -404,6 +410,10 @@ def _point(shown: RunResult, level: str) -> list[str]:
             lines += ["", f"{level} Why, against {_code(baseline)}", ""] + [
                 f"- {_cell(sentence)}" for _, sentence in found
             ]
+    if shown.tried:  # apart from the user's variants
+        lines += ["", f"{level} Remedies tuiperf tried (not your variants; the same rounds as the original)", ""]
+        headers = ["variant", "remedy tried", "median", "remedied", "remedied / original [95% CI]", "outputs"]
+        lines += _table(headers, [[_code(row[0]), *(_cell(c) for c in row[1:])] for row in tried.rows(shown)])
 
     broken_down = [v for v in shown.variants if v.breakdown is not None]
     if broken_down:

@@ -189,6 +189,10 @@ class ProfileRow(Part, frozen=True):
     cumtime_us: float
     tottime_us: float
     kind: str = "python"
+    # The compiled call's time beneath this function (its share of the executable row, through the
+    # profile's call graph); None in profiles stored before it was measured. A function's subtree less
+    # this is the time it holds itself (results.remedies weighs machinery by it).
+    compiled_us: float | None = None
 
 
 class Sampling(Part, frozen=True):
@@ -296,6 +300,9 @@ class Profile(Part, frozen=True):
 
     rows: list[ProfileRow] = []
     note: str | None = None
+    # Bytes of host (NumPy) arrays among the call's arguments: copied to the device on every call as
+    # they cross the jit boundary (None: not measured, a result stored before).
+    host_bytes: int | None = None
 
 
 class Failure(Part, frozen=True):
@@ -444,6 +451,22 @@ class Comparison(Struct):
     ci95: tuple[float, float]
     p_value: float
     interval: Interval | None = None  # what ci95 covers (None: stored before, samples only)
+
+
+class Tried(Struct):
+    """A remedy tuiperf applied itself to one of the user's variants, where the evidence named it (one
+    call's profile: JAX operations dispatched one at a time, or differentiated, outside a compiled
+    program): the remedied variant, measured in the same rounds as the original and checked against
+    its outputs. Not one of the user's variants: kept apart from ``RunResult.variants``."""
+
+    of: str  # the user's variant it remedies
+    remedy: str  # what was done, in words ("put jax.jit around the call")
+    evidence: str  # what the measurement showed that named it
+    result: VariantResult | None = None  # the remedied variant as measured (named "<of> ⟨remedy⟩")
+    ratio: Comparison | None = None  # its median over the original's, same rounds
+    same_outputs: bool | None = None  # the guard's check against the original's outputs
+    differs: str = ""  # what differs where the outputs do not agree
+    error: str | None = None  # why it could not be tried (the remedy's build, compile or first call failed)
 
 
 class Mismatch(Struct):
@@ -595,6 +618,7 @@ class RunResult(Struct, kw_only=True):
     sweep: Sweep | None = None
     points: list[RunResult] = []
     environments: list[EnvironmentRun] = []  # a run over several Python environments (``--env``)
+    tried: list[Tried] = []  # remedies tuiperf applied itself and measured beside the originals
 
     def variant(self, name: str) -> VariantResult | None:
         return next((v for v in self.variants if v.name == name), None)

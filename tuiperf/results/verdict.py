@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tuiperf.common.units import format_ns, how_much
-from tuiperf.results import evidence, ops, remedies
+from tuiperf.results import evidence, findings, ops, remedies, tried
 from tuiperf.results.environments import changes, pairs, qualified
 from tuiperf.results.model import RunResult, Stage, VariantResult
 from tuiperf.results.ratios import against
@@ -88,6 +88,9 @@ def _cause(
         sentence = (
             f"{slow.name}'s {main.label} ({signed(main.delta_ns)}) explains {100 * (main.share or 0):.0f} % of the gap"
         )
+    copy = evidence.host_copy_words(slow, fast)
+    if copy is not None and main.key in ("framework", "jit_dispatch", "launch"):  # where a copy at the call lands
+        return sentence + f": {copy}: {remedies.HOST_COPY.remedy}"
     if main.key == "framework":
         if slow.breakdown is not None and slow.breakdown.framework_holds:
             carried = remedies.STATE_CARRIED
@@ -132,8 +135,15 @@ def verdict(
     if row is None or a is None or b is None or base_name is None:
         return None
     lo, hi = row.ci95
+    noise = not findings.comparison_finding(result, row)  # the one rule of what is a finding
     if lo <= 1.0 <= hi:
         opening = f"{name} and {base_name} take the same time within noise (ratio CI {lo:.3f}–{hi:.3f})"
+    elif noise:
+        opening = (
+            f"{name} is {how_much(row.ratio)} {'as' if '×' in how_much(row.ratio) else 'than'} {base_name} in these "
+            f"two processes, not a finding: the ratio's interval ({lo:.3f}–{hi:.3f}) leaves out process-to-process "
+            "spread"
+        )
     else:
         words = how_much(row.ratio)
         opening = f"{name} is {words} {'as' if '×' in words else 'than'} {base_name}"
@@ -142,7 +152,7 @@ def verdict(
     if unfair:
         m = unfair[0]
         return f"{opening}, but {m.a} does not compute the same thing as {m.b} ({m.quantity}): no fair cause to give."
-    if lo <= 1.0 <= hi:
+    if noise:
         first = evidence.first_call_note(a, b)
         return opening + (f"; {first}" if first else "") + "."
     slow, fast = (a, b) if row.ratio > 1 else (b, a)
@@ -166,7 +176,15 @@ def verdict(
     tail = f"; the guard notes {notes[0].split(': ', 1)[1]}" if notes else ""
     memory = evidence.memory_words(slow, fast)
     extra = ops.extra_work_words(slow, fast)  # operations only the slower program runs
-    profiled = _profile_only(slow, fast, result.scenario.path or None)
+    copy = evidence.host_copy_words(slow, fast)
+    measured = tried.tried_for(result, slow.name)  # a remedy tuiperf tried replaces the profile's guess
+    profiled = (
+        f"{copy}: {remedies.HOST_COPY.remedy}"
+        if copy
+        else None
+        if measured
+        else _profile_only(slow, fast, result.scenario.path or None)
+    )
     if not isinstance(split, Reconciliation):
         if memory or extra or profiled:
             found = "; ".join(x for x in (memory, extra, profiled) if x)
@@ -223,10 +241,18 @@ def verdicts(
     versions = {(qualified(c.variant, c.environment)): c.versions for c in changes(result)}
     cache = {} if cache is None else cache  # each variant resampled once for all its pairs
     found = []
+    said: set[str] = set()  # baselines whose tried remedy was said
     for name, against_name in pairs(result, base):
         known = splits is not None and against_name == base and name in splits
         split = splits[name] if known and splits is not None else True
         sentence = verdict(result, name, against_name, split, cache)
+        attempt = tried.words(result, name, against_name)
+        if attempt is None and against_name not in said:  # the baseline's own, said once
+            attempt = tried.words(result, against_name, name)
+            if attempt:
+                said.add(against_name)
+        if sentence and attempt:  # what tuiperf tried itself, with its measured effect
+            sentence = f"{sentence.removesuffix('.')}; {attempt}."
         if sentence and name in versions:
             sentence = f"{versions[name]}: {sentence}"
         found.append((name, sentence))

@@ -10,7 +10,7 @@ from itertools import groupby
 from rich.text import Text
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_p, how_much
+from tuiperf.common.units import how_much
 from tuiperf.results.covers import CALIBRATE_HINT
 from tuiperf.results.environments import (
     COMPARED_PACKAGES,
@@ -20,6 +20,7 @@ from tuiperf.results.environments import (
     qualified,
     version_changes,
 )
+from tuiperf.results.findings import p_cell
 from tuiperf.results.model import RunResult
 from tuiperf.results.reconcile import Reconciliation, reconcile
 from tuiperf.results.verdict import gap_words, signed
@@ -69,9 +70,15 @@ def environment_lines(result: RunResult, width: int = 0) -> list[Text]:
         table = [header]
         for row in items:
             lo, hi = row.ci95
-            words = "no different" if lo <= 1 <= hi else how_much(row.ratio)
+            words = (
+                how_much(row.ratio)
+                if row.finding
+                else "no different"
+                if lo <= 1 <= hi
+                else f"{how_much(row.ratio)}, not a finding (one process each)"
+            )
             cells = [one_line(row.variant, NAME_WIDTH), f"{row.ratio:.3f}×", f"{lo:.3f} – {hi:.3f}"]
-            table.append([Text(c) for c in [*cells, format_p(row.p_value), words]])
+            table.append([Text(c) for c in [*cells, p_cell(row.p_value, row.finding), words]])
         lines += fitted(table, "lrrrl", width)
         if any(row.one_process for row in items):
             lines.append(Text(f"95 % CIs: {ONE_PROCESS_WORDS}; {CALIBRATE_HINT}", style="dim"))

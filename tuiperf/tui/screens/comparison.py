@@ -11,13 +11,18 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tuiperf.common.text import inert, one_line
-from tuiperf.common.units import format_ns, format_p
+from tuiperf.common.units import format_ns
 from tuiperf.results.compare import RunComparison
+from tuiperf.results.findings import p_cell
 
 THRESHOLD = 0.05  # a change counts when the whole 95 % CI of now/then is beyond ±5 %
 
 
-def verdict(lo: float, hi: float, threshold: float = THRESHOLD) -> Text:
+def verdict(lo: float, hi: float, threshold: float = THRESHOLD, finding: bool = True) -> Text:
+    """``finding``: the change is beyond noise under the one rule (results/findings.py): two runs are two
+    processes, so an interval that leaves the process-to-process spread out decides nothing."""
+    if not finding and (lo > 1 or hi < 1):
+        return Text("not a finding (one process each)", style="dim")
     if lo > 1 + threshold:
         return Text("slower", style="bold red")
     if hi < 1 - threshold:
@@ -62,10 +67,10 @@ class ComparisonScreen(ModalScreen[None]):
             table.add_row(
                 *[Text(one_line(row.point, 30))] * by_point,
                 Text(one_line(row.variant, 40)),  # Text: a DataTable reads a str as markup
-                verdict(lo, hi),
+                verdict(lo, hi, finding=row.finding),
                 f"{row.ratio:.3f}×",
                 f"{lo:.3f} – {hi:.3f}",
-                format_p(row.p_value),
+                p_cell(row.p_value, row.finding),
                 format_ns(row.old_ns),
                 format_ns(row.new_ns),
                 key=key,

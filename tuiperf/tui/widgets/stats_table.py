@@ -17,8 +17,10 @@ from textual.widgets import Label, Select
 
 from tuiperf.common.text import one_line
 from tuiperf.common.units import format_p, how_much, interval_words
+from tuiperf.results.findings import agreeing_p, in_two_processes, is_finding, p_cell
 from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
+from tuiperf.results.tried import rows as tried_rows
 from tuiperf.tui.environment_lines import environment_lines
 from tuiperf.tui.explanations import Explanation, Explanations
 from tuiperf.tui.formatting import format_ns
@@ -62,6 +64,13 @@ def ratio_against(
         return 1.0, None, None
     row = against(result, baseline)[1].get(name)
     return (row.ratio, row.ci95, row.p_value) if row else (None, None, None)
+
+
+def _kind(result: RunResult, name: str, baseline: str) -> tuple[str | None, bool]:
+    """What a ratio's interval covers, and whether its two medians came from two processes."""
+    row = against(result, baseline)[1].get(name)
+    covers = row.interval.covers if row is not None and row.interval is not None else None
+    return covers, in_two_processes(result, name, baseline)
 
 
 class StatsTable(VerticalScroll):
@@ -336,6 +345,8 @@ def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsC
             status = Text("ok", style="green")
             if len(v.sampling.modes) > 1:
                 status = Text(f"{len(v.sampling.modes)} modes", style="yellow")
+            if v.recompiles.recompiles:  # its samples hold compile time: not "ok" (see Warnings)
+                status = Text(f"compiled {v.recompiles.recompiles}× while timed", style="bold yellow")
         ratio, rci, p = (None, None, None)
         if baseline and v.ok and s:
             ratio, rci, p = ratio_against(result, v.name, baseline)
@@ -344,7 +355,7 @@ def stats_content(result: RunResult, baseline: str | None, width: int) -> StatsC
             Text(format_ns(s.median_ns), style="bold") if s else "—",
             (f"{ratio:.3f}×" if ratio is not None else "—") + (" (baseline)" if v.name == baseline else ""),
             f"{rci[0]:.3f} – {rci[1]:.3f}" if rci else "—",
-            format_p(p),
+            p_cell(p, rci is not None and baseline is not None and is_finding(rci, *_kind(result, v.name, baseline))),
             status,
             str(s.n) if s else "—",
             f"{format_ns(s.ci95_median_ns[0])} – {format_ns(s.ci95_median_ns[1])}" if s else "—",
@@ -379,12 +390,18 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
         ratio, ci, p = ratio_against(result, v.name, baseline)
         if ratio is None:
             continue
-        if ci and ci[0] <= 1.0 <= ci[1]:
+        if ci and ci[0] <= 1.0 <= ci[1]:  # the interval decides: no p that says otherwise beside it
             line = Text.assemble(
                 (one_line(v.name), "bold"),
                 f": no clear difference in the median from {one_line(baseline)} "
-                f"(ratio CI {ci[0]:.3f}–{ci[1]:.3f} includes 1"
-                + (f"; the distributions differ in shape, p {format_p(p)})" if p is not None and p < 0.05 else ")"),
+                f"(ratio CI {ci[0]:.3f}–{ci[1]:.3f} includes 1)",
+            )
+        elif ci and not is_finding(ci, *_kind(result, v.name, baseline)):
+            line = Text.assemble(
+                (one_line(v.name), "bold"),
+                f": {how_much(ratio)} {'as' if '×' in how_much(ratio) else 'than'} {one_line(baseline)} in these "
+                f"two processes, not a finding (the ratio CI {ci[0]:.3f}–{ci[1]:.3f} leaves out process-to-process "
+                "spread)",
             )
         else:
             words = how_much(ratio)
@@ -395,13 +412,23 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
                 f" {'as' if '×' in words else 'than'} {one_line(baseline)}",
             )
             if ci:  # the interval in the sentence's own unit (× or %)
+                shown = agreeing_p(p, True)
                 line.append(
                     f" ({interval_words(ratio, *ci)}"
-                    + (f", p {'' if format_p(p).startswith('<') else '= '}{format_p(p)})" if p is not None else ")")
+                    + (
+                        f", p {'' if format_p(shown).startswith('<') else '= '}{format_p(shown)})"
+                        if shown is not None
+                        else ")"
+                    )
                 )
         if result.equivalence.differs(v.name):
             line.append(" — but it does not compute the same thing (see Warnings)", style="bold yellow")
         text.append_text(line)
+        text.append("\n")
+    for row in tried_rows(result):  # remedies tuiperf tried itself: apart from the user's variants
+        variant, remedy, _, remedied, against_original, outputs = row
+        text.append(f"tried by tuiperf (not your variant): {one_line(variant)} with {one_line(remedy)}: ", style="dim")
+        text.append(f"{remedied}, {against_original} of the original, {outputs}", style="dim")
         text.append("\n")
     text.rstrip()
     return text

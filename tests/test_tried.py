@@ -1,0 +1,109 @@
+"""Remedies tried, not guessed (issue 52): where one call's profile shows JAX work outside a compiled
+program, tuiperf puts jax.jit around the call itself, measures it in the same rounds as the original,
+checks its outputs against the original's, and the verdict says the remedy with its measured effect.
+
+Scenario: tests/fixtures/scenarios/grad_outside_jit.py (jax.grad(loss) called eagerly, 292× as slow as
+jax.jit(jax.grad(loss)) upstream; tuiperf's verdict said "eager jnp operations … build arrays once")."""
+
+from __future__ import annotations
+
+import factories
+import pytest
+from rich.console import Console
+from test_session import run, variant
+
+from tuiperf.cli.report import render
+from tuiperf.results import document
+from tuiperf.results.export import markdown
+from tuiperf.results.findings import is_finding
+from tuiperf.results.model import Comparison, Tried
+from tuiperf.results.tried import words
+from tuiperf.results.verdict import verdicts
+
+EVIDENCE = "one call ran a derivative taken outside jax.jit (vjp ×1 in its profile)"
+
+
+def _with_tried(ratio: float, ci: tuple[float, float], same: bool | None, tried_median: float, error=None):
+    base = factories.variant("jit-grad", samples=factories.steady(10_000.0))
+    slow = factories.variant("grad-eager", samples=factories.steady(3_000_000.0))
+    remedied = factories.variant("grad-eager ⟨jax.jit around the call⟩", samples=factories.steady(tried_median))
+    result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
+    comparison = Comparison(a=remedied.name, b=slow.name, ratio=ratio, ci95=ci, p_value=1e-9)
+    result.tried = [
+        Tried(
+            of="grad-eager",
+            remedy="put jax.jit around the call",
+            evidence=EVIDENCE,
+            result=None if error else remedied,
+            ratio=None if error else comparison,
+            same_outputs=same,
+            differs="" if same is not False else "values: max relative difference 0.5",
+            error=error,
+        )
+    ]
+    return result
+
+
+def test_a_tried_remedy_is_said_with_its_measured_effect_and_replaces_the_profiles_guess():
+    result = _with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0)
+    (sentence,) = [s for name, s in verdicts(result, "jit-grad") if name == "grad-eager"]
+    assert sentence.endswith(
+        f"tried by tuiperf, as {EVIDENCE}: put jax.jit around the call, 300× → 1.01× against jit-grad, same outputs."
+    )
+    assert [v.name for v in result.variants] == ["jit-grad", "grad-eager"]  # apart from the user's variants
+    text = markdown(result)
+    row = "| `grad-eager` | put jax.jit around the call | 3.00 ms | 10.1 µs | 0.00340× \\[0.00330–0.00350\\] |"
+    assert f"{row} same outputs |" in text
+    console = Console(width=160, record=True)
+    console.print(render(result, 160, console))
+    report = console.export_text()
+    assert "remedies tuiperf tried (not your variants" in report
+    assert "grad-eager  put jax.jit around the call  3.00 ms   10.1 µs" in report
+
+
+def test_a_remedy_that_does_not_help_or_changes_the_outputs_is_said_so():
+    slower = words(_with_tried(1.01, (0.99, 1.03), True, 3_030_000.0), "grad-eager", "jit-grad")
+    assert slower is not None and "no faster than the original (ratio 1.01, CI 0.990–1.03), same outputs" in slower
+    differs = words(_with_tried(0.0034, (0.0033, 0.0035), False, 10_100.0), "grad-eager", "jit-grad")
+    assert differs is not None and differs.endswith(
+        "but different outputs (values: max relative difference 0.5): not a remedy"
+    )
+    failed = words(_with_tried(1, (1, 1), None, 1.0, error="x.py:3: TypeError: bad"), "grad-eager", "jit-grad")
+    assert failed is not None and failed.endswith(
+        "put jax.jit around the call, which could not be applied (x.py:3: TypeError: bad)"
+    )
+
+
+@pytest.mark.slow
+def test_jit_around_an_eager_grad_is_tried_in_the_same_rounds_and_checked_against_its_outputs(runner):
+    doc, _ = run(runner, scenario="grad-outside-jit", params={"size": "8"}, samples=30)
+    assert [v.name for v in doc.variants] == ["jit-grad", "grad-eager"]
+    (t,) = doc.tried
+    assert t.of == "grad-eager" and t.error is None and t.same_outputs is True
+    assert "vjp ×1" in t.evidence and "apply_primitive" in t.evidence
+    assert t.result is not None and t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    # the same rounds as the original's
+    original = variant(doc, "grad-eager").sampling
+    assert len(t.result.sampling.round_starts) == len(original.round_starts)
+    (sentence,) = [s for name, s in verdicts(doc, "jit-grad") if name == "grad-eager"]
+    assert "put jax.jit around the call" in sentence and "same outputs" in sentence
+    assert "build arrays that do not change once" not in sentence
+    assert not [t for t in doc.tried if t.of == "jit-grad"]  # a jitted call shows no eager work: nothing tried
+
+
+def test_the_baselines_tried_remedy_is_said_once_against_the_variant_it_is_read_with():
+    """eager-constant's baseline is its slow variant (built-per-call): its tried remedy was not said."""
+    result = _with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0)
+    (sentence,) = [s for name, s in verdicts(result, "grad-eager") if name == "jit-grad"]
+    assert sentence.endswith("put jax.jit around the call, 300× → 1.01× against jit-grad, same outputs.")
+
+
+def test_the_statistics_tab_lists_a_tried_remedy_apart_from_the_variants():
+    from tuiperf.tui.widgets.stats_table import stats_content
+
+    content = stats_content(_with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0), "jit-grad", 200)
+    assert [name for name, _ in content.rows] == ["jit-grad", "grad-eager"]
+    assert (
+        "tried by tuiperf (not your variant): grad-eager with put jax.jit around the call: 10.1 µs, "
+        "0.00340× [0.00330–0.00350] of the original, same outputs"
+    ) in content.verdicts.plain
