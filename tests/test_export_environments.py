@@ -37,10 +37,10 @@ def test_each_variant_is_compared_with_the_reference_environment_in_words():
     text = markdown(result)
     assert "Each variant against `current` (ratio of medians, 95% CI, p)" in text
     assert (  # the interval in the sentence's unit; the stored run's CIs cover one process each: no finding, no p
-        "- Python 3.11.7 → 3.11.2: plain-jax.jit 7.6 % faster in these two processes, not a finding \\[95 % CI "
+        "- Python 3.11.7 → 3.11.2: plain-jax.jit 7.6 % faster in these two processes, undecided \\[95 % CI "
         "7.5–7.7 %, one process each: process-to-process spread not included\\]"
     ) in text
-    assert "- Python 3.11.7 → 3.11.2: eqx-filter\\_jit 15.2 % faster in these two processes, not a finding" in text
+    assert "- Python 3.11.7 → 3.11.2: eqx-filter\\_jit 15.2 % faster in these two processes, undecided" in text
     section = text[text.index("Each variant against") : text.index("### Time per call")]
     assert section.count("- Python 3.11.7 → 3.11.2: ") == len(changes(result)) == 7
     assert "1e-6" not in section

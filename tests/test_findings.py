@@ -91,12 +91,12 @@ def test_an_aa_pair_of_two_processes_is_not_a_finding_without_the_process_part()
     assert change.p_value < 1e-6  # Mann-Whitney over 4,000 samples 1.8 % apart
     assert not change.finding
     sentence = change.sentence()
-    assert "1.8 % slower in these two processes, not a finding" in sentence and ", p" not in sentence
+    assert "1.8 % slower in these two processes, undecided" in sentence and ", p" not in sentence
     assert "p < 1e-6" not in markdown(result)
     lines = "\n".join(str(line) for line in environment_lines(result, 160))
-    assert "not a finding (one process each)" in lines and "< 1e-6" not in lines
+    assert "undecided (one process each)" in lines and "< 1e-6" not in lines
     (why,) = [s for name, s in verdicts(result, "step @ one") if name == "step @ two"]
-    assert "in these two processes, not a finding" in why
+    assert "in these two processes, undecided" in why
     # With the process part in its interval the same gap is a finding, and its p agrees.
     covered = msgspec.structs.replace(
         result.comparisons[0], interval=Interval(covers=PROCESSES, processes="this machine's calibration")
@@ -121,6 +121,6 @@ def test_the_comparison_screens_verdict_follows_the_rule():
     """Two stored runs are two processes: an interval over each run's rounds only is no finding."""
     from tuiperf.tui.screens.comparison import verdict
 
-    assert str(verdict(1.06, 1.10, finding=False)) == "not a finding (one process each)"
+    assert str(verdict(1.06, 1.10, finding=False)) == "undecided (one process each)"
     assert str(verdict(1.06, 1.10, finding=True)) == "slower"
     assert str(verdict(0.98, 1.02, finding=False)) == "same"

@@ -143,7 +143,7 @@ def test_a_ratio_says_whether_its_interval_covers_process_spread():
     small = EnvironmentChange("mlp", "old", "new", 0.985, (0.98, 0.99), 1e-9, versions)
     large = EnvironmentChange("mlp", "old", "new", 0.5, (0.48, 0.52), 1e-9, versions, honest)
     assert small.sentence() == (
-        "jax 0.7.2 → 0.10.2: mlp 1.5 % faster in these two processes, not a finding [95 % CI 1.0–2.0 %, "
+        "jax 0.7.2 → 0.10.2: mlp 1.5 % faster in these two processes, undecided [95 % CI 1.0–2.0 %, "
         "one process each: process-to-process spread not included]"
     )
     assert large.sentence() == "jax 0.7.2 → 0.10.2: mlp 2× as fast [95 % CI 1.92–2.08×, p < 1e-6]"

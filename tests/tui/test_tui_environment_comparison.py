@@ -29,8 +29,8 @@ def test_statistics_lines_name_each_environment_and_each_variants_ratio():
     assert lines[3:5] == ["other    Python 3.11.2  /tmp/env2/bin/python", "         differs: Python 3.11.7 → 3.11.2"]
     assert "other against current: Python 3.11.7 → 3.11.2" in lines
     # one process each: no p, and the gap is not a finding (tests/test_findings.py)
-    assert "plain-jax.jit    0.924×  0.923 – 0.925  —  7.6 % faster, not a finding (one process each)" in lines
-    assert "eqx-filter_jit   0.848×  0.844 – 0.852  —  15.2 % faster, not a finding (one process each)" in lines
+    assert "plain-jax.jit    0.924×  0.923 – 0.925  —  7.6 % faster, undecided (one process each)" in lines
+    assert "eqx-filter_jit   0.848×  0.844 – 0.852  —  15.2 % faster, undecided (one process each)" in lines
 
 
 def test_a_narrow_tab_stacks_each_variants_figures_under_its_name():
@@ -39,7 +39,7 @@ def test_a_narrow_tab_stacks_each_variants_figures_under_its_name():
     assert lines[at + 1 : at + 4] == [
         "  ratio 0.924×   95% CI 0.923 – 0.925",
         "  p —",
-        "  verdict 7.6 % faster, not a finding (one process each)",
+        "  verdict 7.6 % faster, undecided (one process each)",
     ]
 
 
@@ -74,7 +74,7 @@ async def test_the_statistics_and_breakdown_tabs_of_a_stored_run_over_two_enviro
         stats = _text(main.query_one("#stats-environments"))
         assert "current  Python 3.11.7" in stats and "differs: Python 3.11.7 → 3.11.2" in stats
         assert (  # stacked: the words that say it is not a finding make the table wider than the tab
-            "nnx-graph=False\n  ratio 0.826×   95% CI 0.821 – 0.833   p —\n  verdict 17.4 % faster, not a finding"
+            "nnx-graph=False\n  ratio 0.826×   95% CI 0.821 – 0.833   p —\n  verdict 17.4 % faster, undecided"
         ) in stats
         main.action_show_tab("breakdown")
         await app.plots_settled()

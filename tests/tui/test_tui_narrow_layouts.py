@@ -128,7 +128,7 @@ async def test_the_comparison_verdict_is_on_screen_at_80_columns(saved, scenario
         visible = table.scrollable_content_region.width
         assert edges["verdict"] <= visible and edges["new / old"] <= visible, (edges, visible)
         # two runs, each interval over one process only: no finding (tests/test_findings.py), and it fits
-        assert str(table.get_cell(TEN[0], "verdict")) == "not a finding (one process each)"
+        assert str(table.get_cell(TEN[0], "verdict")) == "undecided (one process each)"
 
 
 @sync

@@ -238,7 +238,7 @@ class EnvironmentChange:
             return f"{versions}{self.variant} no different [{sig3(lo)}–{sig3(hi)}×{caveat}]"
         if not self.finding:  # beyond its interval, but that interval leaves the process part out
             return (
-                f"{versions}{self.variant} {how_much(self.ratio)} in these two processes, not a finding "
+                f"{versions}{self.variant} {how_much(self.ratio)} in these two processes, undecided "
                 f"[{interval_words(self.ratio, lo, hi)}{caveat}]"
             )
         agreeing = findings.agreeing_p(self.p_value, True)

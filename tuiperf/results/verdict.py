@@ -141,8 +141,8 @@ def verdict(
     elif noise:
         opening = (
             f"{name} is {how_much(row.ratio)} {'as' if '×' in how_much(row.ratio) else 'than'} {base_name} in these "
-            f"two processes, not a finding: the ratio's interval ({lo:.3f}–{hi:.3f}) leaves out process-to-process "
-            "spread"
+            f"two processes, undecided: the ratio's interval ({lo:.3f}–{hi:.3f}) leaves out process-to-process "
+            "spread (`tuiperf calibrate` measures it once for this machine)"
         )
     else:
         words = how_much(row.ratio)

@@ -75,7 +75,7 @@ def environment_lines(result: RunResult, width: int = 0) -> list[Text]:
                 if row.finding
                 else "no different"
                 if lo <= 1 <= hi
-                else f"{how_much(row.ratio)}, not a finding (one process each)"
+                else f"{how_much(row.ratio)}, undecided (one process each)"
             )
             cells = [one_line(row.variant, NAME_WIDTH), f"{row.ratio:.3f}×", f"{lo:.3f} – {hi:.3f}"]
             table.append([Text(c) for c in [*cells, p_cell(row.p_value, row.finding), words]])

@@ -22,7 +22,7 @@ def verdict(lo: float, hi: float, threshold: float = THRESHOLD, finding: bool = 
     """``finding``: the change is beyond noise under the one rule (results/findings.py): two runs are two
     processes, so an interval that leaves the process-to-process spread out decides nothing."""
     if not finding and (lo > 1 or hi < 1):
-        return Text("not a finding (one process each)", style="dim")
+        return Text("undecided (one process each)", style="dim")
     if lo > 1 + threshold:
         return Text("slower", style="bold red")
     if hi < 1 - threshold:

@@ -400,7 +400,7 @@ def verdicts(result: RunResult, baseline: str | None) -> Text:
             line = Text.assemble(
                 (one_line(v.name), "bold"),
                 f": {how_much(ratio)} {'as' if '×' in how_much(ratio) else 'than'} {one_line(baseline)} in these "
-                f"two processes, not a finding (the ratio CI {ci[0]:.3f}–{ci[1]:.3f} leaves out process-to-process "
+                f"two processes, undecided (the ratio CI {ci[0]:.3f}–{ci[1]:.3f} leaves out process-to-process "
                 "spread)",
             )
         else:
