@@ -433,3 +433,44 @@ def test_the_guards_different_programs_note_says_which_operations_differ():
     )
     untraced = "plain and scan: same result, different programs (a 16-step loop)"
     assert with_operations(untraced, subjects, found) == untraced  # no table for plain: the note as it was
+
+
+def test_between_environments_the_same_variant_is_read_against_itself_in_the_reference_environment():
+    """`--env old --env new`: which operation changed between versions (jax#33338: a transpose fusion
+    21.8 → 128 µs from jax 0.7.2 to 0.8.0), not the new version's variant against the old baseline's."""
+    from rich.console import Console
+
+    from tuiperf.cli.report import render
+    from tuiperf.results.environments import qualified
+    from tuiperf.results.export import export
+    from tuiperf.results.model import EnvironmentRun
+
+    def timed(row, ns):
+        return msgspec.structs.replace(row, ci95_ns=(0.97 * ns, 1.03 * ns))
+
+    def variant(name, env, transpose_ns, dot_ns=50_000.0):
+        table = _table(
+            timed(_row("dot", "matrix product", dot_ns, "f32[64,336] × f32[336,512] → f32[64,512]", "m.py:3"), dot_ns),
+            timed(
+                _row(
+                    "transpose_copy_fusion.1", "transpose/copy", transpose_ns, "f32[512,336] → f32[336,512]", "m.py:3"
+                ),
+                transpose_ns,
+            ),
+            compute=dot_ns + transpose_ns,
+        )
+        v = _variant(qualified(name, env), 60_000.0 + transpose_ns, BASE, table)
+        return msgspec.structs.replace(v, environment=env)
+
+    variants = [variant("plain", "old", 1_000), variant("mlp", "old", 21_800)]
+    variants += [variant("plain", "new", 1_000, dot_ns=50_500.0), variant("mlp", "new", 128_000)]
+    result = document.run_result(factories.header(), variants, duration_s=1.0)
+    result.environments = [EnvironmentRun(name="old", python="/py"), EnvironmentRun(name="new", python="/py")]
+    console = Console(width=200, record=True, highlight=False)
+    console.print(render(result, 200, console))
+    text = console.export_text()
+    said = text.replace("\n", " ")
+    assert "• mlp @ new against mlp @ old: the same operations at other times: `transpose_copy_fusion.1`" in said
+    assert "128 µs vs 21.8 µs (×5.87)" in said
+    assert "• plain @ new: the same operations (kind, shapes)" in said  # 1 % apart, inside both intervals
+    assert "- `mlp @ new` against `mlp @ old`: the same operations at other times" in export(result, "markdown")

@@ -37,7 +37,7 @@ from tuiperf.results.model import (
     Sweep,
     VariantResult,
 )
-from tuiperf.results.ops import differences_words, ops_summary
+from tuiperf.results.ops import ops_summary, side_by_side
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Resampled, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
@@ -376,16 +376,12 @@ def operations(result: RunResult, width: int, console: Console, where: str = "",
         if table.note:
             parts.append(Hanging(inert(table.note), style="dim"))
     baseline_name, _ = against(result)
-    base = result.variant(baseline_name) if baseline_name is not None else None
-    if base is not None and base.program.ops is not None and base.program.ops.rows:
-        lines: list[Any] = []
-        for v in traced:
-            if v is base or v.program.ops is None or not v.program.ops.rows:
-                continue
-            said = differences_words(v.name, v.program.ops, base.name, base.program.ops, top=4)
-            lines.append(Hanging(f"• {one_line(v.name)}: {inert(said or 'the same operations (kind, shapes)')}"))
-        if lines:
-            parts.extend([Text(""), Hanging(f"operations against {one_line(base.name)}", style="bold"), *lines])
+    lines: list[Any] = []
+    for pair in side_by_side(result, baseline_name):
+        other = "" if pair.against == baseline_name else f" against {one_line(pair.against)}"
+        lines.append(Hanging(f"• {one_line(pair.variant)}{other}: {inert(pair.words)}"))
+    if lines and baseline_name is not None:
+        parts.extend([Text(""), Hanging(f"operations against {one_line(baseline_name)}", style="bold"), *lines])
     return parts
 
 

@@ -20,7 +20,7 @@ from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import BREAKDOWN_STAGES, NOT_ATTRIBUTED, Environment, RunResult
-from tuiperf.results.ops import differences_words, ops_summary
+from tuiperf.results.ops import ops_summary, side_by_side
 from tuiperf.results.ratios import against
 from tuiperf.results.resultfile import encode
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, stage_cell, verdicts
@@ -359,15 +359,12 @@ def _ops_section(shown: RunResult, level: str, top: int = 8) -> list[str]:
         if table.note:
             lines += ["", f"_{_cell(table.note)}_"]
     baseline, _ = against(shown)
-    base = shown.variant(baseline) if baseline is not None else None
-    if base is not None and base.program.ops is not None and base.program.ops.rows:
-        said = []
-        for v in traced:
-            if v is not base and v.program.ops is not None:
-                words = differences_words(v.name, v.program.ops, base.name, base.program.ops, top=4)
-                said.append(f"- {_code(v.name)}: {_cell(words or 'the same operations (kind, shapes)')}")
-        if said:
-            lines += ["", f"Operations against {_code(base.name)}:", "", *said]
+    said = []
+    for pair in side_by_side(shown, baseline):
+        other = "" if pair.against == baseline else f" against {_code(pair.against)}"
+        said.append(f"- {_code(pair.variant)}{other}: {_cell(pair.words)}")
+    if said and baseline is not None:
+        lines += ["", f"Operations against {_code(baseline)}:", "", *said]
     return lines
 
 

@@ -22,7 +22,8 @@ import msgspec
 
 from tuiperf.common.units import format_ns
 from tuiperf.results import hlo
-from tuiperf.results.model import NOT_ATTRIBUTED, Operations, OpRow, VariantResult
+from tuiperf.results.environments import pairs
+from tuiperf.results.model import NOT_ATTRIBUTED, Operations, OpRow, RunResult, VariantResult
 from tuiperf.results.op_trace import CallOps, OpKey
 from tuiperf.results.reconcile import Reconciliation
 
@@ -272,14 +273,32 @@ def match_words(match: Match, a_name: str, b_name: str) -> str:
     return f"{row_words(match.a)} in {a_name} where {b_name} runs {row_words(match.b)}: {times}"
 
 
+def retimed(matches: Sequence[Match]) -> list[Match]:
+    """The same operation in both programs, at times per call whose 95 % intervals do not overlap (a
+    fusion that got slower between versions). Rows without an interval are never said to differ."""
+    return [m for m in matches if m.same and _apart(m.a, m.b)]
+
+
+def _apart(a: OpRow | None, b: OpRow | None) -> bool:
+    if a is None or b is None or a.ci95_ns is None or b.ci95_ns is None:
+        return False
+    return a.ci95_ns[0] > b.ci95_ns[1] or b.ci95_ns[0] > a.ci95_ns[1]
+
+
 def differences_words(a_name: str, a: Operations, b_name: str, b: Operations, top: int = 3) -> str:
-    """What differs between two variants' operations, in a sentence ("" where none differs)."""
-    found = differing(compare(a, b))
-    if not found:
-        return ""
-    said = "; ".join(match_words(m, a_name, b_name) for m in found[:top])
-    more = f" (and {len(found) - top} more)" if len(found) > top else ""
-    return f"operations that differ: {said}{more}"
+    """What differs between two variants' operations, in a sentence ("" where nothing does): operations
+    in one program only or replaced by others, then the same operations at other times per call."""
+    matches = compare(a, b)
+    parts = []
+    for words, found in (
+        ("operations that differ", differing(matches)),
+        ("the same operations at other times", retimed(matches)),
+    ):
+        if found:
+            said = "; ".join(match_words(m, a_name, b_name) for m in found[:top])
+            more = f" (and {len(found) - top} more)" if len(found) > top else ""
+            parts.append(f"{words}: {said}{more}")
+    return "; ".join(parts)
 
 
 # -- in the why --------------------------------------------------------------------------------------
@@ -368,3 +387,30 @@ def extra_work_words(slow: VariantResult, fast: VariantResult, share: float = 0.
         f"{slow.name}'s program runs operations {fast.name}'s does not: {row_words(only[0])}, "
         f"{format_ns(only[0].ns)} a call{more}"
     )
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One variant's operations against another's: ``words`` says what differs, or that nothing does."""
+
+    variant: str
+    against: str
+    words: str
+
+
+def side_by_side(result: RunResult, baseline: str | None) -> list[SideBySide]:
+    """Each traced variant against the one it is read against (:func:`~tuiperf.results.environments.pairs`):
+    the baseline, or in a run over several environments the same variant in the reference environment
+    (which operations changed between versions)."""
+    if baseline is None:
+        return []
+    found = []
+    for name, reference in pairs(result, baseline):
+        a, b = result.variant(name), result.variant(reference)
+        if a is None or b is None or a.program.ops is None or b.program.ops is None:
+            continue
+        if not a.program.ops.rows or not b.program.ops.rows:
+            continue
+        words = differences_words(a.name, a.program.ops, b.name, b.program.ops, top=4)
+        found.append(SideBySide(a.name, b.name, words or "the same operations (kind, shapes)"))
+    return found
