@@ -207,16 +207,17 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
     history.add_argument("--yes", action="store_true", help="delete without asking (needed when not at a terminal)")
 
-    export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON or a script")
+    export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON, HTML or a script")
     flags.scenario_dirs(export)
     flags.history(export, stores=False)
     export.add_argument("run", metavar="RUN", help="a history run id or a result file")
     export.add_argument(
         "--format",
-        choices=("json", "csv", "markdown", "script", "ops-csv"),
+        choices=("json", "csv", "markdown", "script", "ops-csv", "html"),
         default="markdown",
         help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf; "
-        "ops-csv: every row of each variant's operations table (default: markdown)",
+        "ops-csv: every row of each variant's operations table; html: one self-contained page with the run and "
+        "its scenario's medians by git commit from the history, for a CI artifact (default: markdown)",
     )
     export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
     flags.force(export, "the --out file")
