@@ -113,9 +113,80 @@ def test_the_help_says_the_exit_statuses(capsys):
 
 
 def test_shell_completion_is_built_from_the_parser(capsys):
-    pytest.importorskip("shtab")  # the completion extra (the test extra installs it)
     with pytest.raises(SystemExit) as stopped:
         main(["--print-completion", "bash"])
     script = capsys.readouterr().out
     assert stopped.value.code == 0 and "complete" in script
     assert "check" in script and "--any-scenario" in script and "--sweep-order" in script
+
+
+def _entries():
+    from tuiperf.contract.catalog import ParamSpec, ScenarioEntry, VariantEntry
+
+    return [
+        ScenarioEntry(
+            id="floor",
+            title="t",
+            path="floor.py",
+            params=[ParamSpec(name="size", kind="int", default=8), ParamSpec(name="depth", kind="int", default=2)],
+            variants=[VariantEntry(name="jax.jit"), VariantEntry(name="aot")],
+        ),
+        ScenarioEntry(id="other", title="t", path="other.py"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "line", "expected"),
+    [
+        ("ids", "tuiperf run ", ["floor", "other"]),
+        ("variants", "tuiperf run floor --variants ", ["jax.jit", "aot"]),
+        ("variants", "tuiperf --dispatch sync run --set size=3 floor --variants jax.jit,", ["jax.jit,aot"]),
+        ("params", "tuiperf run floor --set ", ["size=", "depth="]),
+        ("params", "tuiperf screenshot floor --set d", ["size=", "depth="]),
+        ("params", "tuiperf run nope --set ", []),
+        ("variants", "tuiperf run 'floor --variants ", []),  # an open quote: nothing to read yet
+    ],
+)
+def test_completion_offers_the_catalogs_ids_and_the_named_scenarios_variants_and_parameters(kind, line, expected):
+    from tuiperf.cli.completion import words
+
+    assert words(kind, line, _entries()) == expected
+
+
+@pytest.mark.parametrize("shell", ["zsh", "tcsh", "fish"])
+def test_every_shells_script_asks_tuiperf_for_the_words_with_its_own_name_for_the_line(shell, capsys):
+    with pytest.raises(SystemExit):
+        main(["--print-completion", shell])
+    script = capsys.readouterr().out
+    line = {"zsh": "$BUFFER", "tcsh": '"$COMMAND_LINE"', "fish": "(commandline)"}[shell]
+    for kind in ("ids", "variants", "params"):
+        assert f"tuiperf list --complete {kind} --line {line}" in script
+
+
+@pytest.mark.slow
+def test_bash_completes_a_scenarios_variants_and_parameters(tmp_path):
+    """Driven as bash drives it: the script sourced, the words of a partial line set, its function called."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = r"""
+source <(tuiperf --print-completion bash)
+ask() { COMP_LINE="$1"; read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=(""); \
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _shtab_tuiperf; \
+  echo "$1|${COMPREPLY[*]}"; }
+ask "tuiperf run tiny-s"
+ask "tuiperf --scenarios $HERE run tiny-sin --variants jit,"
+ask "tuiperf run tiny-sin --set s"
+"""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env["HERE"] = str(Path(__file__).parent / "tui" / "scenarios")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=120).stdout
+    here = env["HERE"]
+    assert out.splitlines() == [
+        "tuiperf run tiny-s|",  # not a built-in's id, and no --scenarios named
+        f"tuiperf --scenarios {here} run tiny-sin --variants jit,|jit,aot jit,broken",
+        "tuiperf run tiny-sin --set s|",  # its folder not named: no such scenario
+    ]

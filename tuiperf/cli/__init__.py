@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from tuiperf.catalog.templates import DEFAULT_TEMPLATE, TEMPLATES
 from tuiperf.cli import flags
+from tuiperf.cli.completion import KINDS, add_print_completion, with_completion
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.version import __version__
 from tuiperf.contract import options
@@ -50,8 +51,16 @@ def _global(parser: argparse.ArgumentParser) -> None:
 def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
     """What to measure and how: the options `run`, `screenshot`, `trace` and the app's initial form share
     (the run options come from their one table, :mod:`tuiperf.contract.options`)."""
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)")
-    parser.add_argument("--variants", metavar="A,B", help="comma-separated variants to run (default: all)")
+    with_completion(
+        parser.add_argument(
+            "--set", action="append", default=[], metavar="NAME=VALUE", help="parameter value (repeatable)"
+        ),
+        "params",
+    )
+    with_completion(
+        parser.add_argument("--variants", metavar="A,B", help="comma-separated variants to run (default: all)"),
+        "variants",
+    )
     parser.add_argument("--device", metavar="DEV", help="cpu:0, gpu, 1, ... (default: the first device)")
     parser.add_argument(
         "--env",
@@ -63,16 +72,6 @@ def _measuring(parser: argparse.ArgumentParser, command: str) -> None:
         "interleaved run, the first being the reference (default: current)",
     )
     options.add_arguments(parser, command)
-
-
-def _completion(parser: argparse.ArgumentParser) -> None:
-    """``--print-completion bash|zsh|tcsh``: a shell completion script, where shtab is installed (the
-    ``completion`` extra); shtab builds it from this parser, so it offers exactly these options."""
-    try:
-        import shtab
-    except ImportError:
-        return
-    shtab.add_argument_to(parser, "--print-completion", help="print a shell completion script (bash, zsh, tcsh)")
 
 
 def _run_outputs(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +87,9 @@ def _run_outputs(parser: argparse.ArgumentParser) -> None:
 
 
 def _scenario_id(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", metavar="ID", help="the scenario's id (`tuiperf list` shows them)")
+    with_completion(
+        parser.add_argument("scenario", metavar="ID", help="the scenario's id (`tuiperf list` shows them)"), "ids"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tuiperf {__version__}")
-    _completion(parser)
+    add_print_completion(parser)
     _global(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -108,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     flags.history(app, stores=True)
     flags.screenshots(app)
     _measuring(app, "app")
-    app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
+    with_completion(app.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start"), "ids")
     app.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (copy and paste)")
 
     serve = commands.add_parser(
@@ -118,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     flags.history(serve, stores=True)
     flags.screenshots(serve)
     _measuring(serve, "app")
-    serve.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start")
+    with_completion(
+        serve.add_argument("scenario", metavar="ID", nargs="?", help="select this scenario at start"), "ids"
+    )
     serve.add_argument("--no-mouse", action="store_true", help=argparse.SUPPRESS)
     serve.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default 8000)")
     serve.add_argument(
@@ -131,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     flags.scenario_dirs(listing)
+    listing.add_argument("--complete", choices=KINDS, help=argparse.SUPPRESS)  # for the completion scripts
+    listing.add_argument("--line", default="", help=argparse.SUPPRESS)
     flags.print_json(listing)
     flags.width(listing)
 
@@ -207,16 +212,17 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--keep", type=int, metavar="N", help="delete all but the newest N runs")
     history.add_argument("--yes", action="store_true", help="delete without asking (needed when not at a terminal)")
 
-    export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON or a script")
+    export = commands.add_parser("export", help="write a stored run as Markdown, CSV (samples), JSON, HTML or a script")
     flags.scenario_dirs(export)
     flags.history(export, stores=False)
     export.add_argument("run", metavar="RUN", help="a history run id or a result file")
     export.add_argument(
         "--format",
-        choices=("json", "csv", "markdown", "script", "ops-csv"),
+        choices=("json", "csv", "markdown", "script", "ops-csv", "html"),
         default="markdown",
         help="markdown: for an issue; csv: every sample; script: a Python file that re-times it without tuiperf; "
-        "ops-csv: every row of each variant's operations table (default: markdown)",
+        "ops-csv: every row of each variant's operations table; html: one self-contained page with the run and "
+        "its scenario's medians by git commit from the history, for a CI artifact (default: markdown)",
     )
     export.add_argument("--out", metavar="FILE", help="where to write (default: print it)")
     flags.force(export, "the --out file")

@@ -182,13 +182,11 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
     from tuiperf.cli.wrap import checked_width, print_trimmed
     from tuiperf.common.text import one_line
     from tuiperf.common.units import format_ns
-    from tuiperf.results.by_commit import by_commit
-    from tuiperf.results.history import History, comparable
+    from tuiperf.results.by_commit import commits_in
+    from tuiperf.results.history import History
 
     with History(path, readonly=True) as history:
-        runs = history.list(scenario=args.by_commit, since=args.since, limit=None)
-        runs = [run for run in comparable(runs, runs[0]) if not run.sweep] if runs else []
-        commits = by_commit([(run.id, history.get(run.id)) for run in runs])
+        commits = commits_in(history, args.by_commit, since=args.since)
     if args.json:
         print(
             json.dumps(
@@ -303,12 +301,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     result, label = load_run(args.run, args)
     from tuiperf.catalog.folders import scenario_files
 
-    text = export(result, args.format, run_label=label, scenario_files=scenario_files(args.scenarios))
+    if args.format == "html":
+        text = html_export(result, args)
+    else:
+        text = export(result, args.format, run_label=label, scenario_files=scenario_files(args.scenarios))
     if args.out:
         print(write_atomic(args.out, text.encode("utf-8"), force=args.force))
     else:
         print(text, end="")
     return 0
+
+
+def html_export(result: RunResult, args: argparse.Namespace) -> str:
+    """The run's page, with its scenario's runs by commit from the history (none where it is off or
+    does not exist yet)."""
+    from tuiperf.results.by_commit import commits_in
+    from tuiperf.results.history import History
+    from tuiperf.results.html_page import page
+
+    path = history_path(args)
+    if path is None or not Path(path).exists():
+        return page(result)
+    with History(path, readonly=True) as history:
+        return page(result, commits_in(history, result.scenario.id))
 
 
 def _params(stored: str) -> list[str]:

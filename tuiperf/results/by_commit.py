@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tuiperf.results.history import History, comparable
 from tuiperf.results.model import RunResult
 
 
@@ -102,3 +103,11 @@ def mark_steps(commits: list[Commit]) -> list[Commit]:
             last[name] = here
         marked.append(Commit(commit.commit, commit.dirty, commit.branch, commit.first_run, commit.run_ids, variants))
     return marked
+
+
+def commits_in(history: History, scenario: str, since: str | None = None) -> list[Commit]:
+    """``scenario``'s single runs in ``history`` measured as its newest was (same parameters, device,
+    dispatch), by commit."""
+    runs = history.list(scenario=scenario, since=since, limit=None)
+    runs = [run for run in comparable(runs, runs[0]) if not run.sweep] if runs else []
+    return by_commit([(run.id, history.get(run.id)) for run in runs])

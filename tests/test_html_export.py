@@ -1,0 +1,74 @@
+"""`tuiperf export RUN --format html`: one self-contained page with the run and its scenario's medians
+by git commit, the step marked; text from results is data; it opens offline in Chromium."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests import factories
+from tests.test_by_commit import series
+from tuiperf.cli import main
+from tuiperf.results.by_commit import by_commit
+from tuiperf.results.history import History
+from tuiperf.results.html_page import page
+
+
+def test_the_page_plots_each_variant_by_commit_and_marks_the_step_at_its_commit_alone() -> None:
+    runs = series()
+    text = page(runs[-1][1], by_commit(runs))
+    assert text.count("<svg") == 3  # this run's variants, then "a" and "b" by commit
+    steps = re.findall(r'<g class="point"><title>([^<]*)</title>\n[^\n]*\n<polygon class="step"', text)
+    assert steps == ["cccccccccc: 1.20 µs [1.20 µs – 1.20 µs] — a step"]
+    assert text.count("<circle cx=") == 2 + 2 * 5 - 1  # every other point a dot
+    assert "1 step beyond the 95 % intervals" in text
+
+
+def test_the_page_fetches_nothing_and_holds_text_from_results_as_data() -> None:
+    hostile = factories.hostile(factories.result({"a": factories.steady(1000.0), "b": factories.steady(2000.0)}))
+    text = page(hostile)
+    assert not re.search(r"\b(src|href)=", text) and "<script" not in text and "@import" not in text
+    assert "\x1b" not in text and "[link=" in text  # Rich markup is shown as typed, never interpreted
+    assert "No run of" in text  # no history given: the by-commit section says why it is empty
+
+
+def test_export_html_reads_the_scenarios_runs_by_commit_from_the_history(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    with History(path) as history:
+        ids = [history.add(result) for _, result in series()]
+    out = tmp_path / "page.html"
+    assert main(["export", str(ids[-1]), "--format", "html", "--history", str(path), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "5 commits, oldest first; 1 step" in text and text.count("<svg") == 3
+
+
+CHROMIUM_TIMEOUT_MS = 30_000
+
+
+@pytest.mark.browser
+def test_the_page_opens_in_chromium_with_no_network_and_shows_the_plots(tmp_path: Path) -> None:
+    from tests.test_serve import CHROMIUM, CHROMIUM_ARGS
+
+    if CHROMIUM is None:
+        pytest.skip("no chromium on this machine (CI installs Debian's: apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    runs = series()
+    html = tmp_path / "page.html"
+    html.write_text(page(runs[-1][1], by_commit(runs)), encoding="utf-8")
+    requested: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(offline=True, viewport={"width": 900, "height": 1400})
+        page_ = context.new_page()
+        page_.on("request", lambda request: requested.append(request.url))
+        page_.goto(html.as_uri(), timeout=CHROMIUM_TIMEOUT_MS)
+        plots = page_.locator("svg")
+        assert plots.count() == 3
+        boxes = [plots.nth(i).bounding_box() for i in range(3)]
+        assert all(box is not None and box["width"] > 600 and box["height"] > 200 for box in boxes)
+        assert page_.locator("svg polygon.step").count() == 1
+        page_.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        browser.close()
+    assert requested == [html.as_uri()]  # the page alone: no font, style sheet, image or script fetched

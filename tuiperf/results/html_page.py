@@ -1,0 +1,202 @@
+"""``tuiperf export RUN --format html``: one self-contained page for a CI artifact — the run's medians
+with their 95 % intervals, and the scenario's medians per git commit from the history with the
+commits where a step was detected (:mod:`tuiperf.results.by_commit`).
+
+Self-contained: inline SVG and CSS, no script, no font, image or style sheet fetched, so it opens
+offline and in a CI artifact viewer alike. Every text from a result (names, parameters, notes) is data:
+escaped, never markup. Pure: no numpy (built in the UI process too).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tuiperf.common.text import inert
+from tuiperf.common.units import format_ns, how_much, interval_words
+from tuiperf.results.findings import holds_one
+from tuiperf.results.model import Comparison, RunResult
+from tuiperf.results.ratios import against
+
+if TYPE_CHECKING:
+    from tuiperf.results.by_commit import Commit
+
+WIDTH, HEIGHT = 720, 240
+LEFT, RIGHT, TOP, BOTTOM = 80, 20, 20, 56  # room for the y ticks and the rotated commit labels
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #1b1b1b; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { padding: 0.2em 0.8em; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+code { font-family: ui-monospace, monospace; }
+svg { display: block; margin: 0.5em 0 1.5em; }
+.muted { color: #666; }
+.step { color: #b00020; font-weight: bold; }
+"""
+
+
+def page(result: RunResult, commits: Sequence[Commit] = ()) -> str:
+    """The page for ``result``, with ``commits`` (its scenario's runs by commit; none: that section
+    says why it is missing)."""
+    title = f"tuiperf: {result.scenario.title or result.scenario.id}"
+    body = [f"<h1>{_e(title)}</h1>", _facts(result), *_this_run(result), *_by_commit(result.scenario.id, commits)]
+    body.append(f'<p class="muted">Measured with tuiperf {_e(result.tool.version)}; every figure comes from a run.</p>')
+    head = f'<meta charset="utf-8"><title>{_e(title)}</title><style>{STYLE}</style>'
+    return f'<!DOCTYPE html>\n<html lang="en"><head>{head}</head><body>\n' + "\n".join(body) + "\n</body></html>\n"
+
+
+def _e(text: object) -> str:
+    """Text as HTML data: escaped, and each control character a visible stand-in (a page that is
+    printed with `cat` stays inert too)."""
+    return html.escape(inert(text), quote=True)
+
+
+def _facts(result: RunResult) -> str:
+    params = " ".join(f"{k}={v}" for k, v in result.params.items()) or "defaults"
+    facts = [f"scenario <code>{_e(result.scenario.id)}</code>", _e(params), f"device {_e(result.device.id)}"]
+    facts.append(f"{_e(result.options.dispatch)} dispatch")
+    source = result.env.source if result.env is not None else None
+    if source is not None:
+        dirty = ", changes not committed" if source.dirty else ""
+        facts.append(f"commit <code>{_e(source.commit[:12])}</code> ({_e(source.branch)}{dirty})")
+    facts.append(_e(result.started_at))
+    return f'<p class="muted">{" · ".join(facts)}</p>'
+
+
+def _this_run(result: RunResult) -> list[str]:
+    measured = [v for v in result.measured if v.sampling.stats is not None]
+    if not measured:
+        return ["<h2>This run</h2>", "<p>No variant was measured.</p>"]
+    baseline, ratios = against(result)
+    rows = []
+    points: list[tuple[str, float, float, float, bool]] = []
+    for v in measured:
+        stats = v.sampling.stats
+        assert stats is not None
+        low, high = stats.ci95_median_ns
+        versus = "baseline" if v.name == baseline else _versus(ratios.get(v.name))
+        rows.append([v.name, format_ns(stats.median_ns), f"{format_ns(low)} – {format_ns(high)}", versus])
+        points.append((v.name, stats.median_ns, low, high, False))
+    return [
+        "<h2>This run</h2>",
+        _table(["variant", "median", "95% interval", f"against {baseline or '–'}"], rows),
+        _plot("median per call, 95 % intervals", points, "this run's variants", joined=False),
+    ]
+
+
+def _versus(row: Comparison | None) -> str:
+    if row is None:
+        return "–"
+    lo, hi = row.ci95
+    words = "no different" if holds_one(row.ci95) else how_much(row.ratio)
+    return f"{words} ({interval_words(row.ratio, lo, hi)})"
+
+
+def _by_commit(scenario: str, commits: Sequence[Commit]) -> list[str]:
+    parts = ["<h2>By commit</h2>"]
+    if not commits:
+        parts.append(
+            f'<p class="muted">No run of <code>{_e(scenario)}</code> with a git commit in the history: runs '
+            "record the commit of their scenario's folder when it is a git repository.</p>"
+        )
+        return parts
+    steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
+    parts.append(
+        f"<p>{len(commits)} commits, oldest first; {steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % "
+        "intervals (a commit's interval wholly above or below the previous one's). * marks changes not "
+        "committed.</p>"
+    )
+    names = list(dict.fromkeys(name for c in commits for name in c.variants))
+    for name in names:
+        points = [
+            (c.label, m.median_ns, m.low_ns, m.high_ns, m.step is not None)
+            for c in commits
+            if (m := c.variants.get(name)) is not None
+        ]
+        parts.append(f"<h3><code>{_e(name)}</code></h3>")
+        parts.append(_plot(f"{name}: median per commit, 95 % intervals", points, "commit"))
+    rows = []
+    for c in commits:
+        for name, m in c.variants.items():
+            step = "" if m.step is None else f"{'▲' if m.step > 1 else '▼'} {(m.step - 1) * 100:+.1f} %"
+            interval = f"{format_ns(m.low_ns)} – {format_ns(m.high_ns)}"
+            rows.append([c.label, c.branch, name, format_ns(m.median_ns), interval, step])
+    parts.append(_table(["commit", "branch", "variant", "median", "95% interval", "step"], rows, step_column=5))
+    return parts
+
+
+def _table(headers: list[str], rows: list[list[str]], step_column: int | None = None) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            marked = ' class="step"' if i == step_column and cell else ""
+            cells.append(f"<td{marked}>{_e(cell)}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _plot(label: str, points: Sequence[tuple[str, float, float, float, bool]], axis: str, joined: bool = True) -> str:
+    """An SVG of medians (dots, ``joined`` in order: a series over commits) with their intervals (bars)
+    over ``points`` (label, median, low, high, stepped): a stepped point is drawn as a red triangle."""
+    lows = [p[2] for p in points]
+    highs = [p[3] for p in points]
+    floor, ceiling = min(lows), max(highs)
+    pad = max((ceiling - floor) * 0.1, ceiling * 0.05, 1.0)  # a flat series is drawn flat, not magnified
+    floor, ceiling = max(0.0, floor - pad), ceiling + pad
+    inner_w, inner_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(i: int) -> float:
+        return LEFT + (inner_w * (i + 0.5) / len(points))
+
+    def y(ns: float) -> float:
+        return TOP + inner_h * (1 - (ns - floor) / (ceiling - floor))
+
+    svg = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'aria-label="{_e(label)}" font-size="11" font-family="system-ui, sans-serif">',
+        f"<title>{_e(label)}</title>",
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + inner_h}" stroke="#999"/>',
+        f'<line x1="{LEFT}" y1="{TOP + inner_h}" x2="{WIDTH - RIGHT}" y2="{TOP + inner_h}" stroke="#999"/>',
+    ]
+    for tick in _ticks(floor, ceiling):
+        svg.append(f'<line x1="{LEFT - 4}" y1="{y(tick):.1f}" x2="{WIDTH - RIGHT}" y2="{y(tick):.1f}" stroke="#eee"/>')
+        svg.append(f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{_e(format_ns(tick))}</text>')
+    path = " ".join(f"{x(i):.1f},{y(p[1]):.1f}" for i, p in enumerate(points))
+    if joined:
+        svg.append(f'<polyline points="{path}" fill="none" stroke="#4a6fa5" stroke-width="1.5"/>')
+    for i, (name, median, low, high, stepped) in enumerate(points):
+        cx, cy = x(i), y(median)
+        tip = f"{name}: {format_ns(median)} [{format_ns(low)} – {format_ns(high)}]" + (" — a step" if stepped else "")
+        svg.append(f'<g class="point"><title>{_e(tip)}</title>')
+        svg.append(f'<line x1="{cx:.1f}" y1="{y(low):.1f}" x2="{cx:.1f}" y2="{y(high):.1f}" stroke="#4a6fa5"/>')
+        if stepped:
+            corners = f"{cx:.1f},{cy - 7:.1f} {cx - 6:.1f},{cy + 5:.1f} {cx + 6:.1f},{cy + 5:.1f}"
+            svg.append(f'<polygon class="step" points="{corners}" fill="#b00020"/>')
+        else:
+            svg.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="#4a6fa5"/>')
+        svg.append("</g>")
+        label_y = TOP + inner_h + 12
+        svg.append(
+            f'<text x="{cx:.1f}" y="{label_y}" text-anchor="end" transform="rotate(-30 {cx:.1f} {label_y})">'
+            f"{_e(name[:14])}</text>"
+        )
+    svg.append(f'<text x="{WIDTH - RIGHT}" y="{HEIGHT - 4}" text-anchor="end" fill="#666">{_e(axis)}</text>')
+    svg.append("</svg>")
+    return "\n".join(svg)
+
+
+def _ticks(floor: float, ceiling: float, count: int = 4) -> list[float]:
+    """Round values between ``floor`` and ``ceiling`` for the y axis."""
+    span = ceiling - floor
+    if span <= 0:
+        return [floor]
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(floor / step) * step
+    return [first + i * step for i in range(count + 1) if first + i * step <= ceiling]
