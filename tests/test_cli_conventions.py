@@ -150,7 +150,7 @@ def _entries():
 def test_completion_offers_the_catalogs_ids_and_the_named_scenarios_variants_and_parameters(kind, line, expected):
     from tuiperf.cli.completion import words
 
-    assert words(kind, line, _entries()) == expected
+    assert words(kind, line, _entries(), build_parser) == expected
 
 
 @pytest.mark.parametrize("shell", ["zsh", "tcsh", "fish"])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from tuiperf.catalog.templates import DEFAULT_TEMPLATE, TEMPLATES
 from tuiperf.cli import flags
-from tuiperf.cli.completion import KINDS, add_print_completion, with_completion
+from tuiperf.cli.completion import KINDS, add_print_completion, print_words, with_completion
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.version import __version__
 from tuiperf.contract import options
@@ -316,7 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     handlers = {
         "app": measure.cmd_app,
-        "list": listing.cmd_list,
+        "list": lambda args: (
+            print_words(args.complete, args.line, args.scenarios or [], build_parser)
+            if args.complete
+            else listing.cmd_list(args)
+        ),
         "devices": listing.cmd_devices,
         "run": measure.cmd_run,
         "show": results.cmd_show,

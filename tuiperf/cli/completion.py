@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 # The command line typed so far, as each shell names it (PowerShell: no line: ids only).
@@ -49,13 +50,30 @@ def add_print_completion(parser: argparse.ArgumentParser) -> None:
     shtab.add_argument_to(parser, "--print-completion", help=f"print a shell completion script ({shells})")
 
 
-def words(kind: str, line: str, catalog_entries: Any) -> list[str]:
+def print_words(kind: str, line: str, dirs: list[str], parser: Callable[[], argparse.ArgumentParser]) -> int:
+    """``tuiperf list --complete KIND --line LINE``: one candidate a line, from the catalog's cache
+    where no scenario file changed since (a completion asks at every Tab), with the folders ``dirs``
+    and those the line names."""
+    from tuiperf.common.text import one_line
+    from tuiperf.processes.runner import ProcessRunner
+
+    runner = ProcessRunner([*dirs, *scenario_dirs(line, parser)])
+    try:
+        catalog = runner.cached_catalog() or runner.catalog()
+    finally:
+        runner.close()
+    for word in words(kind, line, catalog.scenarios, parser):
+        print(one_line(word))
+    return 0
+
+
+def words(kind: str, line: str, catalog_entries: Any, parser: Callable[[], argparse.ArgumentParser]) -> list[str]:
     """The candidates of ``kind`` for the command ``line`` typed so far: scenario ids; or the variants
     (after a comma, the list typed so far first) or ``name=`` of the parameters of the scenario the
     line names."""
     if kind == "ids":
         return [s.id for s in catalog_entries]
-    typed = parsed(line)
+    typed = parsed(line, parser)
     scenario = getattr(typed, "scenario", None)
     entry = next((s for s in catalog_entries if s.id == scenario), None)
     if entry is None:
@@ -68,24 +86,23 @@ def words(kind: str, line: str, catalog_entries: Any) -> list[str]:
     return [done + v.name for v in entry.variants if v.name not in chosen]
 
 
-def scenario_dirs(line: str) -> list[str]:
+def scenario_dirs(line: str, parser: Callable[[], argparse.ArgumentParser]) -> list[str]:
     """The ``--scenarios`` folders a partial command line names (before or after its command)."""
-    typed = parsed(line)
+    typed = parsed(line, parser)
     return [*(getattr(typed, "global_scenarios", None) or []), *(getattr(typed, "scenarios", None) or [])]
 
 
-def parsed(line: str) -> argparse.Namespace | None:
-    """A partial command line read by the real parser (None where it cannot be read yet)."""
-    from tuiperf.cli import build_parser
-
+def parsed(line: str, parser: Callable[[], argparse.ArgumentParser]) -> argparse.Namespace | None:
+    """A partial command line read by the real parser (``parser()`` builds it; None where the line
+    cannot be read yet)."""
     try:
         tokens = shlex.split(line)
     except ValueError:  # an open quote: the word being typed
         return None
-    parser, typed = _lenient(build_parser()), tokens[1:]
+    lenient, typed = _lenient(parser()), tokens[1:]
     for end in (len(typed), len(typed) - 1):  # the last word may be an option still waiting for its value
         try:
-            return _quietly(parser, typed[: max(end, 0)])[0]
+            return _quietly(lenient, typed[: max(end, 0)])[0]
         except SystemExit:
             continue
     return None

@@ -19,23 +19,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
     from tuiperf.processes.runner import ProcessRunner
 
-    dirs = list(args.scenarios or [])
-    if args.complete:  # the folders the line being completed names too
-        from tuiperf.cli.completion import scenario_dirs
-
-        dirs += scenario_dirs(args.line)
-    runner = ProcessRunner(dirs)
+    runner = ProcessRunner(args.scenarios)
     try:
-        # Completion asks at every Tab: the cached catalog where no scenario file changed since.
-        catalog = (runner.cached_catalog() if args.complete else None) or runner.catalog()
+        catalog = runner.catalog()
     finally:
         runner.close()
-    if args.complete:
-        from tuiperf.cli.completion import words
-
-        for word in words(args.complete, args.line, catalog.scenarios):
-            print(one_line(word))
-        return 0
     if args.json:
         import msgspec
 
