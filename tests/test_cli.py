@@ -81,6 +81,32 @@ def test_list_shows_broken_files(tmp_path, capsys):
     assert "dispatch-floor" in {s["id"] for s in listing["scenarios"]}
 
 
+def test_list_prints_the_cached_catalog_without_a_loader_where_no_file_changed(tmp_path, capsys, monkeypatch):
+    """`tuiperf list` is what users run most to recall ids: from the catalog cache it starts no loader
+    process (1.5 s of CPU before); --fresh imports every file again."""
+    from tuiperf.catalog import cache
+    from tuiperf.contract.catalog import Catalog, ScenarioEntry
+    from tuiperf.processes.runner import ProcessRunner
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cached = Catalog(scenarios=[ScenarioEntry(id="remembered", title="From the cache", path="r.py")])
+    cache.store([str(tmp_path)], cached)
+    loaded: list[object] = []
+
+    def loader(self, scenario_dirs=None):
+        loaded.append(scenario_dirs)
+        return Catalog(scenarios=[ScenarioEntry(id="imported", title="Imported again", path="i.py")])
+
+    monkeypatch.setattr(ProcessRunner, "catalog", loader)
+    assert main(["list", "--scenarios", str(tmp_path), "--width", "100"]) == 0
+    assert "remembered" in capsys.readouterr().out and loaded == []
+    assert main(["list", "--scenarios", str(tmp_path), "--fresh", "--width", "100"]) == 0
+    assert "imported" in capsys.readouterr().out and len(loaded) == 1
+    (tmp_path / "new.py").write_text("")  # a file added: the cache no longer answers
+    assert main(["list", "--scenarios", str(tmp_path), "--width", "100"]) == 0
+    assert "imported" in capsys.readouterr().out and len(loaded) == 2
+
+
 @pytest.mark.slow
 def test_console_script_runs_in_a_fresh_process(fixture_dir):
     """The real entry point, worker process included: no traceback, exit 0."""

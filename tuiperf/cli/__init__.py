@@ -134,6 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list scenarios, their parameters and variants")
     flags.scenario_dirs(listing)
+    listing.add_argument(
+        "--fresh",
+        action="store_true",
+        help="import every scenario file again (default: the last list where no scenario file changed since)",
+    )
     listing.add_argument("--complete", choices=KINDS, help=argparse.SUPPRESS)  # for the completion scripts
     listing.add_argument("--line", default="", help=argparse.SUPPRESS)
     flags.print_json(listing)

@@ -16,12 +16,15 @@ from tuiperf.common.text import one_line
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Scenario files are described by a loader process: one that exits, crashes or hangs at import is
-    reported, and the others (the built-ins always) are still listed; exit 0 all the same."""
+    reported, and the others (the built-ins always) are still listed; exit 0 all the same. Where no
+    scenario file changed since the last list, that list is printed without starting the loader."""
     from tuiperf.processes.runner import ProcessRunner
 
     runner = ProcessRunner(args.scenarios)
     try:
-        catalog = runner.catalog()
+        # The last catalog where no scenario file changed since (no loader process: a third of a second);
+        # --fresh imports every file again (a helper module a scenario imports is not watched).
+        catalog = (None if args.fresh else runner.cached_catalog()) or runner.catalog()
     finally:
         runner.close()
     if args.json:
