@@ -474,3 +474,31 @@ def test_between_environments_the_same_variant_is_read_against_itself_in_the_ref
     assert "128 µs vs 21.8 µs (×5.87)" in said
     assert "• plain @ new: the same operations (kind, shapes)" in said  # 1 % apart, inside both intervals
     assert "- `mlp @ new` against `mlp @ old`: the same operations at other times" in export(result, "markdown")
+
+
+def test_a_sweep_says_which_operations_grew_or_appeared_from_its_first_point_to_its_last():
+    from rich.console import Console
+
+    from tuiperf.cli.report import render
+
+    def point(size, dot_ns, extra=None):
+        rows = [_row("dot", "matrix product", dot_ns, f"f32[{size},8] × f32[8,8] → f32[{size},8]", "m.py:3")]
+        rows += [extra] if extra else []
+        table = _table(*rows, compute=sum(r.ns for r in rows))
+        v = _variant("mlp", 10_000.0 + dot_ns, BASE, table)
+        return document.run_result(factories.header(params={"size": size}), [v], duration_s=1.0)
+
+    copy = _row("copy.5", "transpose/copy", 40_000, "f32[4096,8] → f32[4096,8]", "m.py:4")
+    points = [point(8, 1_000), point(64, 8_000), point(4096, 500_000, copy)]
+    result = document.sweep_result("size", [8, 64, 4096], points, factories.header(params={"size": 8}), duration_s=3.0)
+    console = Console(width=200, record=True, highlight=False)
+    console.print(render(result, 200, console))
+    said = console.export_text().replace("\n", " ")
+    assert "operations from size=8 to size=4096" in said
+    assert (  # the largest difference first: the same line's product at other shapes, then the new copy
+        "• mlp at size=4096: operations that differ: `dot` (matrix product, f32[4096,8] × f32[8,8] → f32[4096,8], "
+        "m.py:3) in mlp at size=4096 where mlp at size=8 runs `dot`"
+    ) in said
+    assert (
+        "`copy.5` (transpose/copy, f32[4096,8] → f32[4096,8], m.py:4): 40.0 µs a call, only in mlp at size=4096" in said
+    )

@@ -37,7 +37,7 @@ from tuiperf.results.model import (
     Sweep,
     VariantResult,
 )
-from tuiperf.results.ops import ops_summary, side_by_side
+from tuiperf.results.ops import across_sweep, ops_summary, side_by_side
 from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Resampled, reconcile
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell, verdicts
@@ -385,6 +385,18 @@ def operations(result: RunResult, width: int, console: Console, where: str = "",
     return parts
 
 
+def operations_across(result: RunResult) -> list[Any]:
+    """Each variant's operations at a sweep's last point against its first."""
+    pairs = across_sweep(result)
+    if not pairs or result.sweep is None:
+        return []
+    title = (
+        f"operations from {one_line(result.sweep.label(0))} to {one_line(result.sweep.label(len(result.points) - 1))}"
+    )
+    lines = [Hanging(f"• {one_line(p.variant)}: {inert(p.words)}") for p in pairs]
+    return [Text(""), Hanging(title, style="bold"), *lines]
+
+
 def _share(rows: Sequence[OpRow]) -> str:
     shares = [r.share for r in rows if r.share is not None]
     return f"{sum(shares):.0%}" if shares else "–"
@@ -628,6 +640,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
     parts.extend(operations(shown, width, console, where))
+    parts.extend(operations_across(result))
     parts.extend(why(shown))
     parts.extend(tried_table(shown, width, console))
     parts.extend(guard_notes(shown))

@@ -414,3 +414,23 @@ def side_by_side(result: RunResult, baseline: str | None) -> list[SideBySide]:
         words = differences_words(a.name, a.program.ops, b.name, b.program.ops, top=4)
         found.append(SideBySide(a.name, b.name, words or "the same operations (kind, shapes)"))
     return found
+
+
+def across_sweep(result: RunResult) -> list[SideBySide]:
+    """Each variant's operations at a 1-D sweep's last point against its first (what grew, what
+    appeared: shapes differ between points, so operations match by line and kind)."""
+    sweep, points = result.sweep, result.points
+    if sweep is None or sweep.grid or len(points) < 2:
+        return []
+    first, last = points[0], points[-1]
+    found = []
+    for v in last.variants:
+        before = first.variant(v.name)
+        if before is None or v.program.ops is None or before.program.ops is None:
+            continue
+        if not v.program.ops.rows or not before.program.ops.rows:
+            continue
+        a, b = f"{v.name} at {sweep.label(len(points) - 1)}", f"{v.name} at {sweep.label(0)}"
+        words = differences_words(a, v.program.ops, b, before.program.ops, top=3)
+        found.append(SideBySide(a, b, words or "the same operations (kind, shapes)"))
+    return found
