@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.geometry import Region
 from textual.widget import Widget
-from tui_helpers import FakeRunner, ready, sync
+from tui_helpers import FakeRunner, ready, sync, wait_until
 
 from tuiperf.tui.app import TuiperfApp
 
@@ -76,3 +76,89 @@ def test_snapshot_focus_without_colour(snap_compare, saved, tmp_path, monkeypatc
 
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def drawn_focus_marks(pilot: Any, screen: Any, steps: int = 60) -> tuple[list[str], list[str]]:
+    """Tab through ``screen`` as a user does; for each widget focused, whether the screen as drawn (its
+    children over it, a dialog's border beside it) differs within the widget's region from the same
+    screen with nothing focused. The widgets walked, and those whose focus does not show."""
+    from drawn import cells_in
+
+    walked: list[str] = []
+    invisible: list[str] = []
+    for _ in range(steps):
+        await pilot.press("tab")
+        await pilot.pause()
+        widget = screen.focused
+        assert widget is not None
+        name = f"{type(widget).__name__}#{widget.id}"
+        if name in walked:
+            if name == walked[0]:
+                break  # round the chain once
+            continue
+        walked.append(name)
+        region = widget.region
+        focused = cells_in(pilot.app, region)
+        screen.set_focus(None)
+        await pilot.pause()
+        blurred = cells_in(pilot.app, region)
+        screen.set_focus(widget)
+        await pilot.pause()
+        if focused == blurred:
+            invisible.append(name)
+    return walked, invisible
+
+
+@sync
+async def test_tab_through_the_explorer_at_80x24_shows_focus_without_colour(saved, tmp_path, monkeypatch):
+    """The screen as the terminal draws it: a scrolling description box marked focused by a bar that its
+    text covered showed nothing, and after Tab out of the list a user typed `x` believing they were in a
+    field."""
+    import msgspec
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    long = " ".join(["A question long enough to scroll in the description box at 80 by 24."] * 12)
+    catalog = saved["catalog"]
+    scenarios = [msgspec.structs.replace(s, question=long) for s in catalog.scenarios]
+    runner = FakeRunner({**saved, "catalog": msgspec.structs.replace(catalog, scenarios=scenarios)})
+    app = TuiperfApp(runner, scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.setup.scenario_list.options.focus()
+        await pilot.pause()
+        walked, invisible = await drawn_focus_marks(pilot, main)
+        assert "DescriptionBox#info-box" in walked and "Button#run-button" in walked
+        assert invisible == []
+        main.show_result(saved["result"])
+        await pilot.press("f2")  # the Results side at 80 columns
+        for tab in ("stats", "profile"):
+            main.action_show_tab(tab)
+            await pilot.pause()
+            walked, invisible = await drawn_focus_marks(pilot, main)
+            assert len(walked) >= 2, walked
+            assert invisible == [], tab
+        await pilot.press("w")  # a dialog: the sweep's
+        await wait_until(pilot, lambda: app.screen is not main, what="the sweep dialog")
+        walked, invisible = await drawn_focus_marks(pilot, app.screen)
+        assert len(walked) >= 3 and invisible == []
+
+
+@sync
+async def test_a_button_that_cannot_be_pressed_is_told_apart_without_colour(saved, tmp_path, monkeypatch):
+    """Run, Sweep and Cancel were all drawn bold in grey, Cancel disabled by a shade alone."""
+    from drawn import cells_in
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        run, cancel = app.query_one("#run-button"), app.query_one("#cancel-button")
+        run.scroll_visible(animate=False)
+        await pilot.pause()
+        assert not run.disabled and cancel.disabled
+
+        def marks(button: Any) -> set[tuple[bool, ...]]:
+            return {cell[1:] for row in cells_in(app, button.region) for cell in row if cell[0].strip()}
+
+        assert marks(run) == {(False, True, False, False)}  # bold
+        assert marks(cancel) == {(False, False, False, True)}  # struck through
