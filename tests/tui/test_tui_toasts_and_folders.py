@@ -84,3 +84,32 @@ def test_the_export_dialog_never_stacks_suffixes():
     assert with_format_suffix("exp10", "json") == "exp10.json"
     assert with_format_suffix("notes.txt", "csv") == "notes.txt"  # the user's own extension
     assert with_format_suffix("./out.d/exp10", "script") == "./out.d/exp10.py"
+
+
+@sync
+async def test_x_writes_into_the_documents_folder_beside_screenshots_and_says_where(saved, tmp_path, monkeypatch):
+    """Export wrote into the current directory (an untracked file in the user's git clone), where
+    screenshots and traces went to the documents folder."""
+    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(tmp_path / "docs"))
+    monkeypatch.chdir(tmp_path)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[])
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        await pilot.pause()
+        await pilot.press("x")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ExportScreen", what="the export dialog")
+        folder = tmp_path / "docs" / "tuiperf" / "exports"
+        assert str(folder) in str(app.screen.query_one("#export-where").render())  # the dialog says where
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is main, what="the dialog closed")
+        await wait_until(pilot, lambda: list(folder.glob("*.md")), timeout=5, what="the export written")
+        (written,) = folder.glob("tiny-sin-*.md")
+        assert "| `jit` |" in written.read_text()
+        assert list(tmp_path.glob("*.md")) == []  # nothing in the current folder
+        await pilot.press("x")  # the user chooses another place by editing the path
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ExportScreen", what="the export dialog")
+        app.screen.query_one("#export-path").value = str(tmp_path / "mine" / "r.md")
+        (tmp_path / "mine").mkdir()
+        await pilot.press("enter")
+        await wait_until(pilot, (tmp_path / "mine" / "r.md").exists, timeout=5, what="the chosen file")

@@ -199,8 +199,9 @@ class RunHistory:
             markup=False,
         )
 
-    def export(self, result: RunResult | None) -> None:
-        """Write the shown ``result`` to a file, in a format the user chooses."""
+    def export(self, result: RunResult | None, folder: Path) -> None:
+        """Write the shown ``result`` to a file, in a format the user chooses; the dialog proposes one in
+        ``folder`` (created when written there), and the user may type any other path."""
         from tuiperf.catalog.folders import scenario_files
         from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
@@ -215,6 +216,8 @@ class RunHistory:
         def write(fmt: str, target: Path, replace: bool = False) -> None:
             try:
                 text = export(result, fmt, scenario_files=scenario_files(self.scenario_dirs))
+                if target.parent.resolve() == folder.resolve():
+                    folder.mkdir(parents=True, exist_ok=True)
                 path = write_atomic(target, text.encode("utf-8"), force=replace)
             except TuiperfError as exc:
                 self.report_error("Export failed", str(exc))
@@ -237,4 +240,4 @@ class RunHistory:
             question = f"{one_line(target.resolve(), 300)} exists already. Replace it?"
             self.screen.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep it"), answered)
 
-        self.screen.app.push_screen(ExportScreen(stem), chosen)
+        self.screen.app.push_screen(ExportScreen(stem, folder), chosen)
