@@ -274,7 +274,7 @@ async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
         assert shot.parent == tmp_path / "shots" and shot.name.startswith("tiny-sin-")
         assert "<svg" in shot.read_text()[:500]
         # said once the PNG is written too: both names and the folder
-        told = lambda: [n for n in notifications if shot.name in n and str(shot.parent) in n]  # noqa: E731
+        told = lambda: [n for n in notifications if shot.name in n and "".join(n.splitlines()[1:]) == str(shot.parent)]  # noqa: E731
         await wait_until(pilot, told, what="the Saved toast")
         assert (shot.with_suffix(".png").name in told()[0]) == HAS_CAIRO
         if HAS_CAIRO:

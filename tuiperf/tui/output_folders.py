@@ -27,3 +27,24 @@ def shown_path(path: Path) -> str:
         return f"~/{path.relative_to(home)}"
     except ValueError:
         return str(path)
+
+
+TOAST_WIDTH, TOAST_SHARE = 60, 60  # app.tcss: a toast is 60 columns wide, at most 60 % of the screen's
+
+
+def toast_text_width(columns: int) -> int:
+    """The columns of a toast's text on a screen ``columns`` wide (its padding and edge taken off)."""
+    return min(TOAST_WIDTH, columns * TOAST_SHARE // 100) - 4
+
+
+def path_lines(path: Path | str, width: int) -> str:
+    """``path`` in lines of at most ``width`` broken after a ``/``, never inside a name (a toast wrapped a
+    file name mid-word); a single name longer than the line is left whole on its own line."""
+    text = str(path)
+    parts = [p + "/" for p in text.split("/")[:-1]] + [text.rsplit("/", 1)[-1]]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(line for line in lines if line)

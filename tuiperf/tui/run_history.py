@@ -18,6 +18,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path, write_atomic
 from tuiperf.common.text import inert_data, one_line
 from tuiperf.tui.messages import CommandFailed, StoredRunRead
+from tuiperf.tui.output_folders import path_lines, toast_text_width
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
@@ -222,7 +223,12 @@ class RunHistory:
             except TuiperfError as exc:
                 self.report_error("Export failed", str(exc))
                 return
-            self.screen.notify(f"Wrote {path.resolve()}", title="Exported", timeout=8, markup=False)
+            self.screen.notify(
+                f"Wrote\n{path_lines(path.resolve(), toast_text_width(self.screen.app.size.width))}",
+                title="Exported",
+                timeout=8,
+                markup=False,
+            )
 
         def chosen(answer: tuple[str, str] | None) -> None:
             if answer is None:
