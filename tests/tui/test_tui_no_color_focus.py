@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from drawn import cells_in
 from textual.geometry import Region
 from textual.widget import Widget
 from tui_helpers import FakeRunner, ready, sync, wait_until
 
 from tuiperf.tui.app import TuiperfApp
+from tuiperf.tui.screens.error import ErrorScreen
 
 
 def shapes(widget: Widget) -> list[tuple[str, bool, bool, bool]]:
@@ -82,8 +84,6 @@ async def drawn_focus_marks(pilot: Any, screen: Any, steps: int = 60) -> tuple[l
     """Tab through ``screen`` as a user does; for each widget focused, whether the screen as drawn (its
     children over it, a dialog's border beside it) differs within the widget's region from the same
     screen with nothing focused. The widgets walked, and those whose focus does not show."""
-    from drawn import cells_in
-
     walked: list[str] = []
     invisible: list[str] = []
     for _ in range(steps):
@@ -137,17 +137,26 @@ async def test_tab_through_the_explorer_at_80x24_shows_focus_without_colour(save
             walked, invisible = await drawn_focus_marks(pilot, main)
             assert len(walked) >= 2, walked
             assert invisible == [], tab
-        await pilot.press("w")  # a dialog: the sweep's
-        await wait_until(pilot, lambda: app.screen is not main, what="the sweep dialog")
-        walked, invisible = await drawn_focus_marks(pilot, app.screen)
-        assert len(walked) >= 3 and invisible == []
+        # the dialogs: each key's, and an error with a message long enough to scroll
+        for key, least in (("w", 3), ("x", 2), ("question_mark", 1), ("error", 2)):
+            if key == "error":
+                app.push_screen(ErrorScreen("Run failed", "\n".join(f"line {i} of the error" for i in range(40))))
+            else:
+                await pilot.press(key)
+            await wait_until(pilot, lambda: app.screen is not main, what=f"the dialog of {key}")
+            await pilot.pause()
+            walked, invisible = await drawn_focus_marks(pilot, app.screen)
+            assert len(walked) >= least and invisible == [], (key, walked, invisible)
+            if key == "question_mark":  # the help box's left edge was a solid column of "█"
+                box = app.screen.query_one("#help-box")
+                assert "█" not in {row[0][0] for row in cells_in(app, box.region)}
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is main, what="back to the main screen")
 
 
 @sync
 async def test_a_button_that_cannot_be_pressed_is_told_apart_without_colour(saved, tmp_path, monkeypatch):
     """Run, Sweep and Cancel were all drawn bold in grey, Cancel disabled by a shade alone."""
-    from drawn import cells_in
-
     monkeypatch.setenv("NO_COLOR", "1")
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
