@@ -171,3 +171,40 @@ async def test_a_button_that_cannot_be_pressed_is_told_apart_without_colour(save
 
         assert marks(run) == {(False, True, False, False)}  # bold
         assert marks(cancel) == {(False, False, False, True)}  # struck through
+
+
+@sync
+async def test_a_scrollbar_is_drawn_as_a_bar_without_colour(saved, tmp_path, monkeypatch):
+    """The Statistics tab at 80 columns scrolls sideways; in grey its scrollbar's thumb had the
+    background's shade, so all that showed was the partial-block glyph at its end: a stray "▉"
+    mid-screen."""
+    import io
+
+    from rich.console import Console
+    from rich.segment import Segment
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(saved["result"])
+        await pilot.press("f2")
+        main.action_show_tab("stats")
+        await pilot.pause()
+        grid = main.query_one("#stats-table")
+        assert grid.max_scroll_x > 0  # wider than 80 columns: a horizontal scrollbar under it
+        y = grid.region.bottom - 1
+        console = Console(width=80, height=24, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+        update = app.screen._compositor.render_update(full=True)  # what App.export_screenshot draws
+        line = list(Segment.split_lines(console.render(update)))[y]
+
+        def grey(color: Any) -> float:  # what a terminal without colour shows of it (Rec. 709 luma)
+            r, g, b = color.get_truecolor()
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+        cells = [(ch, s.style) for s in line if not s.control for ch in s.text]
+        # the shade each blank cell shows: its background, or its colour when reversed (the thumb's body)
+        shades = [st.color if st.reverse else st.bgcolor for ch, st in cells[grid.region.x : grid.region.right] if st]
+        page = app.screen.styles.background.rgb
+        lightest = max(grey(shade) for shade in shades if shade is not None)
+        assert lightest - (0.2126 * page[0] + 0.7152 * page[1] + 0.0722 * page[2]) > 60  # a bar, not a shade
