@@ -870,3 +870,21 @@ async def test_the_header_says_devices_are_being_listed_until_they_are(saved, tm
         listed.set()
         await wait_until(pilot, lambda: main.feed.have_devices, what="the devices")
         assert main.sub_title.endswith(f" · {len(saved['devices'])} device" + "s" * (len(saved["devices"]) != 1))
+
+
+@sync
+async def test_the_header_says_devices_were_not_listed_when_the_loader_fails(saved, tmp_path):
+    from tuiperf.common.errors import TuiperfError
+
+    class NoDevices(FakeRunner):
+        def cached_catalog(self, scenario_dirs=None):
+            return self.catalog(scenario_dirs)
+
+        def devices(self):
+            raise TuiperfError("the loader process ended")
+
+    app = TuiperfApp(NoDevices(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.main
+        await wait_until(pilot, lambda: main.sub_title.endswith(" · devices not listed"), what="the header")
+        assert app.last_error is not None

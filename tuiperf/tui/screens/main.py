@@ -178,6 +178,8 @@ class MainScreen(MainCommands):
 
     def on_catalog_failed(self, message: CatalogFailed) -> None:
         self.shell.report_error(message.title, message.message)
+        if self.catalog is not None and not self.feed.have_devices:  # the cached list shown: not "listing…"
+            self.sub_title = catalog_feed.summary(self.catalog, None, failed=True)
         self.runs.nothing_will_run()
 
     def on_setup_panel_selected(self, message: SetupPanel.Selected) -> None:
