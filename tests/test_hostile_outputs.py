@@ -219,3 +219,16 @@ def test_a_hostile_run_over_several_environments_is_printed_and_exported_inert(w
     out, err = capsys.readouterr()
     assert raw_controls(out + err) == []
     assert "[link=file:///etc/passwd]x[/link]" in out and "environments (the first is the reference)" in out
+
+
+def test_markdown_writes_tuiperfs_own_backticked_words_as_code_and_escapes_the_rest():
+    """'run `tuiperf calibrate`' showed literal backticks on GitHub: each backtick was escaped."""
+    from tuiperf.results.export import markdown
+
+    single = factories.result({"a": factories.steady(1000.0)})
+    single.warnings.append("a: retry with `--samples 400` or *more*")
+    single.warnings.append("b: an unpaired ` and <b>")
+    text = markdown(single)
+    assert "retry with `--samples 400` or \\*more\\*" in text
+    assert "an unpaired \\` and \\<b\\>" in text
+    assert "\\`" not in text.replace("unpaired \\`", "")

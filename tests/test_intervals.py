@@ -3,6 +3,7 @@ between-process offsets, where the samples-only interval fails coverage and the 
 
 from __future__ import annotations
 
+import io
 import math
 
 import factories
@@ -155,7 +156,8 @@ def test_several_processes_put_their_spread_in_the_headline(no_calibration):
     (row,) = document.comparisons([b, a])
     per_process = [np.median(x.sampling.samples_ns) / np.median(y.sampling.samples_ns) for x, y in parts]
     assert row.interval is not None and row.interval.covers == covers.PROCESSES
-    assert row.interval.processes.startswith("3 processes of this run")
+    # what it is: a standard deviation (the report's other line, "slowest … above fastest", is the range)
+    assert row.interval.processes.startswith("3 processes of this run, the ratio's standard deviation between them ±")
     lo, hi = row.ci95
     assert lo < min(per_process) and hi > max(per_process)
     samples_lo, samples_hi = row.interval.samples_ci95 or (0.0, 0.0)
@@ -255,3 +257,26 @@ def test_a_ratio_and_its_interval_keep_three_significant_figures():
     assert ratio_with_interval(1.07, 0.98, 1.2) == "1.07× [0.980–1.20]"
     assert ratio_with_interval(9.91, 9.908, 11.0) == "9.91× [9.91–11.0]"
     assert [sig3(x) for x in (100, 9.996, 0.5, 1234.5)] == ["100", "10.0", "0.500", "1.23e+03"]
+
+
+def test_the_report_names_the_processes_range_as_a_range():
+    """`--processes 3` printed "their spread ±1.4 %" (a standard deviation) and lines later "spread 9.3 %"
+    (slowest over fastest): two figures under one word."""
+    import msgspec
+    from rich.console import Console
+
+    from tuiperf.cli.report import processes
+
+    result = factories.result({"jit": factories.steady(1000.0)})
+    result.options = msgspec.structs.replace(result.options, processes=3)
+    result.variants = [
+        msgspec.structs.replace(
+            v, sampling=msgspec.structs.replace(v.sampling, process_medians_ns=[1000.0, 1093.0, 1040.0])
+        )
+        for v in result.variants
+    ]
+    console = Console(width=120, record=True, file=io.StringIO())
+    for line in processes(result):
+        console.print(line)
+    text = console.export_text()
+    assert "slowest 9.3 % above fastest" in text and "spread" not in text

@@ -85,3 +85,16 @@ def test_arguments_already_on_the_run_device_are_timed_as_built():
     bench = Bench(lambda a, s: a * s, built, scalar)
     assert place_inputs(bench, jax.devices()[0]) == []
     assert bench.args[0] is built and bench.args[1] is scalar
+
+
+def test_an_aot_executable_is_not_said_to_lack_an_ahead_of_time_api():
+    """dispatch-floor's aot-compiled variant, the one AOT executable, was warned 'no ahead-of-time API:
+    compile time is part of the first call'."""
+    from tuiperf.measuring.prepare import aot_stages
+
+    x = jnp.ones(4)
+    executable = jax.jit(jnp.sin).trace(x).lower().compile()
+    stages, compiled, note = aot_stages(executable, (x,))
+    assert compiled is None and stages == {"trace": None, "lower": None, "compile": None}
+    assert "no ahead-of-time API" not in note and note.startswith("an ahead-of-time compiled executable")
+    assert aot_stages(lambda v: v, (x,))[2] == "no ahead-of-time API: compile time is part of the first call"

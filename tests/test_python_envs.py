@@ -517,3 +517,29 @@ def test_env_list_json_escapes_c1_controls_from_what_an_environment_answers(tmp_
     assert not [c for c in out if 0x7F <= ord(c) <= 0x9F or c == "\u202e"]
     listed = json.loads(out)
     assert listed[-1]["name"] == "evil\x9b2J\x85\x7f" and listed[-1]["python"] == "/nonexistent/\u202e\x9d"
+
+
+def test_add_says_an_interpreter_is_registered_already_under_another_name(tmp_path, monkeypatch, capsys):
+    """`env add` took the same interpreter under a third name silently."""
+    folder = tmp_path / "venv" / "bin"
+    folder.mkdir(parents=True)
+    python = folder / "python"
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
+    (folder / "python3").symlink_to("python")  # the same environment under its other name
+    elsewhere = tmp_path / "other" / "bin"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "python").symlink_to(python)  # a link from another folder: another environment (a venv's)
+
+    def fine(path: str, timeout_s: float = 60) -> python_envs.Probe:
+        return python_envs.Probe(python=path, executable=path, version="3.11.7", versions={}, status="ok", ok=True)
+
+    monkeypatch.setattr(env_registry, "probe", fine)
+    assert main(["env", "add", "a", str(python)]) == 0
+    assert "note:" not in capsys.readouterr().out
+    assert main(["env", "add", "b", str(folder / "python3")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("added b") and "note: the same interpreter as a (one environment under 2 names)" in out
+    assert main(["env", "add", "c", str(elsewhere / "python")]) == 0
+    assert "note:" not in capsys.readouterr().out
+    assert [e.name for e in python_envs.registered()] == ["current", "a", "b", "c"]  # noted, not refused

@@ -1,7 +1,8 @@
 """``tuiperf serve``: only the holder of the printed token drives the explorer (no token, another site's
 Origin, a foreign Host: refused), the explorers end with the server however it ends, and the explorer
 in a real headless Chromium (Debian's ``chromium``, driven by Playwright): the printed address loads, a
-key pressed in the page runs a scenario, which reaches the history database, and a screenshot is taken."""
+click on a scenario then a key pressed in the page runs it, which reaches the history database, and a
+screenshot is taken."""
 
 from __future__ import annotations
 
@@ -117,12 +118,19 @@ def test_a_scenario_runs_in_a_browser_tab(tmp_path):
             assert refused is not None and refused.status == 403 and "needs the token" in page.content()
             page.goto(url)
             page.wait_for_selector("body.-first-byte", timeout=120_000)  # the explorer's first output
-            page.locator(".textual-terminal").click()
-            # The page is a canvas: nothing in it says when the form is ready. r is pressed once, and
-            # once more only if no run reached the history two minutes later (a second r during a run
-            # would ask whether to restart it).
+            # The page is a canvas: nothing in it says when the form is ready. As a user with a mouse
+            # does: `/` and the scenario's id filter the list, a click on its first row selects it
+            # (14-25 px rows: y=50 falls in the first option's two lines, under the filter's row and
+            # the header's), then r runs it; a click used to move focus into the first parameter
+            # field, and r was typed there. Once more only if no run reached the history two minutes
+            # later (a second r during a run would ask whether to restart it).
             for _ in range(2):
                 page.wait_for_timeout(10_000)
+                page.keyboard.press("/")
+                page.keyboard.type("tiny-sin")
+                page.wait_for_timeout(1_000)
+                page.mouse.click(60, 50)
+                page.wait_for_timeout(1_000)
                 page.keyboard.press("r")
                 deadline = time.monotonic() + 120
                 while stored_runs(history) == 0 and time.monotonic() < deadline:

@@ -196,7 +196,7 @@ def test_three_processes_report_three_medians_and_their_spread(fixture_dir, tmp_
     for variant in result.measured:
         assert len(variant.sampling.process_medians_ns) == 3 and variant.sampling.stats.n == 90  # pooled samples
     printed = capsys.readouterr().out
-    assert "between 3 measuring processes" in printed and "spread" in printed
+    assert "between 3 measuring processes" in printed and "% above fastest" in printed
 
 
 def test_a_log_removed_by_another_tuiperf_meanwhile_does_not_stop_a_start(tmp_path, monkeypatch):

@@ -121,7 +121,7 @@ async def _on_screen(pilot: Any, result: RunResult, where: str, findings: Findin
             await pilot.pause()
             findings.note(f"{where} {type(dialog).__name__}", on_screen(app) | held(dialog))
             await app.pop_screen()
-    main.history.export(main.result)  # the export dialog proposes a file name from the scenario's id
+    main.action_export()  # the export dialog proposes a file name from the scenario's id
     await pilot.pause()
     findings.note(f"{where} export", on_screen(app) | held(app.screen))
     await app.pop_screen()

@@ -64,3 +64,37 @@ def held(root: Any) -> dict[str, str]:
         if raw_in(text):
             found.setdefault(f"{type(widget).__name__}#{widget.id}", text)
     return found
+
+
+Cell = tuple[str, bool, bool, bool, bool]
+
+
+def screen_cells(app: Any) -> list[list[Cell]]:
+    """The screen as the terminal gets it (the compositor's full update, each widget's children drawn
+    over it): per row, each cell's character and whether it is reversed, bold, underlined or struck
+    through, which is what a terminal without colour still shows."""
+    import io
+
+    from rich.console import Console
+    from rich.segment import Segment
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, legacy_windows=False)
+    update = app.screen._compositor.render_update(full=True)  # what App.export_screenshot draws
+    rows = []
+    for line in Segment.split_lines(console.render(update)):
+        row: list[Cell] = []
+        for segment in line:
+            if segment.control:
+                continue
+            style = segment.style
+            marks = tuple(bool(style and getattr(style, a)) for a in ("reverse", "bold", "underline", "strike"))
+            row.extend((char, *marks) for char in segment.text)  # type: ignore[misc]
+        rows.append(row)
+    return rows
+
+
+def cells_in(app: Any, region: Region) -> list[list[Cell]]:
+    """:func:`screen_cells` within ``region`` (a widget's on screen)."""
+    rows = screen_cells(app)
+    return [rows[y][region.x : region.right] for y in range(region.y, min(region.bottom, len(rows)))]

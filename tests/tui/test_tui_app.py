@@ -274,7 +274,7 @@ async def test_screenshot_key_saves_svg_and_png(make_app, tmp_path):
         assert shot.parent == tmp_path / "shots" and shot.name.startswith("tiny-sin-")
         assert "<svg" in shot.read_text()[:500]
         # said once the PNG is written too: both names and the folder
-        told = lambda: [n for n in notifications if shot.name in n and str(shot.parent) in n]  # noqa: E731
+        told = lambda: [n for n in notifications if shot.name in n and "".join(n.splitlines()[1:]) == str(shot.parent)]  # noqa: E731
         await wait_until(pilot, told, what="the Saved toast")
         assert (shot.with_suffix(".png").name in told()[0]) == HAS_CAIRO
         if HAS_CAIRO:
@@ -845,3 +845,46 @@ async def test_a_full_collection_waits_for_a_result_just_shown_to_be_drawn(saved
         main.shown_at -= app_module.IDLE_FOR_FULL_COLLECTION_S  # the screen still since
         app._collect_when_idle()
         assert collected == [2]
+
+
+@sync
+async def test_the_header_says_devices_are_being_listed_until_they_are(saved, tmp_path):
+    """The header said "0 devices" for the first ~3 s, while the loader process imported JAX."""
+    import threading
+
+    listed = threading.Event()
+
+    class SlowDevices(FakeRunner):
+        def cached_catalog(self, scenario_dirs=None):
+            return self.catalog(scenario_dirs)
+
+        def devices(self):
+            listed.wait(30)
+            return super().devices()
+
+    app = TuiperfApp(SlowDevices(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.main
+        await wait_until(pilot, lambda: main.catalog is not None, what="the cached list")
+        assert main.sub_title.endswith(" · listing devices…") and "0 devices" not in main.sub_title
+        listed.set()
+        await wait_until(pilot, lambda: main.feed.have_devices, what="the devices")
+        assert main.sub_title.endswith(f" · {len(saved['devices'])} device" + "s" * (len(saved["devices"]) != 1))
+
+
+@sync
+async def test_the_header_says_devices_were_not_listed_when_the_loader_fails(saved, tmp_path):
+    from tuiperf.common.errors import TuiperfError
+
+    class NoDevices(FakeRunner):
+        def cached_catalog(self, scenario_dirs=None):
+            return self.catalog(scenario_dirs)
+
+        def devices(self):
+            raise TuiperfError("the loader process ended")
+
+    app = TuiperfApp(NoDevices(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        main = app.main
+        await wait_until(pilot, lambda: main.sub_title.endswith(" · devices not listed"), what="the header")
+        assert app.last_error is not None

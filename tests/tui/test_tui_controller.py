@@ -210,3 +210,12 @@ def test_the_controller_and_the_catalog_feed_import_no_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_grid_over_every_parameter_has_no_empty_part_in_its_header():
+    from tuiperf.tui.controller import run_header
+
+    grid = RunRequest("s", params={}, sweep=("size", [4, 8]), grid=("scale", [1.0, 2.0]), device="cpu:0")
+    assert run_header(grid) == "s · cpu:0 · sync dispatch · grid over size × scale (4 cells)"
+    one = RunRequest("s", params={"n": 3}, device="cpu:0")
+    assert run_header(one) == "s · cpu:0 · sync dispatch · n=3"

@@ -157,3 +157,24 @@ async def test_the_breakdown_tables_stack_their_rows_at_80_columns(saved, scenar
         await pilot.resize_terminal(200, 60)
         await wait_until(pilot, lambda: str(detail.content).splitlines()[2].startswith("variant"), what="a table")
         assert "outputs" in str(detail.content).splitlines()[2]
+
+
+@sync
+async def test_the_comparison_shows_every_column_whole_at_200_columns(saved, scenario_dirs, tmp_path):
+    """At 200x60 the dialog kept its 100 columns and cut the `new` column ("4.47 µ") with room beside it."""
+    from tuiperf.results.compare import compare_runs
+    from tuiperf.tui.screens.comparison import ComparisonScreen
+
+    names = [f"nnx-nnx.jit-with-a-long-name-{i} @ current" for i in range(3)]
+    old = factories.result({name: factories.steady(4000.0) for name in names}, scenario="tiny-sin")
+    new = factories.result({name: factories.steady(4470.0) for name in names}, scenario="tiny-sin")
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await ready(pilot)
+        app.push_screen(ComparisonScreen(compare_runs(old, new), "run 1"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ComparisonScreen), what="the comparison")
+        await pilot.pause()
+        table = app.screen.query_one("#comparison-table")
+        right = sum(column.get_render_width(table) for column in table.ordered_columns)
+        assert right <= table.scrollable_content_region.width, (right, table.scrollable_content_region.width)
+        assert "4.47 µs" in {str(table.get_cell(name, "new")) for name in names}

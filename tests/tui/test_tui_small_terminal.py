@@ -312,3 +312,37 @@ async def test_the_sweep_caption_keeps_one_line_per_variant(size, saved, scenari
         assert [line.split()[1] for line in legend[: len(names)]] == names, legend
         assert all(len(line) <= caption.size.width for line in legend[: len(names)]), (caption.size.width, legend)
         assert ("memory 384 B → 404 B" in legend[0]) == (size == (200, 60)), legend
+
+
+@sync
+async def test_the_profile_tabs_executable_row_fits_80_columns(saved, tmp_path):
+    """At 80x24 the Profile tab cut its bold row at "jax.jit call: JAX's C++ dispatch +"."""
+    import copy
+
+    import msgspec
+    from drawn import screen_cells
+
+    from tuiperf.results.model import ProfileRow
+
+    result = copy.deepcopy(saved["result"])
+    executable = ProfileRow(
+        function="jax.jit call: JAX's C++ dispatch + the XLA executable",
+        ncalls=1.0,
+        cumtime_us=6.5,
+        tottime_us=6.5,
+        kind="executable",
+    )
+    v = result.variants[1]
+    result.variants[1] = msgspec.structs.replace(
+        v, profile=msgspec.structs.replace(v.profile, rows=[*v.profile.rows, executable])
+    )
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(result)
+        await pilot.press("f2")
+        main.action_show_tab("profile")
+        await pilot.pause(0.2)
+        lines = ["".join(cell[0] for cell in row) for row in screen_cells(app)]
+        whole = [line for line in lines if re.search(r"C\+\+ dispatch \+ (the )?XLA executable\s*$", line)]
+        assert whole, "\n".join(lines)  # the row's name whole, not cut at the panel's edge

@@ -51,8 +51,13 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
+    already = python_envs.registered_as(args.python)
     env, found = python_envs.add(args.name, args.python)
-    print_trimmed(Console(highlight=False), Text(f"added {env.name}"), *describe(env, found))
+    lines: list[RenderableType] = [Text(f"added {env.name}"), *describe(env, found)]
+    if already:
+        names = ", ".join(already)
+        lines.append(Text(f"note: the same interpreter as {names} (one environment under {len(already) + 1} names)"))
+    print_trimmed(Console(highlight=False), *lines)
     return 0
 
 

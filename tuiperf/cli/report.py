@@ -497,7 +497,7 @@ def processes(result: RunResult) -> list[Any]:
     for v in rows:
         medians = v.sampling.process_medians_ns
         spread = max(medians) / min(medians) - 1 if min(medians) > 0 else float("inf")
-        pairs = [", ".join(format_ns(m) for m in medians), f"spread {100 * spread:.1f} %"]
+        pairs = [", ".join(format_ns(m) for m in medians), f"slowest {100 * spread:.1f} % above fastest"]
         if v.sampling.slowest_share is not None:  # a cluster's: how long the slowest process keeps the others waiting
             pairs.append(f"the slowest process holds the others back {100 * v.sampling.slowest_share:.1f} % of a call")
             counts = ", ".join(f"process {i} in {n}" for i, n in enumerate(v.sampling.slowest_calls))

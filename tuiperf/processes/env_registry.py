@@ -132,6 +132,27 @@ def add(name: str, python: str, timeout_s: float = 60) -> tuple[PythonEnv, Probe
     return env, found
 
 
+def same_interpreter(a: str, b: str) -> bool:
+    """Two paths that start the same environment: the same file in the same folder (a venv's bin/python
+    and bin/python3, /usr/bin/python3 and python3.11); not a venv's link and the interpreter it links to,
+    whose packages differ."""
+    try:
+        return Path(a).parent.resolve() == Path(b).parent.resolve() and os.path.samefile(a, b)
+    except OSError:
+        return a == b
+
+
+def registered_as(python: str) -> list[str]:
+    """The names under which the interpreter ``python`` is known already (``current`` included): `env add`
+    says so rather than take it under another name silently. Empty for a path that is no interpreter
+    (`add` says why)."""
+    try:
+        path = str(interpreter_path(python))
+    except TuiperfError:
+        return []
+    return [e.name for e in [current(), *registered()] if same_interpreter(e.python, path)]
+
+
 def _managed_folder(env: PythonEnv) -> Path | None:
     """The folder `env create` built for ``env`` when it is exactly ``envs_root()/NAME`` (a real folder
     holding the registered interpreter); None for anything else, which is then never deleted."""

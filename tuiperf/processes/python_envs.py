@@ -28,7 +28,17 @@ from tuiperf.processes.env_probe import (
     requirement_name,
     survey,
 )
-from tuiperf.processes.env_registry import add, check_name, envs_root, lookup, registered, registry_path, remove, save
+from tuiperf.processes.env_registry import (
+    add,
+    check_name,
+    envs_root,
+    lookup,
+    registered,
+    registered_as,
+    registry_path,
+    remove,
+    save,
+)
 
 __all__ = [
     "CURRENT",
@@ -51,6 +61,7 @@ __all__ = [
     "probe",
     "probe_status",
     "registered",
+    "registered_as",
     "registry_path",
     "remove",
     "requirement_name",

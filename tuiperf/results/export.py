@@ -120,6 +120,19 @@ def _cell(text: object) -> str:
     return one_line(text).translate(_MARKDOWN_SPECIAL)
 
 
+def _prose(text: object) -> str:
+    """A sentence tuiperf wrote (a warning, a verdict), whose `backticked` words are commands or names
+    meant as code: each pair of backticks a code span (what is inside is never markup either), the rest
+    escaped as :func:`_cell` does; an unpaired backtick makes no span: all of it escaped."""
+    parts = one_line(text).split("`")
+    if len(parts) % 2 == 0:
+        return _cell(text)
+    return "".join(
+        (_code(part) if part.strip() else "\\`\\`") if odd else part.translate(_MARKDOWN_SPECIAL)
+        for odd, part in ((i % 2 == 1, p) for i, p in enumerate(parts))
+    )
+
+
 def _code(text: object) -> str:
     """Text as an inline code span (fenced by more backticks than it holds, its pipes escaped for a
     table cell, as GitHub's tables require even inside code)."""
@@ -146,7 +159,7 @@ def _memory_section(shown: RunResult, level: str) -> list[str]:
     rows = [[_code(row[0]), *row[1:]] for row in rows]
     lines = ["", f"{level} Memory per call, as XLA sizes the program", "", *_table(header, rows)]
     process = process_line(shown)
-    return [*lines, "", _cell(process)] if process else lines
+    return [*lines, "", _prose(process)] if process else lines
 
 
 def markdown(result: RunResult) -> str:
@@ -205,7 +218,7 @@ def markdown(result: RunResult) -> str:
         lines += _point(shown, "###")
     notes = _warnings(result)
     if notes:
-        lines += ["", "### Warnings", ""] + [f"- {_cell(w)}" for w in notes]
+        lines += ["", "### Warnings", ""] + [f"- {_prose(w)}" for w in notes]
     lines += ["", f"_Measured with tuiperf {_cell(result.tool.version)}; every figure comes from this run._", ""]
     return "\n".join(lines)
 
@@ -386,7 +399,7 @@ def _point(shown: RunResult, level: str) -> list[str]:
     lines += _table(["variant", "median", "95% CI of median", "p10 – p90", "n", "status"], rows)
     covered = covers.line(shown)
     if covered:
-        lines += ["", _cell(covered)]
+        lines += ["", _prose(covered)]
 
     measured = [v.name for v in shown.measured]
     if len(measured) > 1:
@@ -405,7 +418,7 @@ def _point(shown: RunResult, level: str) -> list[str]:
         found = verdicts(shown, baseline)
         if found:
             lines += ["", f"{level} Why, against {_code(baseline)}", ""] + [
-                f"- {_cell(sentence)}" for _, sentence in found
+                f"- {_prose(sentence)}" for _, sentence in found
             ]
     if shown.tried:  # apart from the user's variants
         lines += ["", f"{level} Remedies tuiperf tried (not your variants; the same rounds as the original)", ""]

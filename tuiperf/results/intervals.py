@@ -187,7 +187,10 @@ def _interval(
             logs = [x - _log_median(np.asarray(q.samples_ns)) for x, q in zip(logs, parts_b, strict=True)]
         if all(map(math.isfinite, logs)):
             sd, used, half = _between(logs, floor_sd)
-            how = f"{len(logs)} processes of this run, their spread ±{100 * sd:.1f} %"
+            # a standard deviation between the processes' medians (or ratios), not their range: the
+            # report's "slowest … above fastest" line is the range
+            whose = "the ratio's" if b is not None else "the median's"
+            how = f"{len(logs)} processes of this run, {whose} standard deviation between them ±{100 * sd:.1f} %"
             how += f", at least {source}: ±{100 * used:.1f} %" if used > sd else ""
             return _around(point, (-half, half)), Interval(covers=PROCESSES, processes=how, samples_ci95=samples_ci)
     offsets = round_offsets(a, b, seed)

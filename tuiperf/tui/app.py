@@ -27,7 +27,7 @@ from tuiperf.contract.request import Runner
 from tuiperf.tui.commands import COMMANDS
 from tuiperf.tui.launch import LaunchOptions
 from tuiperf.tui.messages import TabFailed
-from tuiperf.tui.output_folders import default_screenshots_dir
+from tuiperf.tui.output_folders import default_screenshots_dir, path_lines, toast_text_width
 from tuiperf.tui.png import write_png
 from tuiperf.tui.screens.error import ErrorScreen
 from tuiperf.tui.screens.main import MainScreen
@@ -217,7 +217,8 @@ class TuiperfApp(App[None]):
         def png_then_say() -> None:
             png = write_png(path)
             names = f"{path.name} and {png.name}" if png is not None else f"{path.name} (no PNG: cairosvg is missing)"
-            self.call_from_thread(self.notify, f"{names} in {path.resolve().parent}", title="Saved", markup=False)
+            where = path_lines(path.resolve().parent, toast_text_width(self.size.width))
+            self.call_from_thread(self.notify, f"{names} in\n{where}", title="Saved", markup=False)
 
         self.run_worker(png_then_say, thread=True, group="png", exit_on_error=False)
 

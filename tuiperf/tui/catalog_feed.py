@@ -82,15 +82,21 @@ class CatalogFeed:
             warm_up()
 
 
-def summary(catalog: Catalog, n_devices: int) -> str:
-    """The header's subtitle: how many scenarios, broken files, last good versions and devices."""
+def summary(catalog: Catalog, n_devices: int | None, failed: bool = False) -> str:
+    """The header's subtitle: how many scenarios, broken files, last good versions and devices
+    (``None``: not known yet, the loader process still importing JAX: never "0 devices"; ``failed``:
+    the listing failed, as the error shown says)."""
     n, n_broken = len(catalog.scenarios), len(catalog.broken)
     kept = sum(1 for s in catalog.scenarios if s.last_good is not None)
     return (
         f"{n} scenario{'s' * (n != 1)}"
         + (f", {n_broken} broken" if n_broken else "")
         + (f", {kept} from a last good version" if kept else "")
-        + f" · {n_devices} device{'s' * (n_devices != 1)}"
+        + (
+            (" · devices not listed" if failed else " · listing devices…")
+            if n_devices is None
+            else f" · {n_devices} device{'s' * (n_devices != 1)}"
+        )
     )
 
 

@@ -116,20 +116,19 @@ class Debounce:
 
 def run_header(request: RunRequest) -> str:
     """The progress block's first line: what runs, where (device, Python environments) and how."""
-    params = " ".join(f"{k}={v}" for k, v in request.params.items())
-    sweep = ""
+    parts = [request.scenario, request.device or "first device"]
+    if request.settings.devices > 1:
+        parts.append(f"{request.settings.devices} devices")
+    if request.environments:
+        parts.append(f"in {', '.join(request.environments)}")
+    parts += [f"{request.settings.dispatch} dispatch", " ".join(f"{k}={v}" for k, v in request.params.items())]
     if request.sweep and request.grid:
         n = len(request.sweep[1]) * len(request.grid[1])
-        sweep = f" · grid over {request.sweep[0]} × {request.grid[0]} ({n} cell{'s' * (n != 1)})"
+        parts.append(f"grid over {request.sweep[0]} × {request.grid[0]} ({n} cell{'s' * (n != 1)})")
     elif request.sweep:
         n = len(request.sweep[1])
-        sweep = f" · sweep over {request.sweep[0]} ({n} point{'s' * (n != 1)})"
-    environments = f" · in {', '.join(request.environments)}" if request.environments else ""
-    devices = f" · {request.settings.devices} devices" if request.settings.devices > 1 else ""
-    return one_line(
-        f"{request.scenario} · {request.device or 'first device'}{devices}{environments} · "
-        f"{request.settings.dispatch} dispatch · {params}{sweep}"
-    )
+        parts.append(f"sweep over {request.sweep[0]} ({n} point{'s' * (n != 1)})")
+    return one_line(" · ".join(p for p in parts if p))  # no empty part: every parameter swept leaves none
 
 
 def planned_variants(request: RunRequest) -> list[str]:

@@ -18,6 +18,7 @@ from tuiperf.common.errors import TuiperfError
 from tuiperf.common.files import user_path, write_atomic
 from tuiperf.common.text import inert_data, one_line
 from tuiperf.tui.messages import CommandFailed, StoredRunRead
+from tuiperf.tui.output_folders import path_lines, toast_text_width
 from tuiperf.tui.screens.confirm import ConfirmScreen
 
 # The history database (sqlite3), the screens and plotext (the trend plot) are imported when first
@@ -199,8 +200,9 @@ class RunHistory:
             markup=False,
         )
 
-    def export(self, result: RunResult | None) -> None:
-        """Write the shown ``result`` to a file, in a format the user chooses."""
+    def export(self, result: RunResult | None, folder: Path) -> None:
+        """Write the shown ``result`` to a file, in a format the user chooses; the dialog proposes one in
+        ``folder`` (created when written there), and the user may type any other path."""
         from tuiperf.catalog.folders import scenario_files
         from tuiperf.results.export import export
         from tuiperf.tui.screens.export import ExportScreen
@@ -215,11 +217,18 @@ class RunHistory:
         def write(fmt: str, target: Path, replace: bool = False) -> None:
             try:
                 text = export(result, fmt, scenario_files=scenario_files(self.scenario_dirs))
+                if target.parent.resolve() == folder.resolve():
+                    folder.mkdir(parents=True, exist_ok=True)
                 path = write_atomic(target, text.encode("utf-8"), force=replace)
             except TuiperfError as exc:
                 self.report_error("Export failed", str(exc))
                 return
-            self.screen.notify(f"Wrote {path.resolve()}", title="Exported", timeout=8, markup=False)
+            self.screen.notify(
+                f"Wrote\n{path_lines(path.resolve(), toast_text_width(self.screen.app.size.width))}",
+                title="Exported",
+                timeout=8,
+                markup=False,
+            )
 
         def chosen(answer: tuple[str, str] | None) -> None:
             if answer is None:
@@ -237,4 +246,4 @@ class RunHistory:
             question = f"{one_line(target.resolve(), 300)} exists already. Replace it?"
             self.screen.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep it"), answered)
 
-        self.screen.app.push_screen(ExportScreen(stem), chosen)
+        self.screen.app.push_screen(ExportScreen(stem, folder), chosen)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tuiperf.common.errors import TuiperfError
 from tuiperf.common.text import one_line
 from tuiperf.tui.messages import CommandFailed
+from tuiperf.tui.output_folders import path_lines, toast_text_width
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -85,7 +86,8 @@ def start_trace(
             screen.post_message(CommandFailed("Trace failed", reason))
             return
         files = done.stdout.strip().splitlines()
-        message = f"{files[0] if files else out}\nopen it at https://ui.perfetto.dev (Open trace file)"
+        written = path_lines(files[0] if files else out, toast_text_width(app.size.width))
+        message = f"{written}\nopen it at https://ui.perfetto.dev (Open trace file)"
         app.call_from_thread(screen.notify, message, title="Trace written", timeout=20, markup=False)
 
     screen.run_worker(work, thread=True, group="trace", exit_on_error=False)

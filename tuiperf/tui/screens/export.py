@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
+
+from tuiperf.tui.output_folders import shown_path
 
 SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json", "script": ".py"}
 
@@ -17,9 +22,11 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", priority=True)]
     AUTO_FOCUS = "#export-path"
 
-    def __init__(self, stem: str) -> None:
+    def __init__(self, stem: str, folder: Path) -> None:
+        """``stem``: the file's proposed name; ``folder``: where it goes unless the user types another path
+        (the documents folder's ``tuiperf/exports``, beside the screenshots and traces)."""
         super().__init__()
-        self.stem = stem
+        self.stem, self.folder = stem, folder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
@@ -27,7 +34,12 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
             yield Select(
                 [(f, f) for f in SUFFIX], value="markdown", allow_blank=False, id="export-format", compact=True
             )
-            yield Input(self.stem + SUFFIX["markdown"], id="export-path", compact=True)
+            yield Input(shown_path(self.folder / (self.stem + SUFFIX["markdown"])), id="export-path", compact=True)
+            yield Static(  # a path is data: never markup
+                Text(f"into {shown_path(self.folder)} (with screenshots and traces); edit the path to choose"),
+                id="export-where",
+                classes="dim",
+            )
             yield Static(
                 "markdown: for an issue · csv: every sample · script: re-times it without tuiperf · enter writes",
                 classes="dim",

@@ -155,7 +155,7 @@ class MainScreen(MainCommands):
             self.devices = message.devices
         launch = self.shell.launch
         self.setup.set_catalog(catalog, message.devices, select=launch.scenario if first_time else None)
-        self.sub_title = catalog_feed.summary(catalog, len(self.devices))
+        self.sub_title = catalog_feed.summary(catalog, len(self.devices) if self.feed.have_devices else None)
         self.files.after_catalog(catalog)
         if not first_time:
             return  # a reload: the selection and focus stay where the user left them
@@ -178,6 +178,8 @@ class MainScreen(MainCommands):
 
     def on_catalog_failed(self, message: CatalogFailed) -> None:
         self.shell.report_error(message.title, message.message)
+        if self.catalog is not None and not self.feed.have_devices:  # the cached list shown: not "listing…"
+            self.sub_title = catalog_feed.summary(self.catalog, None, failed=True)
         self.runs.nothing_will_run()
 
     def on_setup_panel_selected(self, message: SetupPanel.Selected) -> None:

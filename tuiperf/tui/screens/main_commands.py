@@ -16,6 +16,7 @@ from textual.widgets import Tabs
 
 from tuiperf.common.errors import ParamError
 from tuiperf.tui.messages import CommandFailed
+from tuiperf.tui.output_folders import beside_screenshots
 from tuiperf.tui.screens.confirm import ConfirmScreen
 from tuiperf.tui.shown import RunPhase, Shown
 from tuiperf.tui.tracing import start_trace, trace_request_of
@@ -191,7 +192,7 @@ class MainCommands(Screen[None]):
         self.history.browse(chosen, self.results_panel.view_maker if self.panels_ready else None)
 
     def action_export(self) -> None:
-        self.history.export(self.result)
+        self.history.export(self.result, beside_screenshots(self.shell.screenshots_dir, "exports"))
 
     def action_copy_markdown(self) -> None:
         self.history.copy(self.result)
@@ -213,5 +214,5 @@ class MainCommands(Screen[None]):
                 return
             chosen = self.setup.scenario
             variants = request.variants or ([v.name for v in chosen.variants] if chosen else [])
-        out = (self.shell.screenshots_dir.parent / "traces").resolve()  # beside the screenshots folder
+        out = beside_screenshots(self.shell.screenshots_dir, "traces")
         start_trace(self, request, variants, out, self.shell.tell_error)

@@ -33,6 +33,11 @@ class SweepScreen(ModalScreen["list[Axis] | None"]):
         self.specs = specs
         self.current = current if current in specs else next(iter(specs), None)
         self.second: str | None = None
+        self._suggested: dict[str, str] = {}  # a values field's id -> the suggestion put there last
+
+    def _second_choices(self) -> list[tuple[Text, str]]:
+        """The parameters a grid's second axis can be: any but the first."""
+        return [(Text(n), n) for n in self.specs if n != self.current]
 
     def compose(self) -> ComposeResult:
         names = [(Text(n), n) for n in self.specs]
@@ -47,15 +52,18 @@ class SweepScreen(ModalScreen["list[Axis] | None"]):
                 yield Select(names, value=self.current, allow_blank=False, id="sweep-param", compact=True)
             with Horizontal(classes="param-line"):
                 yield Label("values", classes="param-name")
+                first = self._suggested["sweep-values"] = (
+                    suggest_sweep(self.specs[self.current]) if self.current else ""
+                )
                 yield Input(
-                    suggest_sweep(self.specs[self.current]) if self.current else "",
+                    first,
                     id="sweep-values",
                     compact=True,
                     placeholder="comma-separated values",
                 )
             with Horizontal(classes="param-line"):
                 yield Label("and over", classes="param-name")
-                yield Select(names, prompt=ONE_PARAMETER, id="sweep-param-2", compact=True)
+                yield Select(self._second_choices(), prompt=ONE_PARAMETER, id="sweep-param-2", compact=True)
             with Horizontal(classes="param-line"):
                 yield Label("its values", classes="param-name")
                 yield Input(id="sweep-values-2", compact=True, placeholder="empty: sweep one parameter")
@@ -104,12 +112,28 @@ class SweepScreen(ModalScreen["list[Axis] | None"]):
         if event.select.id == "sweep-param-2":
             if value != self.second:
                 self.second = value
-                self.query_one("#sweep-values-2", Input).value = suggest_sweep(self.specs[value]) if value else ""
+                self._suggest("sweep-values-2", value)
         elif value is not None and value != self.current:
             self.current = value
-            self.query_one("#sweep-values", Input).value = suggest_sweep(self.specs[value])
+            self._suggest("sweep-values", value)
+            second = self.query_one("#sweep-param-2", Select)
+            with self.prevent(Select.Changed):
+                second.set_options(self._second_choices())  # never the first parameter twice
+                if self.second is not None and self.second != value:
+                    second.value = self.second
+            if self.second == value:
+                self.second = None
+                self._suggest("sweep-values-2", None)
         if self.is_mounted:
             self._check()  # the same parameter twice is told at once, whatever the values
+
+    def _suggest(self, field_id: str, name: str | None) -> None:
+        """Fill a values field with the parameter's suggested sweep, unless the user typed there (the
+        field holds something other than the last suggestion): what was typed is kept."""
+        field = self.query_one(f"#{field_id}", Input)
+        if field.value.strip() and field.value != self._suggested.get(field_id):
+            return
+        field.value = self._suggested[field_id] = suggest_sweep(self.specs[name]) if name else ""
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -20,6 +20,9 @@ from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
 
 TOP = 15
+# The executable's row as the table names it: the stored name ("jax.jit call: JAX's C++ dispatch + the
+# XLA executable") was cut at 80 columns; the note above the table says what the bold row is.
+EXECUTABLE_ROW = "C++ dispatch + XLA executable"
 _MEDIAN_AND_PROFILED = re.compile(r"median is ([^;]+); profiled, ([^)]+)\)")
 COLUMNS = ("cumulative µs", "own µs", "calls", "variant", "function")
 JUSTIFY = "rrrll"
@@ -119,7 +122,8 @@ def profile_content(result: RunResult | None) -> ProfileContent:
         if measured:
             inflation.append(f"{one_line(v.name, 30)} {measured.group(1)} → {measured.group(2)}")
         for j, r in enumerate(top):
-            function = Text(_short(one_line(r.function)), style="bold" if r.kind == "executable" else "")
+            executable = r.kind == "executable"
+            function = Text(EXECUTABLE_ROW if executable else _short(one_line(r.function)), style="bold" * executable)
             cells = [
                 Text(f"{r.cumtime_us:.2f}"),
                 Text(f"{r.tottime_us:.2f}"),

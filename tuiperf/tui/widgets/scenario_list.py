@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList
@@ -14,6 +16,25 @@ from textual.widgets.option_list import Option
 
 from tuiperf.common.text import one_line
 from tuiperf.contract.catalog import Catalog, LoadError, ScenarioEntry
+
+
+class ScenarioOptions(OptionList):
+    """The list itself: a click selects a scenario (focus stays here, so single-key commands work
+    next); Enter or a double click opens it (:class:`ScenarioList.Entered`)."""
+
+    BINDINGS = [Binding("enter", "open", "Open", show=False)]
+
+    class Opened(Message):
+        """Enter or a double click on the highlighted scenario."""
+
+    def action_open(self) -> None:
+        if self.highlighted is not None:
+            self.post_message(self.Opened())
+
+    def on_click(self, event: events.Click) -> None:
+        # OptionList's own click handler has highlighted the option clicked; a second click opens it
+        if event.chain >= 2:
+            self.action_open()
 
 
 class ScenarioList(Vertical):
@@ -51,7 +72,7 @@ class ScenarioList(Vertical):
         self._rebuilt = False  # the list on screen shows self.scenarios and self.broken
         self.current_key: str | None = None
         self.filter = Input(placeholder="/ filter scenarios", id="scenario-filter", compact=True)
-        self.options = OptionList(id="scenario-options")
+        self.options = ScenarioOptions(id="scenario-options")
 
     def compose(self) -> ComposeResult:
         yield self.filter
@@ -163,9 +184,13 @@ class ScenarioList(Vertical):
         self._post_chosen(key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        # Enter on a scenario moves on to its parameters.
+        # a click: the scenario is chosen (its highlight) and focus stays on the list
         event.stop()
         self.on_option_list_option_highlighted(event)  # type: ignore[arg-type]
+
+    def on_scenario_options_opened(self, event: ScenarioOptions.Opened) -> None:
+        # Enter or a double click on a scenario moves on to its parameters.
+        event.stop()
         self.post_message(self.Entered())
 
     def select(self, scenario_id: str, show: bool = False) -> bool:
