@@ -203,3 +203,28 @@ async def test_the_filter_narrows_the_list_as_part_of_an_id_is_typed(saved, scen
         screen.show(earlier, read_for="tiny-sin")  # the first read, landing late
         await pilot.pause()
         assert [r.scenario for r in screen.runs] == ["dispatch-floor"]
+
+
+@sync
+async def test_c_plots_the_selected_runs_scenario_by_commit_with_the_step_marked(saved, scenario_dirs, tmp_path):
+    """`history --by-commit` in the app: the runs of a scenario laid out per git commit, the commit where a
+    variant stepped beyond the intervals marked on its label."""
+    from tests.test_by_commit import series
+
+    path = tmp_path / "history.sqlite"
+    with History(path) as history:
+        for _, result in series():
+            history.add(result)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("escape", "h")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="the history")
+        app.screen.query_one("#history-filter").value = "s"  # (it opens on the selected scenario, tiny-sin)
+        await wait_until(pilot, lambda: len(app.screen.runs) == 5, what="the listing")
+        app.screen.query_one("DataTable").focus()
+        await pilot.press("c")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "TrendScreen", what="the plot by commit")
+        sweep = app.screen.sweep
+        assert sweep.values == ["aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc ▲", "dddddddddd", "eeeeeeeeee"]
+        assert sweep.medians_ns["a"][2] == 1200.0 and sweep.medians_ns["b"] == [500.0] * 5

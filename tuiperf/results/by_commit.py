@@ -18,8 +18,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tuiperf.results.history import History, comparable
-from tuiperf.results.model import RunResult
+from tuiperf.results.history import History, StoredRun, comparable
+from tuiperf.results.model import RunResult, Sweep
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,27 @@ def mark_steps(commits: list[Commit]) -> list[Commit]:
     return marked
 
 
-def commits_in(history: History, scenario: str, since: str | None = None) -> list[Commit]:
-    """``scenario``'s single runs in ``history`` measured as its newest was (same parameters, device,
-    dispatch), by commit."""
+def commits_in(
+    history: History, scenario: str, since: str | None = None, like: StoredRun | None = None
+) -> list[Commit]:
+    """``scenario``'s single runs in ``history`` measured as ``like`` was (default: its newest; the same
+    parameters, device, dispatch), by commit."""
     runs = history.list(scenario=scenario, since=since, limit=None)
-    runs = [run for run in comparable(runs, runs[0]) if not run.sweep] if runs else []
+    runs = [run for run in comparable(runs, like or runs[0]) if not run.sweep] if runs else []
     return by_commit([(run.id, history.get(run.id)) for run in runs])
+
+
+def as_sweep(commits: Sequence[Commit]) -> Sweep:
+    """``commits`` as a sweep to plot (x: each commit, ▲/▼ where one of its variants stepped)."""
+    names = list(dict.fromkeys(name for c in commits for name in c.variants))
+
+    def label(c: Commit) -> str:
+        steps = [m.step for m in c.variants.values() if m.step is not None]
+        return c.label + "".join(f" {'▲' if step > 1 else '▼'}" for step in steps[:1])
+
+    return Sweep(
+        parameter="commit",
+        values=[label(c) for c in commits],
+        medians_ns={name: [m.median_ns if (m := c.variants.get(name)) else None for c in commits] for name in names},
+        slopes={name: None for name in names},
+    )

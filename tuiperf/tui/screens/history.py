@@ -29,6 +29,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         Binding("enter", "choose('open')", "Open", priority=True),
         Binding("b", "choose('baseline')", "Compare with now"),
         Binding("p", "trend", "Plot over runs"),
+        Binding("c", "by_commit", "Plot by commit"),
         Binding("slash", "focus_filter", "Filter"),
     ]
     AUTO_FOCUS = "#history-table"
@@ -124,6 +125,31 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         title = " ".join(part for part in (like.scenario, like.label) if part)
         self.app.push_screen(TrendScreen(title, trend(self.runs, like)))
 
+    def action_by_commit(self) -> None:
+        """The selected run's scenario and setting by git commit: each variant's median per commit, the
+        commits where one stepped beyond the intervals marked (``tuiperf history --by-commit``)."""
+        table = self.query_one(DataTable)
+        if self.runs and not self.runs[table.cursor_row].sweep:
+            self.read_commits(self.runs[table.cursor_row])
+
+    @work(thread=True, exclusive=True, group="commits", exit_on_error=False, description="history by commit")
+    def read_commits(self, like: StoredRun) -> None:
+        from tuiperf.results.by_commit import as_sweep, commits_in
+
+        try:
+            with History(self.path, readonly=True) as history:
+                commits = commits_in(history, like.scenario, like=like)
+        except TuiperfError as exc:
+            self.app.call_from_thread(self.notify, one_line(exc), title="History", severity="error", markup=False)
+            return
+        if not commits:
+            words = f"No run of {one_line(like.scenario)} measured this way records a git commit."
+            self.app.call_from_thread(self.notify, words, title="By commit", severity="warning", markup=False)
+            return
+        steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
+        title = f"{like.scenario} by commit ({steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals)"
+        self.app.call_from_thread(self.app.push_screen, TrendScreen(title, as_sweep(commits), over="commits"))
+
     def action_choose(self, purpose: str) -> None:
         table = self.query_one(DataTable)
         if self.focused is not table:  # enter in the filter (a priority key: the Input never gets it)
@@ -139,13 +165,13 @@ class TrendScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", priority=True)]
 
-    def __init__(self, scenario: str, sweep: Sweep) -> None:
+    def __init__(self, scenario: str, sweep: Sweep, over: str = "stored runs") -> None:
         super().__init__()
-        self.scenario, self.sweep = scenario, sweep
+        self.scenario, self.sweep, self.over = scenario, sweep, over
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trend-box"):
-            title = f"{one_line(self.scenario)}: medians over {len(self.sweep.values)} stored runs"
+            title = f"{one_line(self.scenario)}: medians over {len(self.sweep.values)} {self.over}"
             yield Static(Text(title), classes="box-title")
             yield SweepPlot(id="trend-plot")
 
