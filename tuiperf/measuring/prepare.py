@@ -212,7 +212,10 @@ def prepare(
     elif cancel is None or not cancel.is_set():
         paths, why = breakdown_paths(bench)
         notes.extend(why)
-    built = Built(CompileStagesMs(**stages), program_part(own, paths, param_count), own.flops, paths)
+    once = CompileStagesMs(
+        trace=stages["trace"], lower=stages["lower"], compile=stages["compile"], first_call=stages["first_call"]
+    )
+    built = Built(once, program_part(own, paths, param_count), own.flops, paths)
     return Prepared(name, bench, first, built, Remarks(tuple(notes), tuple(warnings)))
 
 
