@@ -85,6 +85,25 @@ def test_a_sweep_shows_every_points_compile_in_the_report_with_its_slope():
     assert "compile grows ∝ steps^1.0 for unrolled; flat for scan" in text
 
 
+def test_a_slope_between_points_not_told_apart_reads_flat():
+    values = [8, 32, 128]
+    base = factories.sweep({"scan": [10.0, 10.0, 10.0]}, "steps", values)
+    noisy = [
+        msgspec.structs.replace(
+            point,
+            variants=[
+                msgspec.structs.replace(v, stages=CompileStagesMs(repeated={"total": series(m, spread=0.8)}))
+                for v in point.variants
+            ],
+        )
+        for point, m in zip(base.points, [30.0, 40.0, 50.0])
+    ]
+    result = document.sweep_result("steps", values, noisy, factories.header(params={"steps": 8}), duration_s=1.0)
+    assert ct.sweep_slopes(result)["scan"] > 0.15  # a slope, but the ends' intervals overlap
+    assert ct.apart(result) == {"scan": False}
+    assert ct.growth_sentence("steps", ct.sweep_slopes(result), ct.apart(result)) == "compile stays flat for scan"
+
+
 def test_a_sweep_holds_every_points_compile_figures_in_json_csv_and_markdown():
     result = compile_sweep()
     doc = json.loads(encode(result))
@@ -217,3 +236,29 @@ def test_measure_compile_repeats_every_variant_at_every_point_of_a_sweep(runner)
             assert v.stages.cache and v.stages.process_first_ms is not None
     assert set(ct.sweep_medians(result)) == {"lax.scan", "unrolled"}
     assert all(m is not None for ms in ct.sweep_medians(result).values() for m in ms)
+
+
+@pytest.mark.slow
+def test_a_compile_repeat_past_the_timeout_fails_that_variant_there_and_the_rest_is_measured(fixture_dir):
+    from pathlib import Path
+
+    from tuiperf.processes.runner import ProcessRunner
+
+    folder = str(Path(fixture_dir).parent / "compile_hang")
+    request = RunRequest(
+        scenario="compile-hang",
+        scenario_dirs=[folder],
+        settings=RunSettings(samples=5, profile=False, budget_s=0.01, measure="compile", timeout_s=3.0),
+    )
+    request.sweep = ("size", ["2", "3"])
+    runner = ProcessRunner([folder])
+    try:
+        result = runner.run(request)
+    finally:
+        runner.close()
+    small, large = result.points
+    assert all(v.ok and v.stages.total is not None for v in small.variants)
+    ok, hangs = large.variants
+    assert ok.ok and ok.stages.total is not None
+    assert hangs.status == "failed" and hangs.failure is not None
+    assert hangs.failure.error == "did not finish within --timeout 3 s at size=3 (raise it with --timeout)"

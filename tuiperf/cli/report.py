@@ -309,7 +309,7 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
     ]
     title = f"sweep over {one_line(sweep.parameter)}: compile (trace+lower+compile), median of repeats"
     parts: list[Any] = [grid(title, headers, rows, width, console)]
-    growth = ct.growth_sentence(sweep.parameter, slopes)
+    growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     if growth:
         parts.append(Hanging(inert(growth), indent=2))
     return [*parts, Text("")]

@@ -30,8 +30,9 @@ FLAT = 0.15  # a log-log slope within ±0.15 of 0 reads as flat
 
 def has_repeats(result: RunResult) -> bool:
     """Whether any variant's (or any sweep point's) compile was repeated."""
-    runs = result.points or [result]
-    return any(v.stages.repeated for run in runs for v in run.variants)
+    if result.sweep is not None and result.sweep.compile_ms:
+        return True
+    return any(v.stages.repeated for run in [result, *result.points] for v in run.variants)
 
 
 def format_ms(ms: float) -> str:
@@ -115,18 +116,7 @@ def cache_lines(result: RunResult) -> list[str]:
 # -- sweeps ---------------------------------------------------------------------------------------------
 def sweep_medians(result: RunResult) -> dict[str, list[float | None]]:
     """Each variant's total compile median (ms) at every point of a sweep (None: not repeated there)."""
-    names: list[str] = []
-    for point in result.points:
-        names.extend(v.name for v in point.variants if v.name not in names)
-    table: dict[str, list[float | None]] = {}
-    for name in names:
-        column: list[float | None] = []
-        for point in result.points:
-            v = point.variant(name)
-            total = v.stages.total if v is not None and v.ok else None
-            column.append(None if total is None else total.median_ms)
-        table[name] = column
-    return table
+    return dict(result.sweep.compile_ms) if result.sweep is not None else {}
 
 
 def sweep_slopes(result: RunResult) -> dict[str, float | None]:
@@ -143,10 +133,29 @@ def sweep_slopes(result: RunResult) -> dict[str, float | None]:
     return slopes
 
 
-def growth_sentence(parameter: str, slopes: dict[str, float | None]) -> str:
-    """``compile grows ∝ steps^1.0 for unrolled; flat for lax.scan, fori_loop``."""
-    grows = [f"∝ {parameter}^{s:.1f} for {name}" for name, s in slopes.items() if s is not None and abs(s) > FLAT]
-    flat = [name for name, s in slopes.items() if s is not None and abs(s) <= FLAT]
+def apart(result: RunResult) -> dict[str, bool]:
+    """Whether each variant's compile at the sweep's first and last points is told apart: their 95 %
+    intervals do not overlap (else a slope between them may be noise)."""
+    found = {}
+    for name in sweep_medians(result):
+        ends = [p.variant(name) for p in (result.points[0], result.points[-1])] if result.points else []
+        totals = [v.stages.total for v in ends if v is not None and v.ok and v.stages.total is not None]
+        if len(totals) == 2:
+            (lo_a, hi_a), (lo_b, hi_b) = totals[0].ci95_ms, totals[1].ci95_ms
+            found[name] = hi_a < lo_b or hi_b < lo_a
+    return found
+
+
+def growth_sentence(parameter: str, slopes: dict[str, float | None], separated: dict[str, bool] | None = None) -> str:
+    """``compile grows ∝ steps^1.0 for unrolled; flat for lax.scan, fori_loop``: a variant whose first and
+    last points are not told apart (``separated``) reads as flat whatever its slope."""
+    separated = separated or {}
+
+    def grows_(name: str, s: float) -> bool:
+        return abs(s) > FLAT and separated.get(name, True)
+
+    grows = [f"∝ {parameter}^{s:.1f} for {name}" for name, s in slopes.items() if s is not None and grows_(name, s)]
+    flat = [name for name, s in slopes.items() if s is not None and not grows_(name, s)]
     parts = []
     if grows:
         parts.append("compile grows " + ", ".join(grows))

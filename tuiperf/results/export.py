@@ -237,7 +237,7 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
     rows.append(["log-log slope", *slope_cells])
     lines = ["", f"### Compile time over {_code(sweep.parameter)}", ""]
     lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
-    growth = ct.growth_sentence(sweep.parameter, slopes)
+    growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     lines += ["", "_Trace + lower + compile, median of repeats with JAX's caches cleared [95% CI]._"]
     return lines + ([f"_{_cell(growth)}._"] if growth else [])
 

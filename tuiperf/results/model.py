@@ -493,6 +493,8 @@ class Sweep(Struct):
     crossovers: list[Crossover] = []
     # A grid (two ``--sweep``): both parameters and their values; empty for a sweep over one parameter.
     grid: list[SweepAxis] = []
+    # ``--measure compile``: each variant's compile (trace + lower + compile) median at each point, in ms.
+    compile_ms: dict[str, list[float | None]] = {}
 
     @property
     def parameters(self) -> list[str]:
