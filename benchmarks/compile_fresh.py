@@ -1,17 +1,15 @@
 """The check of ``--measure compile`` against plain timings in fresh processes (issue 53's acceptance).
 
-For each step count and variant of ``scenarios/loop_compile.py``, start N fresh Python processes; each
-builds the input, pays the process's first-compile costs on a tiny unrelated function (as tuiperf
-does before its repeats), then times ``jax.jit(f).trace(x)``, ``.lower()`` and ``.compile()`` once —
-the first compile of ``f`` in that process, with no cache to hit. Prints each median, and with
-``--compare RESULT.json`` (a ``tuiperf run loop-compile --measure compile --sweep steps=...`` result)
-tuiperf's medians beside them and the difference.
+For each step count and variant of ``scenarios/loop_compile.py``, fresh Python processes; each builds
+the input, pays the process's first-compile costs on a tiny unrelated function (as tuiperf does before
+its repeats), then times ``jax.jit(f).trace(x)``, ``.lower()`` and ``.compile()`` once — the first
+compile of ``f`` in that process, with no cache to hit.
 
-The two are interleaved by rounds, so that the load of a shared machine hits both alike: each round runs
-``tuiperf run loop-compile --measure compile --sweep steps=...`` once, then one fresh process per step
-count and variant. The figures are medians over the rounds (tuiperf's: of each run's median of repeats).
+The two are paired, so that the load of a shared machine hits both alike: for each step count and
+variant, a fresh process, then at once ``tuiperf run loop-compile --measure compile --set steps=S
+--variants V``; the figures are medians over the pairs and the median of the paired ratios.
 
-    python benchmarks/compile_fresh.py --steps 8 32 128 --rounds 5
+    python benchmarks/compile_fresh.py --steps 8 32 128 --pairs 4
 """
 
 from __future__ import annotations
@@ -61,49 +59,46 @@ def fresh(steps: int, variant: str) -> dict[str, float]:
     return found
 
 
-def tuiperf_run(steps: list[int], budget: float) -> dict[tuple[int, str], dict[str, float]]:
+def tuiperf_run(steps: int, variant: str, budget: float) -> dict[str, float]:
+    """One ``tuiperf run loop-compile --measure compile`` of one variant at one step count: its medians."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "sweep.json"
+        path = Path(folder) / "run.json"
         command = [sys.executable, "-m", "tuiperf", "--no-history", "run", "loop-compile", "--measure", "compile"]
-        command += ["--no-profile", "--budget", str(budget), "--sweep", "steps=" + ",".join(map(str, steps))]
-        subprocess.run([*command, "--out", str(path)], capture_output=True, check=True)
+        command += ["--set", f"steps={steps}", "--variants", variant, "--samples", "3", "--no-profile"]
+        command += ["--budget", str(budget), "--out", str(path)]
+        subprocess.run(command, capture_output=True, check=True)
         doc = json.loads(path.read_text())
-    found = {}
-    for point in doc["points"]:
-        for v in point["variants"]:
-            repeated = v["stages"].get("repeated") or {}
-            if repeated:
-                found[(int(point["params"]["steps"]), v["name"])] = {k: s["median_ms"] for k, s in repeated.items()}
-    return found
+    (measured,) = doc["variants"]
+    return {key: s["median_ms"] for key, s in measured["stages"]["repeated"].items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[8, 32, 128])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--budget", type=float, default=3.0, help="tuiperf's --budget")
+    parser.add_argument("--pairs", type=int, default=4)
+    parser.add_argument("--budget", type=float, default=1.0, help="tuiperf's --budget (its repeats' budget)")
     args = parser.parse_args()
     plain: dict[tuple[int, str], list[dict[str, float]]] = {}
     ours: dict[tuple[int, str], list[dict[str, float]]] = {}
-    for round_index in range(args.rounds):
-        for key, medians in tuiperf_run(args.steps, args.budget).items():
-            ours.setdefault(key, []).append(medians)
+    for pair in range(args.pairs):
         for steps in args.steps:
-            for variant in VARIANTS:
+            for variant in VARIANTS:  # a fresh process, then tuiperf, back to back: the same load for both
                 plain.setdefault((steps, variant), []).append(fresh(steps, variant))
-        print(f"round {round_index + 1} of {args.rounds} done", file=sys.stderr, flush=True)
-    print("| steps | variant | stage | fresh processes | tuiperf | difference |")
+                ours.setdefault((steps, variant), []).append(tuiperf_run(steps, variant, args.budget))
+        print(f"pair {pair + 1} of {args.pairs} done", file=sys.stderr, flush=True)
+    print("| steps | variant | stage | fresh processes | tuiperf | tuiperf / fresh, paired (median, range) |")
     print("|---|---|---|---|---|---|")
-    for (steps, variant), runs in plain.items():
+    for key, runs in plain.items():
+        steps, variant = key
         for stage in STAGES:
-            theirs = statistics.median(r[stage] for r in runs)
-            mine = [m[stage] for m in ours.get((steps, variant), []) if stage in m]
-            if not mine:
-                print(f"| {steps} | {variant} | {stage} | {theirs:.2f} ms | – | – |")
-                continue
-            median = statistics.median(mine)
-            diff = (median / theirs - 1) * 100
-            print(f"| {steps} | {variant} | {stage} | {theirs:.2f} ms | {median:.2f} ms | {diff:+.1f} % |")
+            theirs = [r[stage] for r in runs]
+            mine = [m[stage] for m in ours[key]]
+            ratios = sorted(m / t for m, t in zip(mine, theirs, strict=True))
+            print(
+                f"| {steps} | {variant} | {stage} | {statistics.median(theirs):.2f} ms | "
+                f"{statistics.median(mine):.2f} ms | {statistics.median(ratios):.3f} "
+                f"({ratios[0]:.2f}–{ratios[-1]:.2f}) |"
+            )
 
 
 if __name__ == "__main__":

@@ -305,7 +305,7 @@ async def test_m_plots_a_sweeps_compile_time_after_its_memory(saved, scenario_di
         await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
         picture = [strip.text.rstrip() for strip in lines._built[1]]
         assert picture[0].startswith("Compile time (trace+lower+compile) against size")
-        assert picture[2].split()[2:] == ["16.0", "ms", "128", "ms", "2.05", "s"], picture
+        assert picture[2].split()[2:] == ["16.0", "ms", "512", "ms", "8.19", "s"], picture
         await pilot.press("m")
         assert lines.quantity == "time"
 
