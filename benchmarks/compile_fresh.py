@@ -10,6 +10,7 @@ variant, a fresh process, then at once ``tuiperf run loop-compile --measure comp
 --variants V``; the figures are medians over the pairs and the median of the paired ratios.
 
     python benchmarks/compile_fresh.py --steps 8 32 128 --pairs 4
+    python benchmarks/compile_fresh.py --steps 8 32 128 --method 7   # the repeats against a first compile
 """
 
 from __future__ import annotations
@@ -48,6 +49,21 @@ t3 = time.perf_counter_ns()
 ms = {"trace": t1 - t0, "lower": t2 - t1, "compile": t3 - t2, "total": t3 - t0}
 print(json.dumps({key: ns / 1e6 for key, ns in ms.items()}))
 """
+# The method alone, load held equal: in one fresh process, the first compile of f, then tuiperf's repeats
+# of it (caches cleared before each, persistent cache off), seconds apart.
+METHOD = (
+    CHILD.rsplit("jax.jit(lambda a", 1)[0]
+    + r"""
+jax.jit(lambda a: a * 2 + 1).trace(np.float32(1)).lower().compile()
+from tuiperf.measuring.compile_time import Subject, persistent_cache_off
+t0 = time.perf_counter_ns(); jax.jit(f).trace(x).lower().compile(); first = (time.perf_counter_ns() - t0) / 1e6
+subject = Subject("f", jax.jit(f), (x,))
+with persistent_cache_off():
+    for _ in range(5):
+        subject.repeat()
+print(json.dumps({"first": first, "repeats": sorted(subject.samples["total"])[2]}))
+"""
+)
 VARIANTS = ("lax.scan", "fori_loop", "unrolled")
 STAGES = ("total", "trace", "lower", "compile")
 
@@ -72,12 +88,38 @@ def tuiperf_run(steps: int, variant: str, budget: float) -> dict[str, float]:
     return {key: s["median_ms"] for key, s in measured["stages"]["repeated"].items()}
 
 
+def method(steps: list[int], processes: int) -> None:
+    """``--method``: the first compile in a fresh process against tuiperf's repeats in the same process."""
+    print(
+        "| steps | variant | first compile, fresh process | median of 5 repeats, same process | ratio (median, range) |"
+    )
+    print("|---|---|---|---|---|")
+    for s in steps:
+        for variant in VARIANTS:
+            runs = []
+            for _ in range(processes):
+                out = subprocess.run([sys.executable, "-c", METHOD, str(s), variant], capture_output=True, text=True)
+                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            ratios = sorted(r["repeats"] / r["first"] for r in runs)
+            first = statistics.median(r["first"] for r in runs)
+            repeats = statistics.median(r["repeats"] for r in runs)
+            print(
+                f"| {s} | {variant} | {first:.2f} ms | {repeats:.2f} ms | {statistics.median(ratios):.3f} "
+                f"({ratios[0]:.2f}–{ratios[-1]:.2f}) |",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[8, 32, 128])
     parser.add_argument("--pairs", type=int, default=4)
     parser.add_argument("--budget", type=float, default=1.0, help="tuiperf's --budget (its repeats' budget)")
+    parser.add_argument("--method", type=int, metavar="PROCESSES", help="check the method alone in N processes each")
     args = parser.parse_args()
+    if args.method:
+        method(args.steps, args.method)
+        return
     plain: dict[tuple[int, str], list[dict[str, float]]] = {}
     ours: dict[tuple[int, str], list[dict[str, float]]] = {}
     for pair in range(args.pairs):
