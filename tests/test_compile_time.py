@@ -201,6 +201,17 @@ def test_repeats_of_a_real_compile_give_an_interval():
     assert min(found["compile"].samples_ms) > 0.05
 
 
+def test_a_function_with_static_arguments_is_repeated_without_its_first_call():
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import Subject, repeat_compiles
+
+    subject = Subject("scaled", jax.jit(lambda x, n: x * n, static_argnums=1), (jnp.ones(3), 2))
+    rounds, _ = repeat_compiles([subject], budget_s=0.0)
+    assert rounds == 3 and set(subject.series()) == {"trace", "lower", "compile", "total"}
+
+
 def test_a_persistent_cache_hit_is_seen_as_a_hit_with_its_saved_seconds():
     import jax
     import jax.numpy as jnp
