@@ -273,3 +273,12 @@ def test_a_compile_repeat_past_the_timeout_fails_that_variant_there_and_the_rest
     assert ok.ok and ok.stages.total is not None
     assert hangs.status == "failed" and hangs.failure is not None
     assert hangs.failure.error == "did not finish within --timeout 3 s at size=3 (raise it with --timeout)"
+
+
+def test_a_cluster_run_does_not_repeat_compiles():
+    from tuiperf.common.errors import ParamError
+    from tuiperf.contract.options import check_combination
+
+    check_combination(RunSettings(measure="compile"))
+    with pytest.raises(ParamError, match="--measure compile repeats each compile"):
+        check_combination(RunSettings(cluster=2, measure="compile"))
