@@ -190,7 +190,7 @@ def test_repeats_of_a_real_compile_give_an_interval():
     subject = Subject("sin", jax.jit(jnp.sin), (jnp.ones(4),))
     rounds, why = repeat_compiles([subject], budget_s=0.0)  # the budget ends at once: MIN_ROUNDS is not waited for
     assert rounds == 3 and why == "the budget ended"
-    for _ in range(3):  # 10 to 12 repeats in all: enough for an interval narrower than their range
+    for _ in range(3):  # 10 to 12 repeats in all
         rounds += repeat_compiles([subject], budget_s=0.0)[0]
     found = subject.series()
     assert set(found) == {"trace", "lower", "compile", "first_call", "total"}

@@ -28,7 +28,7 @@ from tuiperf.results.model import CompileStagesMs, PersistentCache, StageSeries
 from tuiperf.results.stats import median_ci
 
 TARGET_REL = 0.05  # stop when every stage's 95 % interval is within ±5 % of its median
-MIN_ROUNDS = 10  # fewer repeats give an order-statistics interval of the whole range
+MIN_ROUNDS = 10  # up to 10 repeats the order-statistics interval is their whole range: settled only if it is narrow
 MAX_ROUNDS = 500
 SERIES = ("trace", "lower", "compile", "first_call", "total")  # total: trace + lower + compile
 
