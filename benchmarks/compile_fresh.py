@@ -114,6 +114,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[8, 32, 128])
     parser.add_argument("--pairs", type=int, default=4)
+    parser.add_argument("--fresh", type=int, default=1, help="fresh processes per pair (their median is paired)")
     parser.add_argument("--budget", type=float, default=1.0, help="tuiperf's --budget (its repeats' budget)")
     parser.add_argument("--method", type=int, metavar="PROCESSES", help="check the method alone in N processes each")
     args = parser.parse_args()
@@ -125,7 +126,10 @@ def main() -> None:
     for pair in range(args.pairs):
         for steps in args.steps:
             for variant in VARIANTS:  # a fresh process, then tuiperf, back to back: the same load for both
-                plain.setdefault((steps, variant), []).append(fresh(steps, variant))
+                plains = [fresh(steps, variant) for _ in range(args.fresh)]
+                plain.setdefault((steps, variant), []).append(
+                    {stage: statistics.median(p[stage] for p in plains) for stage in STAGES}
+                )
                 ours.setdefault((steps, variant), []).append(tuiperf_run(steps, variant, args.budget))
         print(f"pair {pair + 1} of {args.pairs} done", file=sys.stderr, flush=True)
     print("| steps | variant | stage | fresh processes | tuiperf | tuiperf / fresh, paired (median, range) |")

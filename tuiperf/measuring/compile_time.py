@@ -5,7 +5,7 @@ stage's 95 % interval is within a few percent of its median or the budget ends.
 What makes a repeat a real compile: before each one, JAX's in-memory caches of traces, lowerings and
 compiled executables are cleared (``jax._src.util.clear_all_caches``: what ``jax.clear_caches`` clears
 but jit's C++ per-function caches, so the variants' own jitted functions still call without compiling
-after the repeats), and the persistent compilation cache is turned off for the repeats. The process's
+after the repeats), and no persistent compilation cache folder is set while they run. The process's
 own first-compile costs (the backend's and XLA's one-time set-up) are paid before any variant is
 compiled, by compiling a tiny unrelated function, and said apart (:func:`process_first_compile`).
 
@@ -137,16 +137,21 @@ def series_of(values: list[float]) -> StageSeries:
 
 @contextlib.contextmanager
 def persistent_cache_off() -> Iterator[None]:
-    """The persistent compilation cache off while the repeats run (a hit is no compile), then as it was."""
+    """No persistent compilation cache folder while the repeats run (a read from disk is no compile), then
+    as it was. ``jax_enable_compilation_cache`` is left as it is: enabled (JAX's default), every compile
+    computes its cache key even with no folder, as a user's process with no folder does."""
     import jax
 
-    was = bool(getattr(jax.config, "jax_enable_compilation_cache"))  # noqa: B009 - not in its type stubs
-    jax.config.update("jax_enable_compilation_cache", False)
+    was = getattr(jax.config, "jax_compilation_cache_dir")  # noqa: B009 - not in its type stubs
+    if was is None:
+        yield
+        return
+    jax.config.update("jax_compilation_cache_dir", None)
     _reset_persistent_cache()
     try:
         yield
     finally:
-        jax.config.update("jax_enable_compilation_cache", was)
+        jax.config.update("jax_compilation_cache_dir", was)
         _reset_persistent_cache()
 
 
