@@ -272,7 +272,7 @@ def persistent_cache(subject: Subject, *, thresholds_zero: bool = False) -> Pers
     if hits == 0:
         if written == 0 and not thresholds_zero and cold_ms / 1e3 < min_time:
             note = (
-                f"nothing written: it compiled in {cold_ms / 1e3:.3g} s, under "
+                f"nothing written: trace, lower and compile took {cold_ms / 1e3:.3g} s, under "
                 f"jax_persistent_cache_min_compile_time_secs ({min_time:g} s)"
             )
         elif written == 0 and not thresholds_zero:

@@ -93,7 +93,7 @@ def first_compile_line(result: RunResult) -> str:
     )
     if found.tiny_ms is not None:
         line += f" (the same function just before the repeats: {format_ms(found.tiny_ms)})"
-    return line + "; each repeat cleared JAX's in-memory caches and ran with the persistent cache off"
+    return line + "; each repeat cleared JAX's in-memory caches and ran with no persistent cache folder"
 
 
 def cache_lines(result: RunResult) -> list[str]:
