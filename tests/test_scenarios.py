@@ -15,6 +15,7 @@ TINY = {
     "nnx-vs-linen-cnn": {"batch": "1", "c1": "4", "c2": "4", "hidden": "8"},
     "training-step": {"width": "4", "depth": "2", "batch": "2"},
     "sharded-step": {"batch": "4", "width": "4", "hidden": "4"},
+    "loop-compile": {"steps": "4", "size": "4"},
 }
 
 

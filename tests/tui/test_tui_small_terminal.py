@@ -283,6 +283,33 @@ async def test_m_plots_a_sweeps_program_memory_and_back(saved, scenario_dirs, tm
         assert lines.quantity == "time"
 
 
+@sync
+async def test_m_plots_a_sweeps_compile_time_after_its_memory(saved, scenario_dirs, tmp_path, monkeypatch):
+    import msgspec
+
+    from tuiperf.tui.widgets.sweep_plot import SweepLines
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    sweep = saved["sweep"]
+    compiled = {name: [2.0 * value for value in sweep.sweep.values] for name in sweep.sweep.medians_ns}
+    with_compile = msgspec.structs.replace(sweep, sweep=msgspec.structs.replace(sweep.sweep, compile_ms=compiled))
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 22)) as pilot:  # too flat for a plot: the values as a table
+        main = await ready(pilot)
+        main.show_result(with_compile)
+        main.set_focus(None)
+        await pilot.press("m")  # no program memory here: straight to compile time
+        await pilot.pause()
+        lines = main.query_one(SweepLines)
+        assert lines.quantity == "compile"
+        await wait_until(pilot, lambda: lines.settled and lines.size.height > 0, what="the sweep's picture")
+        picture = [strip.text.rstrip() for strip in lines._built[1]]
+        assert picture[0].startswith("Compile time (trace+lower+compile) against size")
+        assert picture[2].split()[2:] == ["16.0", "ms", "512", "ms", "8.19", "s"], picture
+        await pilot.press("m")
+        assert lines.quantity == "time"
+
+
 @pytest.mark.parametrize("size", [(120, 40), (200, 60)])
 @sync
 async def test_the_sweep_caption_keeps_one_line_per_variant(size, saved, scenario_dirs, tmp_path, monkeypatch):

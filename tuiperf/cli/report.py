@@ -289,6 +289,62 @@ def stages(result: RunResult, width: int, console: Console, where: str = "") -> 
     return Group(table, *said) if said else table
 
 
+def compile_time(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
+    """``--measure compile``: each stage's median [95 % CI] over its repeats, the ratios of the total
+    compile to the baseline's, the process's first-compile costs said apart, the persistent cache and
+    where a longer compile pays off."""
+    from tuiperf.results import compile_time as ct
+
+    rows = ct.stage_rows(result)
+    if not rows:
+        return []
+    headers = ["variant", *[label for _, label in ct.REPEATED_STAGES], "repeats"]
+    title = f"compile time, repeated with caches cleared: median [95 % CI]{where}"
+    parts: list[Any] = [Text(""), grid(title, headers, rows, width, console)]
+    stopped = next((v.stages.stopped for v in result.variants if v.stages.stopped), "")
+    notes = [f"repeats ended: {stopped}" if stopped else "", ct.first_compile_line(result)]
+    parts.extend(Hanging(inert(note), indent=2, style="dim") for note in notes if note)
+    base, found = ct.ratios(result, result.options.baseline)
+    if found:
+        parts.append(Hanging(f"compile (trace+lower+compile) against {one_line(base or '')} [95 % CI]", style="bold"))
+        parts.append(_pairs([f"{one_line(r.name)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found]))
+    cache = ct.cache_lines(result)
+    if cache:
+        parts.append(Hanging("persistent compilation cache, private folder, cold then warm", style="bold"))
+        parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in cache)
+    paid = ct.payoffs(result)
+    if paid:
+        parts.append(Hanging("does the longer compile pay off?", style="bold"))
+        parts.extend(Hanging(f"· {inert(p.sentence())}", indent=2) for p in paid)
+    return parts
+
+
+def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[Any]:
+    """A sweep with ``--measure compile``: each variant's compile (trace+lower+compile) median at every
+    point, its log-log slope, and how it grows."""
+    from tuiperf.results import compile_time as ct
+
+    sweep = result.sweep
+    if sweep is None or sweep.grid or not ct.has_repeats(result):
+        return []
+    slopes = ct.sweep_slopes(result)
+    headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values], "log-log slope"]
+    rows = [
+        [
+            one_line(name),
+            *["–" if m is None else ct.format_ms(m) for m in medians],
+            "–" if slopes.get(name) is None else f"{slopes[name]:.2f}",
+        ]
+        for name, medians in ct.sweep_medians(result).items()
+    ]
+    title = f"sweep over {one_line(sweep.parameter)}: compile (trace+lower+compile), median of repeats"
+    parts: list[Any] = [grid(title, headers, rows, width, console)]
+    growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
+    if growth:
+        parts.append(Hanging(inert(growth), indent=2))
+    return [*parts, Text("")]
+
+
 def memory(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:
     """XLA's memory figures per variant (and how each differs from the first), then the process's."""
     from tuiperf.results.memory import memory_rows, process_line
@@ -630,6 +686,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
         parts.extend(grid_of_cells(result, width, console))
     elif result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
+        parts.extend(sweep_compile_grid(result, width, console))
     if result.sweep is not None:
         parts.extend(sweep_memory_grid(result.sweep, width, console))
         parts.extend(crossover_lines(result))
@@ -637,6 +694,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
     parts.extend(latency(shown, width, console, where))
     parts.extend(processes(shown))
     parts.extend([Text(""), stages(shown, width, console, where)])
+    parts.extend(compile_time(shown, width, console, where))
     parts.extend(memory(shown, width, console, where))
     parts.extend(breakdown(shown, width, console, where))
     parts.extend(operations(shown, width, console, where))

@@ -190,6 +190,12 @@ def check_combination(settings: RunSettings, *, environments: bool = False, in_p
         raise ParamError("--cluster forms one JAX cluster of one environment; give one --env with it")
     if environments and settings.processes > 1:
         raise ParamError("--processes repeats a run in fresh processes of one environment; give one --env with it")
+    if settings.cluster > 1 and settings.measure == "compile":
+        raise ParamError(
+            "--measure compile repeats each compile as often as its interval needs, which differs between a "
+            "cluster's processes; measure compile time with --devices alone",
+            where="cluster",
+        )
     if settings.cluster > 1 and settings.processes > 1:
         raise ParamError(
             "--cluster and --processes do not combine: a cluster's processes already report one median each",

@@ -26,7 +26,7 @@ from tuiperf.measuring.env import dispatch_mode
 from tuiperf.measuring.lockstep import ALONE, Lockstep
 from tuiperf.measuring.resolve import Resolved, resolve
 from tuiperf.measuring.sampler import Cancel
-from tuiperf.results.model import Equivalence, Scalar, Tried, VariantResult
+from tuiperf.results.model import CompileStagesMs, Equivalence, Scalar, Tried, VariantResult
 from tuiperf.results.outputs import OutputDigest
 
 if TYPE_CHECKING:
@@ -124,6 +124,10 @@ class Outcomes:
     def finish(self, result: VariantResult) -> None:
         self.results[result.name] = result
         self.emit(VariantFinished(result))
+
+    def restage(self, name: str, stages: CompileStagesMs) -> None:
+        """A finished variant's result with its compile stages repeated (``--measure compile``)."""
+        self.results[name] = msgspec.structs.replace(self.results[name], stages=stages)
 
     def amend(self, name: str, *, notes: Sequence[str] = (), warnings: Sequence[str] = ()) -> None:
         """A finished variant's result with what a later step of the pass (the guard) says of it."""

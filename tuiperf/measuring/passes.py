@@ -15,6 +15,7 @@ from tuiperf.common.errors import ScenarioError, Skip
 from tuiperf.contract.events import PhaseChanged, RunStarted, SamplesAdded
 from tuiperf.contract.protocol import SAMPLE, Gate
 from tuiperf.measuring import analysis, assemble, tried
+from tuiperf.measuring.compile_time import process_first_compile
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.device_setup import start_device_libraries
 from tuiperf.measuring.env import device_id
@@ -57,6 +58,8 @@ class Pass:
         self.ctx.hooks.turn(None, self.point.index)  # no variant yet: a setup that fails is this point's
         ctx = self.setup()
         start_device_libraries(self.ctx.device)
+        if self.ctx.settings.measure == "compile":
+            process_first_compile()  # the process's own first-compile costs, paid before any variant's
         prepared, self.attempts = tried.added(self.ctx, self.prepare_variants(ctx), self.found)
         self.progress.plan(prepared)
         return prepared

@@ -235,7 +235,10 @@ def prepare(
         notes.extend(why)
     texts = (hlo_of(compiled) if compiled is not None else None, paths.program.hlo if paths is not None else None)
     hlo = tuple(text for text in texts if text)
-    built = Built(CompileStagesMs(**stages), program_part(own, paths, param_count), own.flops, paths, hlo)
+    once = CompileStagesMs(
+        trace=stages["trace"], lower=stages["lower"], compile=stages["compile"], first_call=stages["first_call"]
+    )
+    built = Built(once, program_part(own, paths, param_count), own.flops, paths, hlo)
     return Prepared(name, bench, first, built, Remarks(tuple(notes), tuple(warnings)))
 
 

@@ -328,6 +328,7 @@ def sweep_result(
             series.append(stats.median_ns if stats is not None else None)
         medians[name] = series
     memory = {name: [_program_total(point.variant(name)) for point in points] for name in names}
+    compiles = {name: [_compile_total(point.variant(name)) for point in points] for name in names}
     numeric = not grid and all(isinstance(v, int | float) and not isinstance(v, bool) for v in measured_values)
     slopes: dict[str, float | None] = {}
     for name, series in medians.items():
@@ -372,6 +373,7 @@ def sweep_result(
             slopes=slopes,
             anchor_ns=anchor_ns,
             memory_bytes={name: series for name, series in memory.items() if any(b is not None for b in series)},
+            compile_ms={name: series for name, series in compiles.items() if any(m is not None for m in series)},
         ),
         points=points,
     )
@@ -380,6 +382,12 @@ def sweep_result(
     assert result.sweep is not None
     result.sweep.crossovers = crossovers(result)
     return result
+
+
+def _compile_total(variant: VariantResult | None) -> float | None:
+    """A variant's repeated trace + lower + compile median (ms), where ``--measure compile`` measured it."""
+    total = variant.stages.total if variant is not None and variant.ok else None
+    return None if total is None else total.median_ms
 
 
 def _program_total(variant: VariantResult | None) -> int | None:

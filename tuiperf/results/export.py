@@ -49,7 +49,12 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
     """One row per sample: run, point (a sweep's value), variant, sample index, nanoseconds per call."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "point", "variant", "sample", "ns", "loops_per_sample"])
+    from tuiperf.results.compile_time import has_repeats
+
+    compiled = has_repeats(result)  # then a last column says which quantity a row is: a call, or a compile stage
+    writer.writerow(
+        ["run", "point", "variant", "sample", "ns", "loops_per_sample", *(["quantity"] if compiled else [])]
+    )
     points = result.points if result.sweep is not None else [result]
     sweep = result.sweep
     # a sweep's point is its value; a grid's cell its label ("n_args=4, size=64")
@@ -66,8 +71,14 @@ def samples_csv(result: RunResult, run_label: str = "") -> str:
                         index,
                         f"{ns:.1f}",
                         variant.sampling.loops_per_sample,
+                        *(["call"] if compiled else []),
                     ]
                 )
+            for stage, series in variant.stages.repeated.items():
+                for index, ms in enumerate(series.samples_ms):
+                    writer.writerow(
+                        [_csv_text(run_label), _csv_text(value), name, index, f"{ms * 1e6:.1f}", 1, f"compile:{stage}"]
+                    )
     return out.getvalue()
 
 
@@ -267,6 +278,7 @@ def _sweep_section(result: RunResult) -> list[str]:
         rows.append([_cell(point.params.get(sweep.parameter)), *cells])
     lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
     lines += ["", "_In brackets: median / the baseline's at that point, and its 95% CI._"]
+    lines += _sweep_compile_section(result)
     from tuiperf.results.crossover import sentences
 
     found = sentences(result)
@@ -275,6 +287,55 @@ def _sweep_section(result: RunResult) -> list[str]:
         lines += ["_Each variant's time per call fitted as fixed + per-unit × size over the points above._", ""]
         lines += [f"- {_cell(line)}" for line in found]
     return lines
+
+
+def _sweep_compile_section(result: RunResult) -> list[str]:
+    """``--measure compile``: each point's compile (trace+lower+compile) median [95 % CI], and its slope."""
+    from tuiperf.results import compile_time as ct
+
+    sweep = result.sweep
+    if sweep is None or not ct.has_repeats(result):
+        return []
+    slopes = ct.sweep_slopes(result)
+    names = list(ct.sweep_medians(result))
+    rows = []
+    for point in result.points:
+        cells = []
+        for name in names:
+            variant = point.variant(name)
+            total = variant.stages.total if variant is not None and variant.ok else None
+            cells.append("—" if total is None else ct.median_text(total))
+        rows.append([_cell(point.params.get(sweep.parameter)), *cells])
+    slope_cells = ["—" if slopes.get(name) is None else f"{slopes[name]:.2f}" for name in names]
+    rows.append(["log-log slope", *slope_cells])
+    lines = ["", f"### Compile time over {_code(sweep.parameter)}", ""]
+    lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
+    growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
+    lines += ["", "_Trace + lower + compile, median of repeats with JAX's caches cleared [95% CI]._"]
+    return lines + ([f"_{_cell(growth)}._"] if growth else [])
+
+
+def _compile_section(shown: RunResult, level: str) -> list[str]:
+    """``--measure compile``: each stage's median [95 % CI], ratios, the persistent cache and the pay-off."""
+    from tuiperf.results import compile_time as ct
+
+    rows = ct.stage_rows(shown)
+    if not rows:
+        return []
+    lines = ["", f"{level} Compile time, repeated with caches cleared", ""]
+    headers = ["variant", *[label for _, label in ct.REPEATED_STAGES], "repeats"]
+    lines += _table(headers, [[_code(r[0]), *r[1:]] for r in rows])
+    first = ct.first_compile_line(shown)
+    lines += ["", f"_Median [95% CI]. {_cell(first)}._"] if first else []
+    base, found = ct.ratios(shown, shown.options.baseline)
+    if found:
+        lines += [
+            "",
+            f"Compile against {_code(base or '')}: "
+            + "; ".join(f"{_code(r.name)} {r.ratio:.3f}× ({r.lo:.3f} – {r.hi:.3f})" for r in found),
+        ]
+    extra = [*ct.cache_lines(shown), *(p.sentence() for p in ct.payoffs(shown))]
+    return lines + ([""] + [f"- {_cell(line)}" for line in extra] if extra else [])
 
 
 def _grid_section(result: RunResult) -> list[str]:
@@ -442,6 +503,7 @@ def _point(shown: RunResult, level: str) -> list[str]:
             f"_{BY_CONSTRUCTION_NOTE}. `< x`: below what the method resolves at this size (the stage's CI; for "
             "framework, jit dispatch and outputs also the A/A pair, two compiles of one program)._",
         ]
+    lines += _compile_section(shown, level)
     lines += _memory_section(shown, level)
     lines += _ops_section(shown, level)
 

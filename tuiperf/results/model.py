@@ -106,13 +106,53 @@ class Mode(Part, frozen=True):
     fraction: float
 
 
+class StageSeries(Part, frozen=True):
+    """One compile stage repeated (``--measure compile``): its times in milliseconds in the order taken,
+    their median and the median's distribution-free 95 % interval."""
+
+    samples_ms: list[float]
+    median_ms: float
+    ci95_ms: tuple[float, float]
+
+
+class PersistentCache(Part, frozen=True):
+    """JAX's persistent compilation cache, cold then warm, with a private empty folder: each compile's
+    time (trace, lower and compile, in-memory caches cleared), what ``jax.monitoring`` reported (hits,
+    misses — an entry written —, seconds saved, read time) and why there was no hit (``note``).
+    ``thresholds_zero``: measured with ``jax_persistent_cache_min_compile_time_secs`` and
+    ``..._min_entry_size_bytes`` at 0 (after a try with the process's own thresholds gave no hit)."""
+
+    cold_ms: float
+    warm_ms: float
+    hits: int = 0
+    misses: int = 0
+    saved_s: float | None = None
+    read_s: float | None = None
+    entries: int = 0  # files the cold compile wrote to the folder
+    thresholds_zero: bool = False
+    note: str = ""
+
+
 class CompileStagesMs(Part, frozen=True):
-    """One-time costs in milliseconds; None where the wrapper offers no such stage."""
+    """One-time costs in milliseconds; None where the wrapper offers no such stage. With ``--measure
+    compile``, also each stage repeated (``repeated``: trace, lower, compile, first_call and total —
+    trace + lower + compile —), variants in turn, with JAX's caches cleared before each repeat."""
 
     trace: float | None = None
     lower: float | None = None
     compile: float | None = None
     first_call: float | None = None
+    repeated: dict[str, StageSeries] = {}
+    rounds: int = 0
+    stopped: str = ""  # why the repeats ended
+    process_first_ms: float | None = None  # the process's first compile (a tiny unrelated function): paid before
+    tiny_ms: float | None = None  # the same tiny function compiled again after the repeats
+    cache: list[PersistentCache] = []
+
+    @property
+    def total(self) -> StageSeries | None:
+        """Trace + lower + compile, repeated: the compile time a user waits for."""
+        return self.repeated.get("total")
 
 
 class ProgramMemory(Part, frozen=True):
@@ -555,6 +595,8 @@ class Sweep(Struct):
     crossovers: list[Crossover] = []
     # A grid (two ``--sweep``): both parameters and their values; empty for a sweep over one parameter.
     grid: list[SweepAxis] = []
+    # ``--measure compile``: each variant's compile (trace + lower + compile) median at each point, in ms.
+    compile_ms: dict[str, list[float | None]] = {}
 
     @property
     def parameters(self) -> list[str]:

@@ -32,6 +32,7 @@ DISPATCH_MODES = ("sync", "async")
 DEFAULT_DISPATCH = "sync"
 INTERLEAVE_MODES = ("block", "call")
 SWEEP_ORDERS = ("interleaved", "sequential")
+MEASURE_MODES = ("call", "compile")
 MAX_SAMPLES_PER_VARIANT = 1_000_000  # ~8 MB per variant in the measuring process
 MEASURING_COMMANDS = ("run", "app", "screenshot", "trace")
 
@@ -94,6 +95,17 @@ class RunSettings(msgspec.Struct, kw_only=True):
             label="samples",
         ),
     ] = None
+    measure: Annotated[
+        str,
+        Option(
+            "call: the steady-state time of a call; compile: also trace, lower, compile and the first call, each "
+            "repeated with JAX's caches cleared, variants in turn, until known to a few percent or the budget ends",
+            flag="--measure",
+            choices=MEASURE_MODES,
+            commands=("run", "screenshot"),
+            label="measure",
+        ),
+    ] = "call"
     interleave: Annotated[
         str,
         Option(

@@ -358,7 +358,8 @@ class ResultsPanel(Vertical):
         if quantity is None:
             self.notify("No program memory in this sweep: nothing else to plot", timeout=3)
             return False
-        shown = {"memory": "program memory", "ratio": "ratio to the baseline"}.get(quantity, "median time per call")
+        words = {"memory": "program memory", "ratio": "ratio to the baseline", "compile": "compile time"}
+        shown = words.get(quantity, "median time per call")
         self.notify(f"Sweep {'grid' if quantity == 'ratio' else 'plot'}: {shown}", timeout=2)
         return True
 

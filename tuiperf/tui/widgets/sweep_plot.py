@@ -27,7 +27,8 @@ from tuiperf.tui.widgets.plot_base import AFTER_FRAME_S, CachedPlot, no_color, v
 from tuiperf.tui.widgets.sweep_grid import SweepGrid
 from tuiperf.tui.widgets.text_block import TextBlock, Wrapped, joined
 
-QUANTITIES = ("time", "memory")  # what the sweep plots: median time per call, or program memory (key m)
+# What the sweep plots (key m cycles): median time per call, program memory, compile time (--measure compile).
+QUANTITIES = ("time", "memory", "compile")
 MIN_PLOT_ROWS = 3  # rows of the plot itself; the title and the axes take five more
 FRAME_ROWS = 5
 CROSSOVER_MARKED = 0.10  # the share whose crossover the plot marks with a vertical line
@@ -111,10 +112,23 @@ class SweepLines(CachedPlot):
             return {}
         if self.quantity == "memory":
             return {k: [None if b is None else float(b) for b in v] for k, v in self.sweep.memory_bytes.items()}
+        if self.quantity == "compile":  # in ns, as the times are
+            return {k: [None if m is None else m * 1e6 for m in v] for k, v in self.sweep.compile_ms.items()}
         return dict(self.sweep.medians_ns)
 
     def what(self) -> str:
-        return "Program memory" if self.quantity == "memory" else "Median time per call"
+        return WHAT[self.quantity]
+
+    def following(self) -> str:
+        """The next quantity this sweep has to plot (m), or the one shown where it has no other."""
+        sweep = self.sweep
+        has = {"time": True, "memory": bool(sweep and sweep.memory_bytes), "compile": bool(sweep and sweep.compile_ms)}
+        start = QUANTITIES.index(self.quantity)
+        for step in range(1, len(QUANTITIES)):
+            candidate = QUANTITIES[(start + step) % len(QUANTITIES)]
+            if has[candidate]:
+                return candidate
+        return self.quantity
 
     def formatted(self, value: float) -> str:
         return format_bytes(value) if self.quantity == "memory" else format_ns(value)
@@ -186,8 +200,16 @@ class SweepLines(CachedPlot):
             if ticks:
                 plt.yticks(ticks, [f"{t:g}" for t in ticks])
         plt.xlabel(sweep.parameter + (" (log)" if numeric else ""))
-        plt.ylabel(f"{'memory' if self.quantity == 'memory' else 'median'} ({unit}, log)")
-        plt.title(f"{self.what()} against {sweep.parameter} (m: {'time' if self.quantity == 'memory' else 'memory'})")
+        plt.ylabel(f"{YLABEL[self.quantity]} ({unit}, log)")
+        following = self.following()
+        if following == self.quantity:  # nothing else to plot: m says so when pressed
+            following = "time" if self.quantity == "memory" else "memory"
+        plt.title(f"{self.what()} against {sweep.parameter} (m: {SHORT[following]})")
+
+
+WHAT = {"time": "Median time per call", "memory": "Program memory", "compile": "Compile time (trace+lower+compile)"}
+YLABEL = {"time": "median", "memory": "memory", "compile": "compile"}
+SHORT = {"time": "time", "memory": "memory", "compile": "compile time"}
 
 
 def _byte_unit(count: float) -> tuple[str, float]:
@@ -253,9 +275,10 @@ class SweepPlot(Vertical):
         if heat.display:
             return heat.toggle_quantity()
         lines = self.lines
-        if lines.quantity == "time" and not (lines.sweep and lines.sweep.memory_bytes):
+        following = lines.following()
+        if following == lines.quantity:
             return None
-        lines.set_quantity(QUANTITIES[(QUANTITIES.index(lines.quantity) + 1) % len(QUANTITIES)])
+        lines.set_quantity(following)
         return lines.quantity
 
     def show(

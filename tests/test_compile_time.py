@@ -1,0 +1,285 @@
+"""Compile time measured like a call (``--measure compile``): repeats give an interval, a persistent-cache
+hit is seen with its saved seconds, a sweep holds every point's compile figures in the report, the JSON,
+the CSV and the Markdown, and a longer compile's pay-off is counted in calls."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import msgspec
+import pytest
+from rich.console import Console
+
+import tests.factories as factories
+from tuiperf.cli.report import render
+from tuiperf.contract.options import RunSettings
+from tuiperf.contract.request import RunRequest
+from tuiperf.results import compile_time as ct
+from tuiperf.results import document
+from tuiperf.results.export import markdown, samples_csv
+from tuiperf.results.model import CompileStagesMs, PersistentCache, RunResult, StageSeries
+from tuiperf.results.resultfile import encode
+
+
+def series(median: float, n: int = 12, spread: float = 0.02) -> StageSeries:
+    values = [median * (1 + spread * ((i % 5) - 2) / 2) for i in range(n)]
+    return StageSeries(samples_ms=values, median_ms=median, ci95_ms=(min(values), max(values)))
+
+
+def repeated(total: float, first_call: float = 0.3) -> CompileStagesMs:
+    return CompileStagesMs(
+        trace=1.0,
+        lower=2.0,
+        compile=total - 3.0,
+        first_call=first_call,
+        repeated={
+            "total": series(total),
+            "trace": series(1.0),
+            "lower": series(2.0),
+            "compile": series(total - 3.0),
+            "first_call": series(first_call),
+        },
+        rounds=12,
+        stopped="the budget ended",
+        process_first_ms=40.0,
+        tiny_ms=20.0,
+        cache=[
+            PersistentCache(cold_ms=total + 10, warm_ms=total + 9, note="nothing written: it compiled in 0.04 s"),
+            PersistentCache(cold_ms=total + 10, warm_ms=12.0, hits=1, misses=1, read_s=0.002, thresholds_zero=True),
+        ],
+    )
+
+
+def with_stages(result: RunResult, totals: dict[str, float]) -> RunResult:
+    variants = [msgspec.structs.replace(v, stages=repeated(totals[v.name])) for v in result.variants]
+    return msgspec.structs.replace(result, variants=variants)
+
+
+def compile_sweep() -> RunResult:
+    """A sweep over steps where 'unrolled' compiles ∝ steps and 'scan' stays flat."""
+    values = [8, 32, 128]
+    base = factories.sweep({"scan": [10.0, 10.0, 10.0], "unrolled": [10.0, 12.0, 20.0]}, "steps", values)
+    points = [with_stages(point, {"scan": 30.0, "unrolled": 5.0 * steps}) for point, steps in zip(base.points, values)]
+    header = factories.header(params={"size": 1, "steps": 8})
+    return document.sweep_result("steps", values, points, header, duration_s=3.0)
+
+
+def shown(result: RunResult, width: int = 200) -> str:
+    console = Console(file=io.StringIO(), width=width, highlight=False)
+    console.print(render(result, width, console))
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+# -- pure: the figures ----------------------------------------------------------------------------------
+def test_a_sweep_shows_every_points_compile_in_the_report_with_its_slope():
+    result = compile_sweep()
+    assert ct.sweep_medians(result) == {"scan": [30.0, 30.0, 30.0], "unrolled": [40.0, 160.0, 640.0]}
+    slopes = ct.sweep_slopes(result)
+    assert slopes["unrolled"] == pytest.approx(1.0) and slopes["scan"] == pytest.approx(0.0)
+    text = shown(result)
+    assert "sweep over steps: compile (trace+lower+compile), median of repeats" in text
+    line = next(line for line in text.splitlines() if line.startswith("unrolled") and "640" in line)
+    assert "40.0 ms" in line and "160 ms" in line and "640 ms" in line and "1.00" in line
+    assert "compile grows ∝ steps^1.0 for unrolled; flat for scan" in text
+
+
+def test_a_slope_between_points_not_told_apart_reads_flat():
+    values = [8, 32, 128]
+    base = factories.sweep({"scan": [10.0, 10.0, 10.0]}, "steps", values)
+    noisy = [
+        msgspec.structs.replace(
+            point,
+            variants=[
+                msgspec.structs.replace(v, stages=CompileStagesMs(repeated={"total": series(m, spread=0.8)}))
+                for v in point.variants
+            ],
+        )
+        for point, m in zip(base.points, [30.0, 40.0, 50.0])
+    ]
+    result = document.sweep_result("steps", values, noisy, factories.header(params={"steps": 8}), duration_s=1.0)
+    assert ct.sweep_slopes(result)["scan"] > 0.15  # a slope, but the ends' intervals overlap
+    assert ct.apart(result) == {"scan": False}
+    assert ct.growth_sentence("steps", ct.sweep_slopes(result), ct.apart(result)) == "compile stays flat for scan"
+
+
+def test_a_sweep_holds_every_points_compile_figures_in_json_csv_and_markdown():
+    result = compile_sweep()
+    doc = json.loads(encode(result))
+    totals = [[v["stages"]["repeated"]["total"]["median_ms"] for v in p["variants"]] for p in doc["points"]]
+    assert totals == [[30.0, 40.0], [30.0, 160.0], [30.0, 640.0]]
+    rows = samples_csv(result).splitlines()
+    assert rows[0].endswith(",quantity")
+    compiled = [r.split(",") for r in rows if r.endswith(",compile:total")]
+    assert len(compiled) == 3 * 2 * 12  # every point, every variant, every repeat
+    assert {(r[1], r[2]) for r in compiled} == {(str(s), n) for s in (8, 32, 128) for n in ("scan", "unrolled")}
+    assert any(r[1] == "128" and r[2] == "unrolled" and float(r[4]) == pytest.approx(640e6) for r in compiled)
+    md = markdown(result)
+    assert "### Compile time over `steps`" in md
+    assert "| 128 | 30.0 ms [29.4 ms–30.6 ms] | 640 ms [627 ms–653 ms] |" in md
+    assert "| log-log slope | 0.00 | 1.00 |" in md
+    assert md.count("#### Compile time, repeated with caches cleared") == 3
+
+
+def test_a_run_without_repeats_keeps_its_csv_as_it_was():
+    result = factories.result({"a": factories.steady(10.0, n=3)})
+    assert samples_csv(result).splitlines()[0] == "run,point,variant,sample,ns,loops_per_sample"
+    assert "compile time, repeated" not in shown(result)
+
+
+def test_the_report_gives_each_stage_an_interval_ratios_and_the_cache():
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(20.0)}),
+        {"scan": 30.0, "unrolled": 90.0},
+    )
+    text = shown(result)
+    assert "unrolled  90.0 ms [88.2 ms–91.8 ms]" in text
+    assert "unrolled 3.00× [" in text
+    assert "scan (both thresholds at 0): cold 40.0 ms, warm 12.0 ms: 1 hit, read in 2.00 ms; warm saves 28.0 ms" in text
+    assert "no hit — nothing written: it compiled in 0.04 s" in text
+    assert "compiling a tiny unrelated function: 40.0 ms" in text
+
+
+def test_the_pay_off_of_a_longer_compile_on_a_synthetic_pair():
+    # 'jit' compiles 2,000 ms longer and saves 100 µs a call: 20,000 calls repay it.
+    found = ct.payoff_of(
+        "eager",
+        [10.0 + 0.1 * (i % 7) for i in range(30)],
+        [200_000.0 + 50 * (i % 9) for i in range(300)],
+        "jit",
+        [2010.0 + 0.1 * (i % 7) for i in range(30)],
+        [100_000.0 + 50 * (i % 9) for i in range(300)],
+    )
+    assert found is not None
+    assert (found.slow_compile, found.fast_compile) == ("jit", "eager")
+    assert found.extra_ms == pytest.approx(2000.0) and found.saved_ns == pytest.approx(100_000.0)
+    assert found.calls == pytest.approx(20_000.0)
+    assert found.lo <= 20_000.0 <= found.hi and found.hi - found.lo < 200  # the spread is tiny here
+    assert "pays off after ≈ 20,000 calls" in found.sentence()
+
+
+def test_no_pay_off_where_one_variant_is_faster_at_both():
+    assert ct.payoff_of("a", [10.0] * 5, [100.0] * 5, "b", [20.0] * 5, [200.0] * 5) is None
+
+
+def test_a_saving_not_told_apart_from_none_has_no_upper_bound():
+    found = ct.payoff_of("a", [100.0] * 20, [999.0, 1100.0] * 50, "b", [10.0] * 20, [1000.0, 1100.0] * 50)
+    assert found is not None and math.isinf(found.hi)
+
+
+def test_pay_off_needs_both_a_compile_and_a_call_measurement():
+    result = with_stages(
+        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
+    )
+    (found,) = ct.payoffs(result)
+    assert (found.slow_compile, found.fast_compile) == ("fast", "slow")
+    no_call = msgspec.structs.replace(
+        result.variants[1], sampling=msgspec.structs.replace(result.variants[1].sampling, samples_ns=[], stats=None)
+    )
+    assert ct.payoffs(msgspec.structs.replace(result, variants=[result.variants[0], no_call])) == []
+
+
+# -- in this process: real compiles --------------------------------------------------------------------
+def test_repeats_of_a_real_compile_give_an_interval():
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import MIN_ROUNDS, Subject, repeat_compiles
+
+    subject = Subject("sin", jax.jit(jnp.sin), (jnp.ones(4),))
+    rounds, why = repeat_compiles([subject], budget_s=0.0)  # the budget ends at once: MIN_ROUNDS is not waited for
+    assert rounds == 3 and why == "the budget ended"
+    for _ in range(3):  # 10 to 12 repeats in all
+        rounds += repeat_compiles([subject], budget_s=0.0)[0]
+    found = subject.series()
+    assert set(found) == {"trace", "lower", "compile", "first_call", "total"}
+    total = found["total"]
+    assert len(total.samples_ms) == rounds >= MIN_ROUNDS  # the last call may stop at 10: settled
+    lo, hi = total.ci95_ms
+    assert 0 < lo <= total.median_ms <= hi
+    # every repeat compiled for real: none is a cache hit's few microseconds
+    assert min(found["compile"].samples_ms) > 0.05
+
+
+def test_a_function_with_static_arguments_is_repeated_without_its_first_call():
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import Subject, repeat_compiles
+
+    subject = Subject("scaled", jax.jit(lambda x, n: x * n, static_argnums=1), (jnp.ones(3), 2))
+    rounds, _ = repeat_compiles([subject], budget_s=0.0)
+    assert rounds == 3 and set(subject.series()) == {"trace", "lower", "compile", "total"}
+
+
+def test_a_persistent_cache_hit_is_seen_as_a_hit_with_its_saved_seconds():
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import Subject, persistent_cache
+
+    subject = Subject("sin", jax.jit(lambda x: jnp.sin(x) * 2), (jnp.ones(4),))
+    default = persistent_cache(subject)  # JAX's own thresholds: a program this small is never written
+    assert default.hits == 0 and default.entries == 0
+    assert "under jax_persistent_cache_min_compile_time_secs (1 s)" in default.note
+    found = persistent_cache(subject, thresholds_zero=True)
+    assert found.misses == 1 and found.entries >= 1 and found.hits == 1 and found.note == ""
+    assert found.saved_s is not None and found.read_s is not None and found.read_s > 0
+    assert jax.config.jax_compilation_cache_dir is None  # the private folder is gone again
+
+
+# -- a run in a measuring process -----------------------------------------------------------------------
+@pytest.mark.slow
+def test_measure_compile_repeats_every_variant_at_every_point_of_a_sweep(runner):
+    request = RunRequest(
+        scenario="loop-compile",
+        params={"size": "4"},
+        variants=["lax.scan", "unrolled"],
+        settings=RunSettings(samples=5, profile=False, budget_s=0.01, measure="compile"),
+    )
+    request.sweep = ("steps", ["1", "4"])
+    result = runner.run(request)
+    assert result.options.measure == "compile"
+    for point in result.points:
+        for v in point.variants:
+            assert v.ok and v.stages.rounds >= 3 and v.stages.total is not None
+            assert len(v.stages.total.samples_ms) == v.stages.rounds
+            assert v.stages.cache and v.stages.process_first_ms is not None
+    assert set(ct.sweep_medians(result)) == {"lax.scan", "unrolled"}
+    assert all(m is not None for ms in ct.sweep_medians(result).values() for m in ms)
+
+
+@pytest.mark.slow
+def test_a_compile_repeat_past_the_timeout_fails_that_variant_there_and_the_rest_is_measured(fixture_dir):
+    from pathlib import Path
+
+    from tuiperf.processes.runner import ProcessRunner
+
+    folder = str(Path(fixture_dir).parent / "compile_hang")
+    request = RunRequest(
+        scenario="compile-hang",
+        scenario_dirs=[folder],
+        settings=RunSettings(samples=5, profile=False, budget_s=0.01, measure="compile", timeout_s=3.0),
+    )
+    request.sweep = ("size", ["2", "3"])
+    runner = ProcessRunner([folder])
+    try:
+        result = runner.run(request)
+    finally:
+        runner.close()
+    small, large = result.points
+    assert all(v.ok and v.stages.total is not None for v in small.variants)
+    ok, hangs = large.variants
+    assert ok.ok and ok.stages.total is not None
+    assert hangs.status == "failed" and hangs.failure is not None
+    assert hangs.failure.error == "did not finish within --timeout 3 s at size=3 (raise it with --timeout)"
+
+
+def test_a_cluster_run_does_not_repeat_compiles():
+    from tuiperf.common.errors import ParamError
+    from tuiperf.contract.options import check_combination
+
+    check_combination(RunSettings(measure="compile"))
+    with pytest.raises(ParamError, match="--measure compile repeats each compile"):
+        check_combination(RunSettings(cluster=2, measure="compile"))

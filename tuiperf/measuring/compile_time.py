@@ -1,0 +1,311 @@
+"""Compile time measured like a call (``--measure compile``): each variant's trace, lower, backend compile
+and the first call of the new executable, repeated with variants in turn (round-robin) until every
+stage's 95 % interval is within a few percent of its median or the budget ends.
+
+What makes a repeat a real compile: before each one, JAX's in-memory caches of traces, lowerings and
+compiled executables are cleared (``jax._src.util.clear_all_caches``: what ``jax.clear_caches`` clears
+but jit's C++ per-function caches, so the variants' own jitted functions still call without compiling
+after the repeats), and no persistent compilation cache folder is set while they run. The process's
+own first-compile costs (the backend's and XLA's one-time set-up) are paid before any variant is
+compiled, by compiling a tiny unrelated function, and said apart (:func:`process_first_compile`).
+
+The persistent cache is measured on its own (:func:`persistent_cache`): with a private, empty
+``jax_compilation_cache_dir``, one compile (the miss, which writes the entry) then another with the
+in-memory caches cleared (the hit), with what ``jax.monitoring`` reports of each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tuiperf.results.model import CompileStagesMs, PersistentCache, StageSeries
+from tuiperf.results.stats import median_ci
+
+TARGET_REL = 0.05  # stop when every stage's 95 % interval is within ±5 % of its median
+MIN_ROUNDS = 10  # up to 10 repeats the order-statistics interval is their whole range: settled only if it is narrow
+MAX_ROUNDS = 500
+SERIES = ("trace", "lower", "compile", "first_call", "total")  # total: trace + lower + compile
+
+HITS, MISSES = "/jax/compilation_cache/cache_hits", "/jax/compilation_cache/cache_misses"
+SAVED, READ = "/jax/compilation_cache/compile_time_saved_sec", "/jax/compilation_cache/cache_retrieval_time_sec"
+
+_first_compile_ms: float | None = None  # this process's first compile of the tiny function, once
+_tiny_ms: float | None = None  # the same tiny function compiled again, just before the latest repeats
+
+
+def clear_in_memory_caches() -> None:
+    """Forget every trace, lowering and compiled executable JAX's Python side keeps (jit's C++
+    per-function caches stay: the variants' jitted functions still call without compiling)."""
+    try:
+        from jax._src import util
+
+        util.clear_all_caches()
+    except (ImportError, AttributeError):  # a JAX without it: the public call clears the C++ caches too
+        import jax
+
+        jax.clear_caches()
+
+
+def _tiny_compile_ms() -> float:
+    import jax
+    import numpy as np
+
+    clear_in_memory_caches()
+    started = time.perf_counter_ns()
+    jax.jit(lambda a: a * 2 + 1).trace(np.float32(1)).lower().compile()
+    return (time.perf_counter_ns() - started) / 1e6
+
+
+def process_first_compile() -> float:
+    """This process's first compile of a tiny unrelated function (ms): the backend's one-time set-up
+    paid here, before any variant is compiled, and said apart. Timed once per process."""
+    global _first_compile_ms
+    if _first_compile_ms is None:
+        _first_compile_ms = _tiny_compile_ms()
+    return _first_compile_ms
+
+
+@dataclass
+class Subject:
+    """One variant whose compile is repeated: its AOT-capable function and arguments, and its stages so far."""
+
+    name: str
+    fn: Any
+    args: tuple[Any, ...]
+    call: bool = True  # time the new executable's first call (not a step's, which may donate its state)
+    samples: dict[str, list[float]] = field(default_factory=lambda: {key: [] for key in SERIES})
+
+    def repeat(self) -> None:
+        """One real compile: caches cleared, then trace, lower, compile and the first call, each timed."""
+        import jax
+
+        clear_in_memory_caches()
+        clock = time.perf_counter_ns
+        t0 = clock()
+        if hasattr(self.fn, "trace"):
+            traced = self.fn.trace(*self.args)
+            t1 = clock()
+            lowered = traced.lower()
+        else:  # a wrapper with lower() alone traces inside it: its trace is part of 'lower'
+            t1 = t0
+            lowered = self.fn.lower(*self.args)
+        t2 = clock()
+        compiled = lowered.compile()
+        t3 = clock()
+        if self.call:
+            try:
+                jax.block_until_ready(compiled(*self.args))
+            except TypeError:  # static arguments: the executable takes the others alone; its first call is not timed
+                self.call = False
+                self.samples["first_call"].clear()
+        t4 = clock()
+        if hasattr(self.fn, "trace"):
+            self.samples["trace"].append((t1 - t0) / 1e6)
+        for key, ns in (("lower", t2 - t1), ("compile", t3 - t2), ("total", t3 - t0)):
+            self.samples[key].append(ns / 1e6)
+        if self.call:
+            self.samples["first_call"].append((t4 - t3) / 1e6)
+
+    def settled(self, target: float = TARGET_REL) -> bool:
+        return all(_settled(values, target) for values in self.samples.values() if values)
+
+    def series(self) -> dict[str, StageSeries]:
+        return {key: series_of(values) for key, values in self.samples.items() if values}
+
+
+def _settled(values: list[float], target: float) -> bool:
+    if len(values) < MIN_ROUNDS:
+        return False
+    median = sorted(values)[len(values) // 2]
+    lo, hi = median_ci(values)
+    return median > 0 and (hi - lo) / 2 <= target * median
+
+
+def series_of(values: list[float]) -> StageSeries:
+    """A stage's repeats: the samples as taken, their median and its distribution-free 95 % interval."""
+    ordered = sorted(values)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return StageSeries(samples_ms=list(values), median_ms=median, ci95_ms=median_ci(values))
+
+
+@contextlib.contextmanager
+def persistent_cache_off() -> Iterator[None]:
+    """No persistent compilation cache folder while the repeats run (a read from disk is no compile), then
+    as it was. ``jax_enable_compilation_cache`` is left as it is: enabled (JAX's default), every compile
+    computes its cache key even with no folder, as a user's process with no folder does."""
+    import jax
+
+    was = getattr(jax.config, "jax_compilation_cache_dir")  # noqa: B009 - not in its type stubs
+    if was is None:
+        yield
+        return
+    jax.config.update("jax_compilation_cache_dir", None)
+    _reset_persistent_cache()
+    try:
+        yield
+    finally:
+        jax.config.update("jax_compilation_cache_dir", was)
+        _reset_persistent_cache()
+
+
+def _reset_persistent_cache() -> None:
+    from jax.experimental.compilation_cache import compilation_cache
+
+    compilation_cache.reset_cache()
+
+
+def repeat_compiles(
+    subjects: list[Subject],
+    budget_s: float,
+    *,
+    stop: Callable[[], bool] = lambda: False,
+    on_turn: Callable[[Subject, int], None] = lambda subject, round_index: None,
+) -> tuple[int, str]:
+    """Repeat every subject's compile in rounds, one repeat each per round, until all are settled, the
+    budget ends or ``stop`` says so; the rounds taken and why they ended."""
+    started = time.monotonic()
+    rounds, why = 0, "the budget ended"
+    with persistent_cache_off():
+        global _tiny_ms
+        _tiny_ms = _tiny_compile_ms()  # the tiny function again, as the repeats find the process
+        while subjects:
+            for subject in subjects:
+                on_turn(subject, rounds)
+                subject.repeat()
+            rounds += 1
+            if all(s.settled() for s in subjects):
+                why = f"every stage's 95 % interval within ±{TARGET_REL:.0%} of its median"
+                break
+            if stop():
+                why = "the run was stopped"
+                break
+            if time.monotonic() - started > budget_s and rounds >= 3:
+                break
+            if rounds >= MAX_ROUNDS:
+                why = f"{MAX_ROUNDS} rounds"
+                break
+    return rounds, why
+
+
+@contextlib.contextmanager
+def _listening() -> Iterator[tuple[dict[str, int], dict[str, float]]]:
+    import jax.monitoring as monitoring
+
+    counts: dict[str, int] = {}
+    seconds: dict[str, float] = {}
+
+    def on_event(event: str, **kwargs: str | int) -> None:
+        counts[event] = counts.get(event, 0) + 1
+
+    def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
+        seconds[event] = seconds.get(event, 0.0) + duration_secs
+
+    monitoring.register_event_listener(on_event)
+    monitoring.register_event_duration_secs_listener(on_duration)
+    try:
+        yield counts, seconds
+    finally:
+        monitoring.unregister_event_listener(on_event)
+        monitoring.unregister_event_duration_listener(on_duration)
+
+
+@contextlib.contextmanager
+def _private_cache(thresholds_zero: bool) -> Iterator[str]:
+    import jax
+
+    names = (
+        "jax_compilation_cache_dir",
+        "jax_enable_compilation_cache",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_persistent_cache_min_entry_size_bytes",
+    )
+    was = {name: getattr(jax.config, name) for name in names}
+    with tempfile.TemporaryDirectory(prefix="tuiperf-jax-cache-") as folder:
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_enable_compilation_cache", True)
+        if thresholds_zero:
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+            jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        _reset_persistent_cache()
+        try:
+            yield folder
+        finally:
+            for name, value in was.items():
+                jax.config.update(name, value)
+            _reset_persistent_cache()
+
+
+def _one_compile_ms(subject: Subject) -> float:
+    clear_in_memory_caches()
+    started = time.perf_counter_ns()
+    if hasattr(subject.fn, "trace"):
+        subject.fn.trace(*subject.args).lower().compile()
+    else:
+        subject.fn.lower(*subject.args).compile()
+    return (time.perf_counter_ns() - started) / 1e6
+
+
+def _entries(folder: str) -> int:
+    return sum(len(files) for _, _, files in os.walk(folder))
+
+
+def persistent_cache(subject: Subject, *, thresholds_zero: bool = False) -> PersistentCache:
+    """The miss then the hit with a private, empty cache folder: each compile's time (trace, lower and
+    compile), the hits, misses, seconds saved and read time JAX reports, and why there was no hit."""
+    import jax
+
+    min_time = float(getattr(jax.config, "jax_persistent_cache_min_compile_time_secs"))  # noqa: B009
+    min_size = int(getattr(jax.config, "jax_persistent_cache_min_entry_size_bytes"))  # noqa: B009
+    with _private_cache(thresholds_zero) as folder, _listening() as (counts, seconds):
+        cold_ms = _one_compile_ms(subject)
+        written = _entries(folder)
+        warm_ms = _one_compile_ms(subject)
+    hits, misses = counts.get(HITS, 0), counts.get(MISSES, 0)
+    note = ""
+    if hits == 0:
+        if written == 0 and not thresholds_zero and cold_ms / 1e3 < min_time:
+            note = (
+                f"nothing written: trace, lower and compile took {cold_ms / 1e3:.3g} s, under "
+                f"jax_persistent_cache_min_compile_time_secs ({min_time:g} s)"
+            )
+        elif written == 0 and not thresholds_zero:
+            note = f"nothing written: its entry may be under jax_persistent_cache_min_entry_size_bytes ({min_size})"
+        elif written == 0:
+            note = "nothing written even with both thresholds at 0 (the backend may not serialize executables)"
+        else:
+            note = "an entry was written but not read back"
+    return PersistentCache(
+        cold_ms=cold_ms,
+        warm_ms=warm_ms,
+        hits=hits,
+        misses=misses,
+        saved_s=seconds.get(SAVED),
+        read_s=seconds.get(READ),
+        entries=written,
+        thresholds_zero=thresholds_zero,
+        note=note,
+    )
+
+
+def with_repeats(
+    stages: CompileStagesMs, subject: Subject, rounds: int, why: str, cache: list[PersistentCache]
+) -> CompileStagesMs:
+    """A variant's stages part with its repeats, its process's first compile and its persistent-cache figures."""
+    import msgspec
+
+    return msgspec.structs.replace(
+        stages,
+        repeated=subject.series(),
+        rounds=rounds,
+        stopped=why,
+        process_first_ms=_first_compile_ms,
+        tiny_ms=_tiny_ms,
+        cache=cache,
+    )
