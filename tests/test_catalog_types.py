@@ -24,10 +24,12 @@ CATALOG_KEYS = {
 } | {"file"}
 # String-key reads of other plain data whose keys happen to share a name, each with what it reads.
 NOT_CATALOG = {
-    ("cli/listing.py", "id"): "a device's description",
-    ("cli/listing.py", "kind"): "a device's description",
-    ("tui/widgets/run_options.py", "id"): "a device's description",
-    ("tui/widgets/run_options.py", "kind"): "a device's description",
+    ("cli/pytest_plugin.py", "variants"): "the keyword arguments a test passes to tuiperf.check",
+    ("results/hlo.py", "id"): "the compiled HLO's stack-frame tables (regex groups)",
+    ("results/hlo.py", "name"): "the compiled HLO's instructions (regex groups)",
+    ("results/hlo.py", "file"): "the compiled HLO's stack-frame tables (regex groups)",
+    ("results/hlo.py", "line"): "the compiled HLO's source lines (regex groups)",
+    ("results/op_trace.py", "name"): "a profiler trace's events (Chrome trace format)",
     ("cli/measure.py", "error"): "the run thread's outcome",
     ("tui/screenshot.py", "error"): "the headless app's outcome",
     ("results/resultfile.py", "variants"): "upgrading a result file of an older schema",

@@ -60,7 +60,7 @@ class Pass:
         start_device_libraries(self.ctx.device)
         if self.ctx.settings.measure == "compile":
             process_first_compile()  # the process's own first-compile costs, paid before any variant's
-        prepared, self.attempts = tried.added(self.ctx, self.prepare_variants(ctx), self.found)
+        prepared, self.attempts = tried.added(self.ctx, self.prepare_variants(ctx), self.found, self.point.index)
         self.progress.plan(prepared)
         return prepared
 

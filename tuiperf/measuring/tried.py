@@ -25,6 +25,7 @@ import numpy as np
 from tuiperf.api.scenario import Bench
 from tuiperf.api.step import Carrier
 from tuiperf.common.units import format_bytes
+from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.analysis import host_bytes
 from tuiperf.measuring.context import Outcomes, RunContext, describe_exception
 from tuiperf.measuring.guard import Costs, Subject, check
@@ -121,10 +122,13 @@ def eager_evidence(bench: Bench) -> str | None:
     return f"one call ran {' and '.join(said)} ({counts} in its profile)"
 
 
-def added(ctx: RunContext, prepared: list[Prepared], found: Outcomes) -> tuple[list[Prepared], list[Attempt]]:
+def added(
+    ctx: RunContext, prepared: list[Prepared], found: Outcomes, point: int
+) -> tuple[list[Prepared], list[Attempt]]:
     """The pass's prepared variants with the remedied ones it tries after them (to be sampled with the
     others), and the attempts that were prepared (one that could not be is kept in ``found.tried``
-    with its error)."""
+    with its error). Choosing a candidate profiles one call of the variant: that is said as its
+    profile phase, so a call that hangs under a profiler is blamed for what it was doing."""
     if ctx.policy.fixed_calls or not ctx.settings.profile:
         return prepared, []
     budget_s = ctx.settings.budget_s
@@ -135,6 +139,8 @@ def added(ctx: RunContext, prepared: list[Prepared], found: Outcomes) -> tuple[l
             break
         if p.first.estimate_ns > MAX_SHARE * budget_s * 1e9:
             continue
+        ctx.emit(PhaseChanged("profile", p.name, "one call profiled: a remedy to try?"))
+        ctx.hooks.turn(p.name, point)
         try:
             found_one = candidate(p, ctx.device)
         except BaseException:  # noqa: BLE001 - the evidence is optional; the variant was measured already

@@ -54,7 +54,12 @@ COMMANDS: tuple[Command, ...] = (
         "w", "sweep", "Sweep a parameter", "run once per value of one parameter (log-log plot, slopes)", footer="Sweep"
     ),
     Command("l", "toggle_log", "Toggle log scale", "linear or log time axis of the histogram", footer="Log"),
-    Command("m", "toggle_sweep_memory", "Sweep: time or memory", "plot the sweep's time per call or program memory"),
+    Command(
+        "m",
+        "toggle_sweep_memory",
+        "Sweep: time, memory, compile",
+        "plot the sweep's time per call, program memory or compile time",
+    ),
     Command("b", "next_baseline", "Next baseline", "compare the variants against the next one"),
     Command(
         "v",
