@@ -36,6 +36,14 @@ NOT_BEFORE_THE_FIRST_FRAME = (
 )
 
 
+def test_the_explorers_start_path_imports_no_numpy():
+    """What `tuiperf` imports before its first frame, the process runner included: no numpy (it added a
+    tenth of a second to the first frame through the process contract's output digests)."""
+    code = "import sys, tuiperf.processes.runner, tuiperf.tui.app, tuiperf.cli; print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr
+
+
 def test_ui_never_imports_jax_and_the_first_frame_waits_for_no_panel_module():
     code = textwrap.dedent("""
         import json, sys

@@ -3,7 +3,9 @@ Python environments can be compared: does the other version compute the same res
 
 The measuring process flattens the output (projected by the variant's ``compare=``) to leaves keyed by
 path and copies them to the host (numpy arrays; only shapes and dtypes past a size limit); the parent
-compares two digests with the guard's rule (:func:`relative_difference`). Numpy only: no JAX here.
+compares two digests with the guard's rule (:func:`relative_difference`). Numpy only: no JAX here, and
+numpy only where two digests are compared (the process contract names these types, and the explorer's
+start imports that contract: numpy would add a tenth of a second to its first frame).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
-import numpy as np
 
 MAX_CARRIED_ELEMENTS = 4_000_000  # beyond this an output's values stay in its process: shapes only
 HALF_PRECISION_TOLERANCE = 1e-2  # the least relative tolerance for bfloat16/float16 values
@@ -34,6 +35,8 @@ class OutputDigest(msgspec.Struct, frozen=True):
 def relative_difference(a: Any, b: Any) -> float:
     """Largest |a - b| relative to the largest |b|; NaN or infinity at the same places counts as equal,
     in one only as infinitely different. Non-numeric leaves are equal or not."""
+    import numpy as np
+
     try:
         a = np.asarray(a)
         b = np.asarray(b)
@@ -60,6 +63,8 @@ def relative_difference(a: Any, b: Any) -> float:
 
 
 def _same(a: Any, b: Any) -> bool:
+    import numpy as np
+
     try:
         return bool(np.all(a == b))
     except BaseException:  # noqa: BLE001 - objects that cannot even be compared are different
