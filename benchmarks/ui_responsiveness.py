@@ -8,7 +8,7 @@
    of serving a built plot's lines, and how long the histogram's picture takes to build off-thread
    (from showing the result until the picture is handed to the UI thread).
 3. Key-to-screen: pressing a result tab's key (and b, h, a stored run opened) until the first frame
-   that shows it, with a run's and a sweep's result shown, beside a minimal Textual app measured in
+   that shows it, with a run's, a sweep's and a 2-D grid's result shown, beside a minimal Textual app measured in
    the same run (the issue's bar: p99 under 50 ms or within 1.5x of that app's).
 4. Memory: that process's RSS with that result loaded; the measuring process's RSS over 20 runs.
 5. (--only fills --result FILE) The UI thread's work per result: a stored result shown, then each other
@@ -229,7 +229,7 @@ async def measure_lag(scenario: str, budget: float) -> tuple[dict[str, list[floa
     # idle: nothing started, measured or drawn (the loader has answered and a second has passed, or a
     # run's result is drawn); start-up: until the loader's answer with the devices; a run's end: from
     # its last event until every plot shows the result (one layout and the plots' builds).
-    phases = ("idle", "start-up", "run", "run's end", "sweep", "sweep's end")
+    phases = ("idle", "start-up", "run", "run's end", "sweep", "sweep's end", "grid", "grid's end")
     lags: dict[str, list[float]] = {name: [] for name in phases}
     phase = ["start-up"]
     commands: dict[str, dict[str, list[float]]] = {}
@@ -253,9 +253,11 @@ async def measure_lag(scenario: str, budget: float) -> tuple[dict[str, list[floa
             await pilot.pause(1.0)
             phase[0] = "idle"
             await pilot.pause(1.5)
-            for name, sweep in (("run", None), ("sweep", ("batch", [1, 4, 16]))):
+            shapes = (("run", None, None), ("sweep", ("batch", [1, 4, 16]), None))
+            shapes += (("grid", ("batch", [1, 16]), ("width", [16, 64])),)  # a 2-D grid: 4 cells
+            for name, sweep, grid in shapes:
                 phase[0] = f"{name}'s end"
-                main.start_run(sweep=sweep)
+                main.start_run(sweep=sweep, grid=grid)
                 await main.runs.wait_for_end(600)
                 await app.plots_settled()
                 phase[0] = "idle"
@@ -284,7 +286,9 @@ async def measure_big_result(encoded: bytes) -> dict[str, float]:
             return None
 
         def devices(self):
-            return [{"id": "cpu:0", "platform": "cpu", "kind": "cpu", "index": 0}]
+            from tuiperf.results.model import DeviceInfo
+
+            return [DeviceInfo("cpu:0", "cpu", "cpu", 0)]
 
         def close(self):
             pass
