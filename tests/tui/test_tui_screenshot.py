@@ -47,14 +47,39 @@ def test_parse_size():
 
 
 def test_every_character_of_a_screenshot_stands_in_its_own_cell():
-    from tuiperf.tui.svg_text import BRAILLE_FONT, aligned
+    from tuiperf.tui.svg_text import SANS_FONT, aligned
 
-    run = '<text class="t-r1" x="12.2" y="20" textLength="73.2" clip-path="url(#l0)">a&#160;⣀⣿&amp;b</text>'
+    run = '<text class="t-r1" x="12.2" y="20" textLength="85.4" clip-path="url(#l0)">a&#160;⣀⣿&amp;bℹ</text>'
     placed = aligned(f"<svg>{run}</svg>")
     assert placed == (
         '<svg><text class="t-r1" x="12.2 24.4 61.0 73.2" y="20" clip-path="url(#l0)">a\xa0&amp;b</text>'
-        f'<text class="t-r1" x="36.6 48.8" y="20" clip-path="url(#l0)"{BRAILLE_FONT}>⣀⣿</text></svg>'
+        f'<text class="t-r1" x="36.6 48.8 85.4" y="20" clip-path="url(#l0)"{SANS_FONT}>⣀⣿ℹ</text></svg>'
     )
+
+
+def test_the_png_font_has_every_glyph_the_app_draws():
+    """PNG screenshots (cairosvg: no font fallback) drew "ℹ" as a box: DejaVu Sans Mono lacks it. Every
+    character in tuiperf's sources is in the font asked for, but the control pictures ``inert`` puts in
+    place of control characters (␛, ␇, …): no font on a Debian machine has those."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import tuiperf
+    from tuiperf.tui.svg_text import in_sans
+
+    if shutil.which("fc-list") is None:
+        pytest.skip("fontconfig's fc-list is not installed")
+    drawn = {c for f in Path(tuiperf.__file__).parent.rglob("*.py") for c in f.read_text(encoding="utf-8")}
+    missing = []
+    for char in sorted(c for c in drawn if ord(c) > 127 and not "\u2400" <= c <= "\u243f"):
+        font = "DejaVu Sans" if in_sans(char) else "DejaVu Sans Mono"
+        having = subprocess.run(["fc-list", f":charset={ord(char):x}", "family"], capture_output=True, text=True)
+        if font not in having.stdout.split("\n") and not any(
+            font in line.split(",") for line in having.stdout.split("\n")
+        ):
+            missing.append(f"{char} U+{ord(char):04X} not in {font}")
+    assert missing == []
 
 
 def test_a_screenshot_counts_devices_listed_after_a_short_run_ends(saved, scenario_dirs, tmp_path, monkeypatch):
