@@ -70,6 +70,9 @@ def test_the_png_font_has_every_glyph_the_app_draws():
 
     if shutil.which("fc-list") is None:
         pytest.skip("fontconfig's fc-list is not installed")
+    families = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True).stdout
+    if "DejaVu Sans Mono" not in families:
+        pytest.skip("the DejaVu fonts are not installed (Debian: fonts-dejavu-core)")
     drawn = {c for f in Path(tuiperf.__file__).parent.rglob("*.py") for c in f.read_text(encoding="utf-8")}
     missing = []
     for char in sorted(c for c in drawn if ord(c) > 127 and not "\u2400" <= c <= "\u243f"):
