@@ -283,3 +283,34 @@ def test_a_cluster_run_does_not_repeat_compiles():
     check_combination(RunSettings(measure="compile"))
     with pytest.raises(ParamError, match="--measure compile repeats each compile"):
         check_combination(RunSettings(cluster=2, measure="compile"))
+
+
+def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, capsys):
+    """`tuiperf compare OLD NEW` of two `--measure compile` runs: a compile-time regression between them
+    (jax#21067-like: the same program compiling 2.5x as long after an upgrade) has its own table."""
+    from tuiperf.cli import main
+    from tuiperf.results.compare import compare_runs
+
+    def run(unrolled_ms: float) -> RunResult:
+        result = factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}, scenario="s")
+        return with_stages(result, {"scan": 30.0, "unrolled": unrolled_ms})
+
+    old, new = run(40.0), run(100.0)
+    rows = {c.variant: c for c in compare_runs(old, new).compile_rows}
+    assert rows["unrolled"].ratio == pytest.approx(2.5) and rows["unrolled"].ci95[0] > 2.3
+    assert rows["scan"].ci95[0] <= 1 <= rows["scan"].ci95[1]
+    paths = []
+    for name, result in (("old", old), ("new", new)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_bytes(encode(result))
+    assert main(["compare", *map(str, paths), "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "s: compile time (trace + lower + compile, repeated), new / old median" in out
+    line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and "ms" in row)
+    assert "40 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
+    assert (
+        compare_runs(
+            factories.result({"a": factories.steady(1.0)}), factories.result({"a": factories.steady(1.0)})
+        ).compile_rows
+        == []
+    )

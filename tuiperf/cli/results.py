@@ -14,6 +14,7 @@ from tuiperf.common.files import user_path
 from tuiperf.results.model import RunResult
 
 if TYPE_CHECKING:
+    from tuiperf.results.compare import CompileChange
     from tuiperf.results.history import StoredRun
 
 
@@ -79,6 +80,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     title = f"{one_line(new.scenario.id)}: new / old median"
     headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", "p"]
     print_trimmed(console, grid(title, headers, rows, console.width, console))
+    if comparison.compile_rows:
+        print_trimmed(console, compile_grid(comparison.compile_rows, new.scenario.id, console))
     print_trimmed(err, Hanging(_covers_note(comparison.rows), style="dim"))
     for difference in comparison.differences:
         print_trimmed(err, Hanging(f"note: the runs differ: {one_line(difference)}", style="yellow"))
@@ -87,6 +90,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print_trimmed(err, Hanging(f"slower by more than {args.fail_above:g} %: {slower}"))
         return 1
     return 0
+
+
+def compile_grid(changes: list[CompileChange], scenario: str, console: Console) -> Any:
+    """``compare``'s second table: compile time (trace + lower + compile, repeated) new / old."""
+    from tuiperf.cli.report import grid
+    from tuiperf.common.text import one_line
+
+    by_point = any(c.point for c in changes)
+    rows = [
+        [one_line(c.point)] * by_point
+        + [
+            one_line(c.variant),
+            f"{c.old_ms:.3g} ms",
+            f"{c.new_ms:.3g} ms",
+            f"{c.ratio:.3f}",
+            f"{c.ci95[0]:.3f}–{c.ci95[1]:.3f}",
+            "within noise" if c.ci95[0] <= 1 <= c.ci95[1] else "undecided (one process each)" if not c.finding else "",
+        ]
+        for c in changes
+    ]
+    title = f"{one_line(scenario)}: compile time (trace + lower + compile, repeated), new / old median"
+    headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", ""]
+    return grid(title, headers, rows, console.width, console)
 
 
 def history_path(args: argparse.Namespace) -> Path | None:

@@ -33,10 +33,32 @@ class VariantChange:
         return is_finding(self.ci95, self.covers, two_processes=True)
 
 
+@dataclass(frozen=True)
+class CompileChange:
+    """One variant's compile time (trace + lower + compile, repeated: ``--measure compile``) in both runs:
+    new / old median with a bootstrap 95 % interval over the two runs' repeats."""
+
+    variant: str
+    old_ms: float
+    new_ms: float
+    ratio: float
+    ci95: tuple[float, float]
+    point: str = ""
+
+    @property
+    def finding(self) -> bool:
+        """Two runs are two processes, and repeats cover one process's compiles only."""
+        from tuiperf.results.covers import SAMPLES
+        from tuiperf.results.findings import is_finding
+
+        return is_finding(self.ci95, SAMPLES, two_processes=True)
+
+
 @dataclass
 class RunComparison:
     rows: list[VariantChange]
     differences: list[str] = field(default_factory=list)  # "params: batch 1 → 8", "jax 0.9.0 → 0.10.2", ...
+    compile_rows: list[CompileChange] = field(default_factory=list)  # where both runs measured compile time
 
 
 def differences(old: RunResult, new: RunResult) -> list[str]:
@@ -109,8 +131,10 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
         )
     pairs, found = matched_points(old, new)
     rows: list[VariantChange] = []
+    compiles: list[CompileChange] = []
     for label, old_point, new_point in pairs:
         rows += _point_rows(old_point, new_point, label, found)
+        compiles += _compile_rows(old_point, new_point, label)
     first_old, first_new = (pairs[0][1], pairs[0][2]) if pairs else (old.shown, new.shown)
     swept = (
         {p for run in (old, new) if run.sweep is not None for p in run.sweep.parameters} if len(pairs) > 1 else set()
@@ -121,7 +145,7 @@ def compare_runs(old: RunResult, new: RunResult, *, force: bool = False) -> RunC
     shapes = [_shape(r) for r in (old, new)]
     if shapes[0] != shapes[1]:
         described.insert(0, f"{shapes[0]} → {shapes[1]} (compared at {pairs[0][0]})")
-    return RunComparison(rows=rows, differences=described + found)
+    return RunComparison(rows=rows, differences=described + found, compile_rows=compiles)
 
 
 def matched_points(old: RunResult, new: RunResult) -> tuple[list[tuple[str, RunResult, RunResult]], list[str]]:
@@ -216,4 +240,19 @@ def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: l
                 covers=covers,
             )
         )
+    return rows
+
+
+def _compile_rows(old_point: RunResult, new_point: RunResult, label: str) -> list[CompileChange]:
+    """Each variant whose compile time both runs repeated: new / old median of trace + lower + compile."""
+    from tuiperf.results.stats import ratio_ci
+
+    before = {v.name: v.stages.total for v in old_point.variants}
+    rows = []
+    for variant in new_point.variants:
+        new_total, old_total = variant.stages.total, before.get(variant.name)
+        if new_total is None or old_total is None or len(new_total.samples_ms) < 2 or len(old_total.samples_ms) < 2:
+            continue
+        ratio, lo, hi = ratio_ci(new_total.samples_ms, old_total.samples_ms)
+        rows.append(CompileChange(variant.name, old_total.median_ms, new_total.median_ms, ratio, (lo, hi), label))
     return rows
