@@ -314,3 +314,21 @@ def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, caps
         ).compile_rows
         == []
     )
+
+
+def test_a_run_over_two_environments_says_each_variants_compile_time_against_the_reference():
+    """`--env old --env new --measure compile`: a compile-time regression between versions."""
+    from tuiperf.results.environments import qualified
+    from tuiperf.results.model import EnvironmentRun
+
+    variants = []
+    for env, unrolled_ms in (("old", 40.0), ("new", 100.0)):
+        for name, ms in (("scan", 30.0), ("unrolled", unrolled_ms)):
+            v = factories.variant(qualified(name, env), samples=factories.steady(10.0))
+            variants.append(msgspec.structs.replace(v, environment=env, stages=repeated(ms)))
+    result = document.run_result(factories.header(), variants, duration_s=1.0)
+    result.environments = [EnvironmentRun(name="old", python="/py"), EnvironmentRun(name="new", python="/py")]
+    text = shown(result).replace("\n", " ")
+    assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40 ms, 2.500×" in text
+    assert "undecided: one process each" in text
+    assert "• scan compile (trace+lower+compile) in new: 30 ms against 30 ms, 1.000×" in text and "within noise" in text

@@ -23,7 +23,7 @@ from tuiperf.cli.wrap import Flow, Hanging, print_trimmed
 from tuiperf.common.text import inert, one_line
 from tuiperf.common.units import format_bytes, format_ns, ratio_with_interval
 from tuiperf.results import covers, tried
-from tuiperf.results.environments import COMPARED_PACKAGES, changes, pairs
+from tuiperf.results.environments import COMPARED_PACKAGES, changes, compile_changes, pairs
 from tuiperf.results.evidence import first_compile_note
 from tuiperf.results.findings import comparison_finding, p_cell
 from tuiperf.results.model import (
@@ -202,6 +202,17 @@ def environments(result: RunResult) -> list[Any]:
         title = f"{one_line(other.name)} against {one_line(result.environments[0].name)}: {inert(mine[0].versions)}"
         lines.append(Hanging(title, style="bold"))
         lines.extend(Hanging(f"• {inert(row.sentence(with_versions=False))}", indent=2) for row in mine)
+    for name, change in compile_changes(result):
+        lo, hi = change.ci95
+        verdict = "within noise" if lo <= 1 <= hi else "undecided: one process each"
+        lines.append(
+            Hanging(
+                f"• {one_line(change.variant)} compile (trace+lower+compile) in {one_line(name)}: "
+                f"{change.new_ms:.3g} ms against {change.old_ms:.3g} ms, {change.ratio:.3f}× "
+                f"[95 % CI {lo:.3f}–{hi:.3f}, {verdict}]",
+                indent=2,
+            )
+        )
     lines.append(Text(""))
     return lines
 

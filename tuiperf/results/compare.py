@@ -245,14 +245,22 @@ def _point_rows(old_point: RunResult, new_point: RunResult, label: str, notes: l
 
 def _compile_rows(old_point: RunResult, new_point: RunResult, label: str) -> list[CompileChange]:
     """Each variant whose compile time both runs repeated: new / old median of trace + lower + compile."""
-    from tuiperf.results.stats import ratio_ci
-
-    before = {v.name: v.stages.total for v in old_point.variants}
+    before = {v.name: v for v in old_point.variants}
     rows = []
     for variant in new_point.variants:
-        new_total, old_total = variant.stages.total, before.get(variant.name)
-        if new_total is None or old_total is None or len(new_total.samples_ms) < 2 or len(old_total.samples_ms) < 2:
-            continue
-        ratio, lo, hi = ratio_ci(new_total.samples_ms, old_total.samples_ms)
-        rows.append(CompileChange(variant.name, old_total.median_ms, new_total.median_ms, ratio, (lo, hi), label))
+        old = before.get(variant.name)
+        change = compile_change(variant.name, old, variant, label) if old is not None else None
+        if change is not None:
+            rows.append(change)
     return rows
+
+
+def compile_change(name: str, old: VariantResult, new: VariantResult, point: str = "") -> CompileChange | None:
+    """new / old of trace + lower + compile where both repeated it (at least twice each)."""
+    from tuiperf.results.stats import ratio_ci
+
+    new_total, old_total = new.stages.total, old.stages.total
+    if new_total is None or old_total is None or len(new_total.samples_ms) < 2 or len(old_total.samples_ms) < 2:
+        return None
+    ratio, lo, hi = ratio_ci(new_total.samples_ms, old_total.samples_ms)
+    return CompileChange(name, old_total.median_ms, new_total.median_ms, ratio, (lo, hi), point)

@@ -11,6 +11,7 @@ finding too).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -29,6 +30,9 @@ from tuiperf.results.model import (
     VariantResult,
 )
 from tuiperf.results.outputs import OutputDigest, differences
+
+if TYPE_CHECKING:
+    from tuiperf.results.compare import CompileChange
 
 SEPARATOR = " @ "
 # Said of a ratio whose interval leaves process-to-process spread out (no calibration, or stored before):
@@ -270,6 +274,27 @@ def changes(result: RunResult) -> list[EnvironmentChange]:
                 )
             )
     return rows
+
+
+def compile_changes(result: RunResult) -> list[tuple[str, CompileChange]]:
+    """Every variant whose compile time (``--measure compile``) both the reference environment and
+    another one repeated: (that environment, new / old of trace + lower + compile)."""
+    from tuiperf.results.compare import compile_change
+
+    shown = result.shown
+    if len(result.environments) < 2:
+        return []
+    reference = result.environments[0].name
+    by_name = {v.name: v for v in shown.variants}
+    found = []
+    for variant in shown.variants:
+        if variant.environment in (None, reference):
+            continue
+        base = by_name.get(qualified(base_name(variant), reference))
+        change = compile_change(base_name(variant), base, variant) if base is not None else None
+        if change is not None and variant.environment is not None:
+            found.append((variant.environment, change))
+    return found
 
 
 def _ratio(pairs: dict[tuple[str, str], Comparison], a: str, b: str) -> Comparison | None:
