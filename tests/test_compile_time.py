@@ -332,3 +332,17 @@ def test_a_run_over_two_environments_says_each_variants_compile_time_against_the
     assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40 ms, 2.500×" in text
     assert "undecided: one process each" in text
     assert "• scan compile (trace+lower+compile) in new: 30 ms against 30 ms, 1.000×" in text and "within noise" in text
+
+
+def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
+    from tuiperf.results.model import Program
+
+    result = factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)})
+    result = with_stages(result, {"scan": 30.0, "unrolled": 160.0})
+    scan = msgspec.structs.replace(result.variants[0], program=Program(loops=[32]))
+    result = msgspec.structs.replace(result, variants=[scan, result.variants[1]])
+    [said] = ct.gap_sentences(result, "scan")
+    assert said.startswith("unrolled compiles 130 ms longer than scan (5.33×): XLA's backend compile +130 ms (100%)")
+    assert "scan's program holds a 32-step loop, unrolled's none" in said
+    assert "· unrolled compiles 130 ms longer" in shown(result)
+    assert ct.gap_sentences(with_stages(result, {"scan": 30.0, "unrolled": 30.0}), "scan") == []  # in noise

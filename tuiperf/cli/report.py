@@ -319,6 +319,7 @@ def compile_time(result: RunResult, width: int, console: Console, where: str = "
     if found:
         parts.append(Hanging(f"compile (trace+lower+compile) against {one_line(base or '')} [95 % CI]", style="bold"))
         parts.append(_pairs([f"{one_line(r.name)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found]))
+        parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in ct.gap_sentences(result, base))
     cache = ct.cache_lines(result)
     if cache:
         parts.append(Hanging("persistent compilation cache, private folder, cold then warm", style="bold"))

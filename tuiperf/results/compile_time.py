@@ -82,6 +82,53 @@ def ratios(result: RunResult, baseline: str | None = None) -> tuple[str | None, 
     return base.name, found
 
 
+STAGE_WORDS = {"trace": "tracing (Python)", "lower": "lowering to StableHLO", "compile": "XLA's backend compile"}
+
+
+def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
+    """For each variant whose compile differs from the baseline's beyond its interval, which stage holds
+    the gap (differences of the stages' repeated medians) and what the programs show (loops, FLOPs)."""
+    base_name, found = ratios(result, baseline)
+    base = result.variant(base_name) if base_name is not None else None
+    if base is None:
+        return []
+    said = []
+    for row in found:
+        v = result.variant(row.name)
+        if v is None or row.lo <= 1 <= row.hi:
+            continue
+        gaps = {key: _median(v, key) - _median(base, key) for key in STAGE_WORDS}
+        total = sum(gaps.values())
+        if total == 0:
+            continue
+        held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
+        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in held)
+        longer = "longer" if total > 0 else "shorter"
+        sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
+        evidence = _program_words(v, base)
+        said.append(sentence + (f"; {evidence}" if evidence else ""))
+    return said
+
+
+def _median(v: VariantResult, key: str) -> float:
+    series = v.stages.repeated.get(key)
+    return series.median_ms if series is not None else 0.0
+
+
+def _program_words(v: VariantResult, base: VariantResult) -> str:
+    """What the compiled programs show: a loop in one only (an unrolled body is compiled once per step),
+    and their XLA FLOPs where both count their work."""
+    words = []
+    for a, b in ((v, base), (base, v)):
+        if a.program.loops and not b.program.loops:
+            words.append(f"{a.name}'s program holds {a.program.loop_words()}, {b.name}'s none")
+    if v.program.flops and base.program.flops and v.program.counts_work and base.program.counts_work:
+        ratio = v.program.flops / base.program.flops
+        if not 0.9 <= ratio <= 1.1:
+            words.append(f"{v.name}'s program counts {ratio:.3g}× the XLA FLOPs")
+    return "; ".join(words)
+
+
 def first_compile_line(result: RunResult) -> str:
     """What the process's own first-compile costs were, paid before the repeats and in none of them."""
     found = next((v.stages for v in result.variants if v.stages.repeated and v.stages.process_first_ms), None)
