@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from tuiperf.common.units import format_bytes
 from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.context import Outcomes, RunContext
 from tuiperf.measuring.guard import Costs, Subject, check, describe, digest
@@ -37,8 +38,30 @@ def guard(ctx: RunContext, params: dict[str, Scalar], prepared: list[Prepared], 
         reference=reference or (subjects[0].name if subjects else None),
         checked=[s.name for s in subjects],
         mismatches=[Mismatch(**m) for m in mismatches],
-        notes=[with_operations(note, subjects, found) for note in findings.notes],
+        notes=[with_operations(note, subjects, found) for note in findings.notes] + constant_notes(checked),
     )
+
+
+BAKED_MIN_BYTES = 64 * 1024  # smaller constants are the program's own (iota tables, padding values)
+
+
+def constant_notes(checked: list[Prepared]) -> list[str]:
+    """Each equivalent variant whose program holds arrays as constants (a closure's captured weights are
+    compiled into the program) where another's holds a quarter as much or less: both sizes, measured
+    in the compiled HLO."""
+    sized = [(p.name, p.built.program.constant_bytes) for p in checked if p.built.program.constant_bytes is not None]
+    notes = []
+    for name, held in sized:
+        others = [(n, b) for n, b in sized if n != name]
+        if held < BAKED_MIN_BYTES or not others:
+            continue
+        least_name, least = min(others, key=lambda nb: nb[1])
+        if least * 4 <= held:
+            notes.append(
+                f"{name}'s program holds {format_bytes(held)} of constants, {least_name}'s {format_bytes(least)}: "
+                "arrays a closure captures are compiled into the program (other values mean another compile)"
+            )
+    return notes
 
 
 def with_operations(note: str, subjects: list[Subject], found: Outcomes) -> str:

@@ -238,7 +238,7 @@ def prepare(
     once = CompileStagesMs(
         trace=stages["trace"], lower=stages["lower"], compile=stages["compile"], first_call=stages["first_call"]
     )
-    built = Built(once, program_part(own, paths, param_count), own.flops, paths, hlo)
+    built = Built(once, program_part(own, paths, param_count, hlo), own.flops, paths, hlo)
     return Prepared(name, bench, first, built, Remarks(tuple(notes), tuple(warnings)))
 
 
@@ -259,15 +259,25 @@ def _program(compiled: Any, fn: Any) -> Any:
     return compiled if compiled is not None else fn if is_compiled_executable(fn) else None
 
 
-def program_part(own: ProgramCosts, paths: Paths | None, param_count: int | None) -> Program:
-    """The call's own figures where its AOT API gives them, else its jit level's (from the breakdown's paths)."""
+def program_part(own: ProgramCosts, paths: Paths | None, param_count: int | None, hlo: tuple[str, ...] = ()) -> Program:
+    """The call's own figures where its AOT API gives them, else its jit level's (from the breakdown's
+    paths); the bytes of its constants from the first HLO text at hand (the call's own first)."""
     level = paths.program if paths is not None else None
     if level is None or own.flops is not None:
         flops, transcendentals, loops = own.flops, own.transcendentals, own.loops
     else:
         flops, transcendentals, loops = level.flops, level.transcendentals, level.loops
     memory = own.memory if own.memory is not None or level is None else level.memory
-    return document.program(flops, transcendentals, memory, param_count, loops)
+    return document.program(flops, transcendentals, memory, param_count, loops, constants_in(hlo))
+
+
+def constants_in(texts: tuple[str, ...]) -> int | None:
+    from tuiperf.results.hlo import constant_bytes, parse
+
+    try:
+        return constant_bytes(parse(texts[0])) if texts else None
+    except Exception:  # noqa: BLE001 - a figure of evidence, not the measurement: a text it cannot read is none
+        return None
 
 
 def breakdown_paths(bench: Bench) -> tuple[Paths | None, list[str]]:

@@ -165,6 +165,7 @@ def program(
     memory: ProgramMemory | None,
     param_count: int | None,
     loops: Sequence[int | None] | None = None,
+    constant_bytes: int | None = None,
 ) -> Program:
     """The program part; JSON has no NaN or infinity, so such a count is recorded as missing."""
     return Program(
@@ -173,6 +174,7 @@ def program(
         memory=memory,
         param_count=param_count,
         loops=None if loops is None else list(loops),
+        constant_bytes=constant_bytes,
     )
 
 

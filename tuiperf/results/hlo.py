@@ -395,3 +395,29 @@ def events_per_call(program: Program) -> int:
         return total
 
     return max(1, count(program.entry, 0))
+
+
+_DTYPE_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2}
+_DTYPE_BYTES |= {"s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
+_ARRAY_SHAPE = re.compile(r"^(?P<dtype>[a-z0-9]+)\[(?P<dims>[0-9,]*)\]$")
+
+
+def shape_bytes(shape: str) -> int | None:
+    """Bytes of one array shape as HLO writes it (``f32[336,512]``); None for a tuple or an unknown type."""
+    match = _ARRAY_SHAPE.match(shape.strip())
+    if match is None or match["dtype"] not in _DTYPE_BYTES:
+        return None
+    size = 1
+    for dim in filter(None, match["dims"].split(",")):
+        size *= int(dim)
+    return size * _DTYPE_BYTES[match["dtype"]]
+
+
+def constant_bytes(program: Program) -> int:
+    """Bytes of the arrays written into the program as constants (a closure's captured weights are)."""
+    return sum(
+        shape_bytes(i.shape) or 0
+        for instructions in program.computations.values()
+        for i in instructions
+        if i.opcode == "constant"
+    )

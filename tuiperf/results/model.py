@@ -308,6 +308,7 @@ class Program(Part, frozen=True):
     # counts a loop's body once, so the FLOPs of a program with a loop say nothing of its work.
     loops: list[int | None] | None = None
     ops: Operations | None = None  # which operations took the compute stage's time (None: not traced)
+    constant_bytes: int | None = None  # arrays written into the program as constants (None: not read)
 
     @property
     def counts_work(self) -> bool:
