@@ -71,6 +71,32 @@ def test_a_recompile_is_explained_against_the_same_variants_previous_call(runner
     assert "compares by identity" in cause and "frozen" in cause and "build it once" in cause
 
 
+def test_a_changed_static_field_of_an_equinox_module_is_named():
+    """The recompile cause showed `3 → 4` inside a cut dump of Equinox's static tuple; it names the field."""
+    import equinox as eqx
+    import jax
+
+    class DepthNamedModel(eqx.Module):
+        w: jax.Array
+        depth: int = eqx.field(static=True)
+        label: str = eqx.field(static=True)
+
+    from tuiperf.measuring.sentinel import cause_of
+
+    def static(depth: int) -> str:
+        label = "'a-long-label-so-that-the-static-value-prints-long-enough-to-be-cut'"
+        node = f"PyTreeDef(CustomNode(DepthNamedModel[(Missing, {depth}, {label})], [*]))"
+        return f"Static(val=(((<function f at 0x7f>,), PyTreeDef(*)), ((None,), {node})))"
+
+    message = (
+        "TRACING CACHE MISS at _jit.py:263:37 (_call):\n  different input pytree:\n  * at input path [0][2], now "
+        f"<class 'jax._src.tree_util.Static'> with pytree metadata {static(4)} and before <class "
+        f"'jax._src.tree_util.Static'> with pytree metadata {static(3)}, so the pytree node metadata does not match"
+    )
+    assert cause_of(message) == "input path [0][2]: static field DepthNamedModel.depth 3 → 4"
+    assert DepthNamedModel.__name__  # (kept alive: the name is looked up among loaded Module classes)
+
+
 def test_identical_static_values_are_named_an_identity_comparison():
     from tuiperf.measuring.sentinel import cause_of
 

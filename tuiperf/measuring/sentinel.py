@@ -156,12 +156,83 @@ def cause_of(message: str) -> str:
         if static_now and static_before:
             if static_now[1] == static_before[1]:
                 return f"{_where(where)}: {IDENTITY.format(value=_shortened(static_now[1]))}"
+            field = changed_field(static_before[1], static_now[1])
+            if field is not None:
+                return f"{_where(where)}: static field {field}"
             old, new = _around_change(static_before[1], static_now[1])
             return f"{_where(where)}: static value {old} → {new}"
         return f"{_where(where)}: {before} → {now}"
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     detail = next((line for line in lines[1:] if not line.startswith("for ")), lines[0] if lines else "")
     return detail[: 2 * CONTEXT * 3]
+
+
+_NODE = re.compile(r"CustomNode\((?P<cls>[A-Za-z_][\w.]*)\[\(")
+
+
+def changed_field(old: str, new: str) -> str | None:
+    """``MLP.depth 3 → 4``: where two printed static values (a module's treedef) differ inside one
+    node's static fields, that node's class and field, named from the class's dataclass fields (an
+    Equinox module's static part prints its fields' values in order, dynamic ones as ``Missing``).
+    None where the change is not inside such a node or its class is not known by that name."""
+    start = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), None)
+    if start is None:
+        return None
+    node = None
+    for found in _NODE.finditer(old, 0, start + 1):
+        node = found
+    if node is None:
+        return None
+    old_items, new_items = _items(old, node.end()), _items(new, node.end())
+    if old_items is None or new_items is None or len(old_items) != len(new_items):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(old_items, new_items)) if a != b]
+    names = _field_names(node["cls"])
+    if len(changed) != 1 or names is None or len(names) != len(old_items):
+        return None
+    index = changed[0]
+    return f"{node['cls']}.{names[index]} {_shortened(old_items[index])} → {_shortened(new_items[index])}"
+
+
+def _items(text: str, at: int) -> list[str] | None:
+    """The top-level items of the tuple whose opening parenthesis is just before ``at``."""
+    items, depth, quote, begin = [], 0, "", at
+    for i in range(at, len(text)):
+        c = text[i]
+        if quote:
+            quote = "" if c == quote and text[i - 1] != "\\" else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c == ")":
+            items.append(text[begin:i].strip())
+            return [item for item in items if item]
+        elif c == "," and not depth:
+            items.append(text[begin:i].strip())
+            begin = i + 1
+    return None
+
+
+def _field_names(cls_name: str) -> list[str] | None:
+    """The dataclass fields of the one loaded Equinox module class of that name (None: none or several)."""
+    import dataclasses
+    import sys
+
+    eqx = sys.modules.get("equinox")
+    if eqx is None:
+        return None
+    found, todo = [], list(eqx.Module.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__name__ == cls_name.rsplit(".", 1)[-1] and dataclasses.is_dataclass(cls):
+            found.append(cls)
+    if len({id(c) for c in found}) != 1:
+        return None
+    return [f.name for f in dataclasses.fields(found[0])]
 
 
 def _where(where: str) -> str:
