@@ -84,6 +84,8 @@ def test_the_export_dialog_never_stacks_suffixes():
     assert with_format_suffix("exp10.md", "csv") == "exp10.csv"
     assert with_format_suffix("exp10", "json") == "exp10.json"
     assert with_format_suffix("notes.txt", "csv") == "notes.txt"  # the user's own extension
+    assert with_format_suffix("exp10.md", "ops-csv") == "exp10-ops.csv"  # the operations tables' rows
+    assert with_format_suffix("exp10-ops.csv", "markdown") == "exp10.md"
     assert with_format_suffix("./out.d/exp10", "script") == "./out.d/exp10.py"
 
 

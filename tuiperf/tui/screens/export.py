@@ -1,4 +1,5 @@
-"""``x``: write the shown result as Markdown (for an issue), CSV (every sample) or JSON."""
+"""``x``: write the shown result as Markdown (for an issue), CSV (every sample), JSON, a script or the
+operations tables' rows (CSV)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from tuiperf.tui.output_folders import shown_path
 
-SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json", "script": ".py"}
+SUFFIX = {"markdown": ".md", "csv": ".csv", "json": ".json", "script": ".py", "ops-csv": "-ops.csv"}
 
 
 class ExportScreen(ModalScreen[tuple[str, str] | None]):
@@ -41,7 +42,8 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
                 classes="dim",
             )
             yield Static(
-                "markdown: for an issue · csv: every sample · script: re-times it without tuiperf · enter writes",
+                "markdown: for an issue · csv: every sample · script: re-times it without tuiperf · ops-csv: "
+                "each operations table's rows · enter writes",
                 classes="dim",
             )
 
@@ -63,6 +65,6 @@ def with_format_suffix(name: str, fmt: str) -> str:
     head, dot, ext = name.rpartition(".")
     if not dot or "/" in ext:
         return name + SUFFIX[fmt]
-    if f".{ext}" in SUFFIX.values() or ext in SUFFIX:
-        return head + SUFFIX[fmt]
+    if f".{ext}" in SUFFIX.values() or ext in SUFFIX or f".{ext}" == ".csv":
+        return head.removesuffix("-ops") + SUFFIX[fmt]
     return name
