@@ -346,3 +346,14 @@ def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
     assert "scan's program holds a 32-step loop, unrolled's none" in said
     assert "· unrolled compiles 130 ms longer" in shown(result)
     assert ct.gap_sentences(with_stages(result, {"scan": 30.0, "unrolled": 30.0}), "scan") == []  # in noise
+
+
+def test_a_grid_shows_every_cells_compile_median():
+    base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
+    points = [with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]}) for p in base.points]
+    header = factories.header(params={"steps": 8, "size": 4})
+    result = document.sweep_result("steps", [8, 32], points, header, duration_s=4.0, columns=("size", [4, 64]))
+    text = shown(result)
+    assert "grid over steps × size (4 cells): compile (trace+lower+compile), median of repeats" in text
+    row = next(line for line in text.splitlines() if line.strip().startswith("unrolled") and "ms" in line)
+    assert row.split()[1:] == ["40.0", "ms", "40.0", "ms", "160", "ms", "160", "ms"]

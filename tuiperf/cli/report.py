@@ -337,8 +337,16 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
     from tuiperf.results import compile_time as ct
 
     sweep = result.sweep
-    if sweep is None or sweep.grid or not ct.has_repeats(result):
+    if sweep is None or not ct.has_repeats(result):
         return []
+    if sweep.grid:  # each cell's median; no slope over two parameters
+        headers = ["variant", *[one_line(sweep.label(i)) for i in range(sweep.cell_count)]]
+        rows = [
+            [one_line(name), *["–" if m is None else ct.format_ms(m) for m in medians]]
+            for name, medians in ct.sweep_medians(result).items()
+        ]
+        title = f"{one_line(sweep.title())}: compile (trace+lower+compile), median of repeats"
+        return [grid(title, headers, rows, width, console), Text("")]
     slopes = ct.sweep_slopes(result)
     headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values], "log-log slope"]
     rows = [
@@ -698,7 +706,7 @@ def render(result: RunResult, width: int, console: Console, profiles: bool = Fal
         parts.extend(grid_of_cells(result, width, console))
     elif result.sweep is not None:
         parts.extend([sweep_grid(result.sweep, width, console), Text("")])
-        parts.extend(sweep_compile_grid(result, width, console))
+    parts.extend(sweep_compile_grid(result, width, console))
     if result.sweep is not None:
         parts.extend(sweep_memory_grid(result.sweep, width, console))
         parts.extend(crossover_lines(result))
