@@ -72,3 +72,13 @@ def test_the_page_opens_in_chromium_with_no_network_and_shows_the_plots(tmp_path
         page_.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         browser.close()
     assert requested == [html.as_uri()]  # the page alone: no font, style sheet, image or script fetched
+
+
+def test_a_sweeps_and_a_grids_page_plots_every_point_not_an_empty_run():
+    """A sweep's result holds its variants in its points: the page said "No variant was measured"."""
+    sweep = factories.sweep({"a": [1000.0, 2000.0, 4000.0], "b": [900.0, 1900.0, 3900.0]})
+    text = page(sweep)
+    assert "No variant was measured" not in text and "At n_args=16" in text
+    assert text.count("<svg") == 3 and text.count('<g class="point">') == 2 * 3 + 2  # a, b per point; the last
+    grid = page(factories.grid({"a": [1e3] * 6, "b": [2e3] * 6}))
+    assert "grid over n_args × size (6 cells)" in grid and grid.count('<g class="point">') == 2 * 6 + 2

@@ -42,7 +42,8 @@ def page(result: RunResult, commits: Sequence[Commit] = ()) -> str:
     """The page for ``result``, with ``commits`` (its scenario's runs by commit; none: that section
     says why it is missing)."""
     title = f"tuiperf: {result.scenario.title or result.scenario.id}"
-    body = [f"<h1>{_e(title)}</h1>", _facts(result), *_this_run(result), *_by_commit(result.scenario.id, commits)]
+    body = [f"<h1>{_e(title)}</h1>", _facts(result), *_sweep(result), *_this_run(result.shown, result)]
+    body += _by_commit(result.scenario.id, commits)
     body.append(f'<p class="muted">Measured with tuiperf {_e(result.tool.version)}; every figure comes from a run.</p>')
     head = f'<meta charset="utf-8"><title>{_e(title)}</title><style>{STYLE}</style>'
     return f'<!DOCTYPE html>\n<html lang="en"><head>{head}</head><body>\n' + "\n".join(body) + "\n</body></html>\n"
@@ -66,10 +67,33 @@ def _facts(result: RunResult) -> str:
     return f'<p class="muted">{" · ".join(facts)}</p>'
 
 
-def _this_run(result: RunResult) -> list[str]:
+def _sweep(result: RunResult) -> list[str]:
+    """A sweep's or a grid's medians point by point, one plot a variant, with their 95 % intervals."""
+    sweep = result.sweep
+    if sweep is None or not result.points:
+        return []
+    parts = [f"<h2>{_e(sweep.title())}</h2>"]
+    names = list(dict.fromkeys(v.name for point in result.points for v in point.measured))
+    for name in names:
+        points = []
+        for index, point in enumerate(result.points):
+            v = point.variant(name)
+            stats = v.sampling.stats if v is not None and v.ok else None
+            if stats is not None:
+                low, high = stats.ci95_median_ns
+                points.append((sweep.label(index), stats.median_ns, low, high, False))
+        if points:
+            parts.append(f"<h3><code>{_e(name)}</code></h3>")
+            parts.append(_plot(f"{name}: median per point, 95 % intervals", points, "point", joined=not sweep.grid))
+    return parts
+
+
+def _this_run(result: RunResult, whole: RunResult) -> list[str]:
+    """``result``: the run, or a sweep's last point (``whole`` the sweep)."""
+    heading = "This run" if whole.sweep is None else f"At {whole.sweep.label(len(whole.points) - 1)}"
     measured = [v for v in result.measured if v.sampling.stats is not None]
     if not measured:
-        return ["<h2>This run</h2>", "<p>No variant was measured.</p>"]
+        return [f"<h2>{_e(heading)}</h2>", "<p>No variant was measured.</p>"]
     baseline, ratios = against(result)
     rows = []
     points: list[tuple[str, float, float, float, bool]] = []
@@ -81,7 +105,7 @@ def _this_run(result: RunResult) -> list[str]:
         rows.append([v.name, format_ns(stats.median_ns), f"{format_ns(low)} – {format_ns(high)}", versus])
         points.append((v.name, stats.median_ns, low, high, False))
     return [
-        "<h2>This run</h2>",
+        f"<h2>{_e(heading)}</h2>",
         _table(["variant", "median", "95% interval", f"against {baseline or '–'}"], rows),
         _plot("median per call, 95 % intervals", points, "this run's variants", joined=False),
     ]
