@@ -19,6 +19,11 @@ For each case it prints:
 The machine's load is printed before and after: on a shared machine the figures depend on it.
 
     python benchmarks/rerun_coverage.py [--runs 10] [--budget 2] [--python PYTHON] [--only fast|slow]
+                                        [--fresh-calibration]
+
+``--fresh-calibration`` starts from no calibration at all (a new, empty ``$TUIPERF_CALIBRATION`` file):
+the first run then calibrates this machine by itself, as any first run does (issue 52), and the
+later ones reuse it; the first run's line says how long that took.
 
 ``--python`` (default: this interpreter) runs another checkout's tuiperf (set PYTHONPATH to it),
 e.g. to measure the intervals before issue 42:
@@ -131,7 +136,12 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--only", choices=sorted(CASES), help="one case only")
     parser.add_argument("--extra", default="", help="more `tuiperf run` arguments, space-separated")
+    parser.add_argument("--fresh-calibration", action="store_true", help="start with no calibration kept")
     args = parser.parse_args()
+    if args.fresh_calibration:
+        fresh = tempfile.mkdtemp(prefix="tuiperf-calibration-")
+        os.environ["TUIPERF_CALIBRATION"] = os.path.join(fresh, "process-spread.json")
+        print(f"no calibration: a new one is kept in {os.environ['TUIPERF_CALIBRATION']}", flush=True)
     if args.runs < 3:
         parser.error("--runs must be at least 3")
     print(f"before: {load()}; PYTHONPATH={os.environ.get('PYTHONPATH', '')!r}; budget {args.budget} s", flush=True)
@@ -140,12 +150,14 @@ def main() -> None:
         readings = []
         started = time.perf_counter()
         for index in range(args.runs):
+            began = time.perf_counter()
             reading = run_once(args.python, case, args.budget, args.extra.split())
+            took = f"; took {time.perf_counter() - began:.0f} s" if index == 0 else ""
             readings.append(reading)
             print(
                 f"  {case.label} run {index + 1}: {case.a} / {case.b} = {reading.ratio:.4f} "
                 f"[{reading.lo:.4f}–{reading.hi:.4f}]  ({case.b} median {reading.median_b_ns / 1e3:.2f} µs; "
-                f"interval covers: {reading.basis})",
+                f"interval covers: {reading.basis}{took})",
                 flush=True,
             )
         figures = summarise(case, readings)

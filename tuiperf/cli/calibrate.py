@@ -7,7 +7,6 @@ so that an interval says where a re-run lands, not only where this process's sam
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any
 
 from rich.console import Console
@@ -15,27 +14,7 @@ from rich.text import Text
 
 from tuiperf.cli import flags
 from tuiperf.common.errors import TuiperfError
-
-# (label, scenario, parameters, variant a, variant b): a ~10 µs call and a ~1 ms call (idle 2-core VM), each
-# the ratio of a framework's wrapper to jax.jit, the most common reading (a Python-side path against a C++
-# one moves more between processes than two C++ paths do: dispatch-floor's aot-compiled / jax.jit read
-# ±0.7 % where these read several %).
-CASES: tuple[tuple[str, str, dict[str, Any], str, str], ...] = (
-    (
-        "filter-jit-overhead (mlp width=32 depth=3) eqx.filter_jit / jax.jit",
-        "filter-jit-overhead",
-        {"model": "mlp", "width": 32, "depth": 3},
-        "eqx.filter_jit",
-        "jax.jit",
-    ),
-    (
-        "filter-jit-overhead (mlp width=512 depth=3 batch=32) eqx.filter_jit / jax.jit",
-        "filter-jit-overhead",
-        {"model": "mlp", "width": 512, "depth": 3, "batch": 32},
-        "eqx.filter_jit",
-        "jax.jit",
-    ),
-)
+from tuiperf.processes.calibrating import BUDGET_S, PROCESSES
 
 
 def add_parser(commands: Any) -> None:
@@ -43,16 +22,22 @@ def add_parser(commands: Any) -> None:
         "calibrate",
         help="measure how far fresh processes land apart on this machine; intervals then include it",
     )
-    calibrate.add_argument("--processes", type=int, default=6, metavar="N", help="fresh processes per case (default 6)")
-    calibrate.add_argument("--budget", type=float, default=2.0, metavar="SECONDS", help="each process's (default 2)")
+    calibrate.add_argument(
+        "--processes", type=int, default=PROCESSES, metavar="N", help=f"fresh processes per case (default {PROCESSES})"
+    )
+    calibrate.add_argument(
+        "--budget", type=float, default=BUDGET_S, metavar="SECONDS", help=f"each process's (default {BUDGET_S:g})"
+    )
     calibrate.add_argument("--show", action="store_true", help="print the stored calibration only")
+    calibrate.add_argument(
+        "--busy-ok", action="store_true", help="keep it even if other processes kept the machine busy meanwhile"
+    )
     flags.scenario_dirs(calibrate)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from tuiperf.cli.measure import run_interruptibly
-    from tuiperf.contract import options
-    from tuiperf.contract.request import RunRequest
+    from tuiperf.processes import calibrating
     from tuiperf.processes.runner import ProcessRunner
     from tuiperf.results import calibration
 
@@ -72,25 +57,23 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if where is None:
         raise TuiperfError(f"${calibration.ENV_VAR} is off: a calibration would not be kept")
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    points, machine = [], ""
-    for label, scenario, params, a, b in CASES:
-        settings = options.TABLE(dispatch="sync", budget_s=args.budget, processes=args.processes, profile=False)
-        request = RunRequest(scenario=scenario, params=dict(params), variants=[b, a], settings=settings)
-        runner = ProcessRunner(args.scenarios)
-        try:
-            result, interrupted = run_interruptibly(runner, request, err)
-        finally:
-            runner.close()
+    runner = ProcessRunner(args.scenarios, calibrate_first=False)
+
+    def run(request: Any, _on_event: Any, _cancel: Any) -> Any:
+        result, interrupted = run_interruptibly(runner, request, err)
         if result is None or interrupted:
-            return 130
-        point = calibration.point_from(result, label, a, b)
-        if point is None:
-            raise TuiperfError(f"{label}: fewer than 3 processes measured both variants; nothing stored")
-        points.append(point)
-        machine = result.env.cpu if result.env else machine
-    stored = calibration.ProcessSpread(
-        date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), machine=machine, points=points
-    )
+            raise KeyboardInterrupt
+        return result
+
+    try:
+        stored = calibrating.measure(run, processes=args.processes, budget_s=args.budget, refuse_busy=not args.busy_ok)
+    except KeyboardInterrupt:
+        return 130
+    except calibrating.NotCalibrated as exc:
+        raise TuiperfError(f"{exc}; nothing stored") from None
+    finally:
+        runner.close()
+    assert stored is not None  # no cancel event was given: only an interrupt stops it
     console.print(Text(f"wrote {calibration.save(stored)}"))
     _print(console, stored)
     return 0
@@ -100,7 +83,8 @@ def _print(console: Console, stored: Any) -> None:
     from tuiperf.common.text import one_line
     from tuiperf.common.units import format_ns
 
-    console.print(Text(f"fresh-process spread on {one_line(stored.machine) or 'this machine'}, {stored.date}:"))
+    where = ", ".join(one_line(w) for w in (stored.machine, stored.environment) if w) or "this machine"
+    console.print(Text(f"fresh-process spread on {where}, {stored.date}:"))
     for p in stored.points:
         console.print(
             Text(

@@ -59,7 +59,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     worst = FINE
     for name in args.files:
-        runner = ProcessRunner()  # a fresh measuring process per file, closed after it
+        runner = ProcessRunner(calibrate_first=False)  # a fresh measuring process per file, closed after it
         try:
             found = check_file(Path(name), describe_isolated, runner, values, variants, args.device, args.dispatch)
         finally:

@@ -217,12 +217,16 @@ class Progress:
             self.console.print(Text(text))
 
     def on_event(self, event: Event) -> None:
-        if self.status is None:
-            return
         from tuiperf.common.text import one_line
         from tuiperf.common.units import format_ns
         from tuiperf.contract.events import PhaseChanged
         from tuiperf.contract.events import Progress as ProgressEvent
+        from tuiperf.processes.calibrating import CALIBRATED, CALIBRATING
+
+        if isinstance(event, PhaseChanged) and event.phase in (CALIBRATING, CALIBRATED):
+            self.console.print(Text(one_line(event.message)))  # a line of its own, on a terminal or not
+        if self.status is None:
+            return
 
         elapsed = time.monotonic() - self.started
         match event:

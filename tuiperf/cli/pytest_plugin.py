@@ -97,7 +97,8 @@ class State:
         if self._runner is None:
             from tuiperf.processes.runner import ProcessRunner
 
-            self._runner = ProcessRunner(self.scenario_dirs)
+            # A test session does not spend ~35 s calibrating by itself: a kept calibration is used.
+            self._runner = ProcessRunner(self.scenario_dirs, calibrate_first=False)
         return self._runner
 
     def lock(self) -> contextlib.AbstractContextManager[None]:

@@ -54,6 +54,8 @@ class ProcessRunner:
     """The :class:`~tuiperf.contract.request.Runner` over measuring processes (see the module docstring).
 
     ``spare=True`` keeps a pre-warmed process ready (the app); the CLI measures once and needs none.
+    ``calibrate_first``: the first run measures this machine's process-to-process spread before itself
+    when none is kept for this machine and environment (:mod:`tuiperf.processes.calibrating`).
     Thread-safe: one request at a time.
     """
 
@@ -64,8 +66,10 @@ class ProcessRunner:
         spare: bool = False,
         load_timeout_s: float | None = None,
         retire_growth_mb: float = RETIRE_AFTER_GROWTH_MB,
+        calibrate_first: bool = True,
     ) -> None:
         self.scenario_dirs = list(scenario_dirs)
+        self.calibrate_first = calibrate_first
         self.keep_spare = spare
         self.load_timeout_s = load_timeout_s
         self.retire_growth_mb = retire_growth_mb
@@ -192,9 +196,15 @@ class ProcessRunner:
         on_event: Callable[[Event], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Measure ``request`` in measuring processes: :meth:`resolve`, then :meth:`measure`.
-        ``request`` is left as it was."""
-        return self.measure(self.resolve(request), on_event, cancel)
+        """Measure ``request`` in measuring processes: :meth:`resolve`, then :meth:`measure` (the first
+        run calibrates this machine first where it must). ``request`` is left as it was."""
+        resolved = self.resolve(request)  # bad input is said before anything is measured
+        if self.calibrate_first:
+            self.calibrate_first = False  # asked once per runner, whatever happens
+            from tuiperf.processes.calibrating import ensure
+
+            ensure(lambda r, e, c: self.measure(self.resolve(r), e, c), on_event, cancel)
+        return self.measure(resolved, on_event, cancel)
 
     def resolve(self, request: RunRequest) -> ResolvedRequest:
         """A copy of ``request`` with its folders and the file that defines its scenario; an unknown

@@ -1,12 +1,14 @@
-"""This machine's process-to-process spread, measured once and reused (``tuiperf calibrate``).
+"""This machine's process-to-process spread, measured once per machine and environment, and reused.
 
 One measuring process cannot see how far the next one will land (memory placement, code layout: a few
-% on this project's VM). ``tuiperf calibrate`` runs two built-ins (a ~5 µs call and a ~1 ms call) in
-several fresh processes and keeps, for each, how much a ratio of two variants and a variant's median
-move from process to process (standard deviations of their logs). Every later single-process run adds
-that spread to its intervals, interpolated (in log call time) for its call's duration, and says so with
-the calibration's date. The file lives in the user's data folder (``$TUIPERF_CALIBRATION`` chooses
-another path; "off" turns it off).
+% on this project's VM). A calibration (:mod:`tuiperf.processes.calibrating`; made by itself before the
+first run in a new machine or environment, or again by ``tuiperf calibrate``) runs two built-ins (a
+~40 µs call and a ~0.5 ms call) in several fresh processes and keeps, for each, how much a ratio of two
+variants and a variant's median move from process to process (standard deviations of their logs).
+Every later single-process run adds that spread to its intervals, interpolated (in log call time) for
+its call's duration, and says so with the calibration's date. One file in the user's data folder holds
+one calibration per machine and environment (``$TUIPERF_CALIBRATION`` chooses another path; "off"
+turns calibrations off).
 """
 
 from __future__ import annotations
@@ -39,8 +41,35 @@ class SpreadPoint(msgspec.Struct, kw_only=True):
 
 class ProcessSpread(msgspec.Struct, kw_only=True):
     date: str  # when it was measured (UTC, ISO 8601)
-    machine: str = ""  # the CPU, as the runs reported it
+    machine: str = ""  # the CPU and its cores (:func:`here`); "" in files written before: any machine
+    environment: str = ""  # Python and JAX's versions (:func:`here`); "" in files written before: any
     points: list[SpreadPoint] = []
+
+
+class SpreadFile(msgspec.Struct, kw_only=True):
+    """The file: one calibration per machine and environment."""
+
+    spreads: list[ProcessSpread] = []
+
+
+def here() -> tuple[str, str]:
+    """(machine, environment) of this process, the key a calibration is kept under: the CPU model and the
+    cores this process may use; Python's version and the installed jax's and jaxlib's (read from their
+    metadata, so that the UI process, which never imports JAX, names the same key as its measuring one)."""
+    import importlib.metadata
+    import platform
+
+    from tuiperf.results.machine import cpu_model, usable_cores
+
+    def version(name: str) -> str:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return "none"
+
+    machine = f"{usable_cores() or '?'} × {cpu_model()}"
+    environment = f"Python {platform.python_version()}, jax {version('jax')}, jaxlib {version('jaxlib')}"
+    return machine, environment
 
 
 def path() -> Path | None:
@@ -56,35 +85,64 @@ def path() -> Path | None:
 
 
 def load() -> ProcessSpread | None:
-    """The stored calibration, or None (none yet, turned off, or unreadable: then intervals say so)."""
+    """The calibration for this machine and environment, else one of this machine's in another
+    environment (its source then names that environment), else None (none yet, turned off, or
+    unreadable: then intervals say so)."""
+    spreads = stored()
+    machine, environment = here()
+    on_machine = [s for s in spreads if s.machine in ("", machine)]
+    exact = [s for s in on_machine if s.environment in ("", environment)]
+    chosen = exact or on_machine
+    return chosen[-1] if chosen else None
+
+
+def needed() -> bool:
+    """Whether a run should measure a calibration first: calibrations are on and none is kept for this
+    machine and environment."""
+    if path() is None:
+        return False
+    machine, environment = here()
+    return not any(s.machine in ("", machine) and s.environment in ("", environment) for s in stored())
+
+
+def stored() -> list[ProcessSpread]:
+    """Every usable calibration in the file ([] when none, turned off or unreadable)."""
     where = path()
     if where is None:
-        return None
+        return []
     try:
         stat = where.stat()
     except OSError:
-        return None
+        return []
     return _read(str(where), stat.st_mtime_ns)
 
 
 @lru_cache(maxsize=4)
-def _read(where: str, _mtime: int) -> ProcessSpread | None:
+def _read(where: str, _mtime: int) -> list[ProcessSpread]:
     try:
         data = Path(where).read_bytes()[:MAX_BYTES]
-        spread = msgspec.json.decode(data, type=ProcessSpread)
+        spreads = msgspec.json.decode(data, type=SpreadFile).spreads
+        if not spreads:  # a file written before held one calibration: {"date": …, "points": […]}
+            spreads = [msgspec.json.decode(data, type=ProcessSpread)]
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
+        return []
+    return [s for s in spreads if _usable(s)]
+
+
+def _usable(spread: ProcessSpread) -> bool:
     points = [p for p in spread.points if all(map(math.isfinite, (p.call_ns, p.ratio_sd, p.median_sd)))]
-    return spread if points and all(p.call_ns > 0 for p in points) else None
+    return bool(points) and all(p.call_ns > 0 for p in points)
 
 
 def save(spread: ProcessSpread) -> Path:
+    """Keep ``spread``, replacing the calibration of its machine and environment (the others stay)."""
     where = path()
     if where is None:
         raise OSError(f"${ENV_VAR} is off: the calibration is not kept")
+    others = [s for s in stored() if (s.machine, s.environment) != (spread.machine, spread.environment)]
     where.parent.mkdir(parents=True, exist_ok=True)
     tmp = where.with_suffix(".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(spread)))
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(SpreadFile(spreads=[*others, spread]))))
     tmp.replace(where)
     return where
 
@@ -110,7 +168,9 @@ def median_sd(call_ns: float) -> tuple[float, str] | None:
 
 
 def source(spread: ProcessSpread) -> str:
-    return f"this machine's fresh-process spread, calibrated {spread.date[:10]}"
+    said = f"this machine's fresh-process spread, calibrated {spread.date[:10]}"
+    other = spread.environment and spread.environment != here()[1]
+    return f"{said} with {spread.environment}" if other else said
 
 
 def point_from(result: RunResult, case: str, a: str, b: str) -> SpreadPoint | None:

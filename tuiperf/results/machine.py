@@ -219,7 +219,7 @@ def ticks_per_second() -> float:
         return 100.0
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     for line in (_text(_PROC / "cpuinfo") or "").splitlines():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
@@ -228,7 +228,7 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _cpu_count() -> int | None:
+def usable_cores() -> int | None:
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -276,8 +276,8 @@ def facts() -> Machine:
     """What does not change during a run: the CPU, its frequency settings, memory, accelerators."""
     total, available = _memory()
     return Machine(
-        cpu_model=_cpu_model(),
-        cpu_count=_cpu_count(),
+        cpu_model=cpu_model(),
+        cpu_count=usable_cores(),
         governor=_governor(),
         boost=_boost(),
         memory_total_bytes=total,

@@ -1,0 +1,202 @@
+"""Intervals that hold by default (issue 52): a runner's first run in a machine and environment without a
+calibration measures one first and keeps it under that key; later runs reuse it; a failure or a cancel
+keeps nothing and the user's run goes on. The runner's processes are replaced by a fake ``measure``."""
+
+from __future__ import annotations
+
+import io
+import threading
+
+import factories
+import msgspec
+import numpy as np
+import pytest
+from rich.console import Console
+
+from tuiperf.cli.measure import Progress
+from tuiperf.contract.events import PhaseChanged, RunStarted
+from tuiperf.processes import calibrating
+from tuiperf.processes.runner import ProcessRunner
+from tuiperf.results import calibration, document
+
+PROCESSES, ROUNDS, PER_TURN = 6, 40, 10
+
+
+def pooled_run(request, *, seed: int = 0, processes: int = PROCESSES) -> document.RunResult:
+    """A run of ``request``'s two variants in ``processes`` processes, each landing ~2 % apart."""
+    rng = np.random.default_rng(seed)
+    variants = []
+    for index, name in enumerate(request.variants):
+        samples: list[float] = []
+        rounds: list[int] = []
+        starts: list[int] = []
+        for _ in range(processes):
+            starts.append(len(samples))
+            rounds += [len(samples) + r for r in range(0, ROUNDS * PER_TURN, PER_TURN)]
+            level = (1000.0 + 4000.0 * index) * np.exp(rng.normal(0.0, 0.02))
+            samples += (level * rng.lognormal(0.0, 0.03, ROUNDS * PER_TURN)).tolist()
+        variants.append(factories.variant(name, samples=samples, round_starts=rounds, process_starts=starts))
+    return document.RunResult(
+        scenario=document.ScenarioRef(id=request.scenario), device=document.DeviceInfo(id="cpu:0"), variants=variants
+    )
+
+
+class FakeProcesses:
+    """Stands in for the measuring processes: records each request and answers from ``answer``."""
+
+    def __init__(self, runner: ProcessRunner, answer=pooled_run) -> None:
+        self.requests: list = []
+        self.answer = answer
+        runner.resolve = lambda request: request  # type: ignore[method-assign]
+        runner.measure = self.measure  # type: ignore[method-assign]
+
+    def measure(self, request, on_event=None, cancel=None):
+        self.requests.append(request)
+        if on_event is not None:
+            on_event(
+                RunStarted(scenario=request.scenario, variants=list(request.variants), device="cpu:0", dispatch="sync")
+            )
+        return self.answer(request)
+
+
+@pytest.fixture
+def kept(monkeypatch, tmp_path):
+    where = tmp_path / "spread.json"
+    monkeypatch.setenv(calibration.ENV_VAR, str(where))
+    return where
+
+
+def user_request():
+    from tuiperf.contract.request import RunRequest
+
+    return RunRequest(scenario="tiny-sin", variants=["jnp.sin"])
+
+
+def test_the_first_run_calibrates_this_machine_once_and_later_runs_reuse_it(kept):
+    runner = ProcessRunner(calibrate_first=True)
+    fake = FakeProcesses(runner)
+    events: list = []
+    runner.run(user_request(), on_event=events.append)
+    calibrations = [r for r in fake.requests if r.settings.processes == PROCESSES]
+    assert [r.scenario for r in fake.requests] == [c[1] for c in calibrating.CASES] + ["tiny-sin"]
+    assert len(calibrations) == len(calibrating.CASES)
+    assert all(r.settings.budget_s == calibrating.AUTO_BUDGET_S for r in calibrations)
+    # Only the calibration's phases and progress reach the run's caller, never its own runs' events.
+    phases = [e.phase for e in events if isinstance(e, PhaseChanged)]
+    assert phases == [calibrating.CALIBRATING, calibrating.CALIBRATED]
+    assert not any(isinstance(e, RunStarted) and e.scenario != "tiny-sin" for e in events)
+    stored = msgspec.json.decode(kept.read_bytes(), type=calibration.SpreadFile).spreads
+    assert [(s.machine, s.environment) for s in stored] == [calibration.here()]
+    assert len(stored[0].points) == len(calibrating.CASES) and stored[0].points[0].processes == PROCESSES
+    assert 0.005 < stored[0].points[0].median_sd < 0.06  # the fake processes landed ~2 % apart
+    assert not calibration.needed()
+    # The next run, in this runner or a new one, measures only itself.
+    fake.requests.clear()
+    runner.run(user_request())
+    again = ProcessRunner(calibrate_first=True)
+    other = FakeProcesses(again)
+    again.run(user_request())
+    assert [r.scenario for r in fake.requests + other.requests] == ["tiny-sin", "tiny-sin"]
+    # And its intervals now include the process part.
+    assert calibration.ratio_sd(1e4) is not None
+
+
+def test_a_calibration_that_fails_is_said_and_the_run_goes_on(kept):
+    runner = ProcessRunner(calibrate_first=True)
+    fake = FakeProcesses(runner, answer=lambda request: pooled_run(request, processes=1))
+    events: list = []
+    result = runner.run(user_request(), on_event=events.append)
+    assert result.scenario.id == "tiny-sin" and fake.requests[-1].scenario == "tiny-sin"
+    last = [e for e in events if isinstance(e, PhaseChanged)][-1]
+    assert last.phase == calibrating.CALIBRATED
+    assert last.message.startswith("no calibration kept (filter-jit-overhead")
+    assert "fewer than 3 processes" in last.message and not kept.exists()
+    runner.run(user_request())  # asked once per runner: no second attempt in the same session
+    assert [r.scenario for r in fake.requests].count("filter-jit-overhead") == 1
+
+
+def test_a_cancel_during_the_calibration_keeps_nothing(kept):
+    cancel = threading.Event()
+    runner = ProcessRunner(calibrate_first=True)
+
+    def cancelled(request):
+        cancel.set()
+        return pooled_run(request)
+
+    FakeProcesses(runner, answer=cancelled)
+    events: list = []
+    runner.run(user_request(), on_event=events.append, cancel=cancel)
+    assert [e.message for e in events if isinstance(e, PhaseChanged)][-1] == "calibration stopped: nothing kept"
+    assert not kept.exists() and calibration.needed()
+
+
+def test_nothing_is_measured_first_when_calibrations_are_off_or_the_runner_says_not(monkeypatch, kept):
+    runner = ProcessRunner(calibrate_first=False)
+    fake = FakeProcesses(runner)
+    runner.run(user_request())
+    monkeypatch.setenv(calibration.ENV_VAR, "off")
+    runner = ProcessRunner(calibrate_first=True)
+    off = FakeProcesses(runner)
+    runner.run(user_request())
+    assert [r.scenario for r in fake.requests + off.requests] == ["tiny-sin", "tiny-sin"]
+
+
+def _spread(environment: str, ratio_sd: float, machine: str | None = None) -> calibration.ProcessSpread:
+    point = calibration.SpreadPoint(case="c", call_ns=1e4, processes=6, ratio_sd=ratio_sd, median_sd=ratio_sd)
+    return calibration.ProcessSpread(
+        date="2026-12-07T12:00:00Z",
+        machine=calibration.here()[0] if machine is None else machine,
+        environment=environment,
+        points=[point],
+    )
+
+
+def test_each_environment_keeps_its_own_calibration(kept):
+    environment = calibration.here()[1]
+    calibration.save(_spread("Python 3.12.0, jax 0.7.2, jaxlib 0.7.2", 0.05))
+    assert calibration.needed()  # another environment's calibration is not this one's
+    # Until this environment has its own, this machine's other one is used, and named.
+    sd, source = calibration.ratio_sd(1e4)  # type: ignore[misc]
+    assert sd == 0.05 and source.endswith("calibrated 2026-12-07 with Python 3.12.0, jax 0.7.2, jaxlib 0.7.2")
+    calibration.save(_spread(environment, 0.01))
+    calibration.save(_spread(environment, 0.02))  # measured again: replaces its own, keeps the other's
+    calibration.save(_spread(environment, 0.09, machine="4 × another CPU"))
+    assert calibration.ratio_sd(1e4) == (0.02, "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert len(calibration.stored()) == 3 and not calibration.needed()
+
+
+def test_a_calibration_file_written_before_still_applies(kept):
+    # One calibration per file, no machine or environment key: it stood for this machine.
+    kept.write_bytes(msgspec.json.encode(_spread("", 0.03, machine="")))
+    assert calibration.ratio_sd(1e4) == (0.03, "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert not calibration.needed()
+
+
+def test_the_cli_prints_the_calibration_lines_even_into_a_pipe():
+    out = io.StringIO()
+    progress = Progress(Console(file=out, width=200, force_terminal=False))
+    progress.on_event(PhaseChanged(phase=calibrating.CALIBRATING, message="measuring this machine's spread"))
+    progress.on_event(PhaseChanged(phase="sample", variant="jax.jit"))
+    progress.on_event(PhaseChanged(phase=calibrating.CALIBRATED, message="calibrated \x1b[31mX"))
+    assert out.getvalue().splitlines() == [
+        "measuring this machine's spread",
+        "calibrated ␛[31mX",
+    ]  # inert: no terminal control
+
+
+def test_a_calibration_taken_while_the_machine_was_busy_is_not_kept(kept):
+    """Beside a test suite here, a calibration read a median's spread ±40 %: every later run would carry it."""
+    from tuiperf.results.model import Environment, Machine
+
+    def busy(request):
+        result = pooled_run(request)
+        result.env = Environment(python="3.11", packages={}, machine=Machine(cpu_count=2, others_cores=1.6, busy=True))
+        return result
+
+    runner = ProcessRunner(calibrate_first=True)
+    FakeProcesses(runner, answer=busy)
+    events: list = []
+    runner.run(user_request(), on_event=events.append)
+    said = [e.message for e in events if isinstance(e, PhaseChanged)][-1]
+    assert "other processes kept the machine busy, 1.6 of 2 cores" in said and "a later run tries again" in said
+    assert not kept.exists() and calibration.needed()

@@ -1,0 +1,149 @@
+"""Measure this machine's process-to-process spread (:mod:`tuiperf.results.calibration` keeps it).
+
+By default the first run in a machine and environment that has no calibration measures one first
+(:func:`ensure`, called by :class:`~tuiperf.processes.runner.ProcessRunner`), so that every run's
+intervals include the process part without a separate command; ``tuiperf calibrate`` measures it again
+on request, with more processes or a longer budget. Each case runs in ``processes`` fresh measuring
+processes, one after the other, and only the spread between their figures is kept.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the CLI's parser reads this module's defaults: nothing heavy at its start
+    from tuiperf.contract.events import Event
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.results.calibration import ProcessSpread
+    from tuiperf.results.model import RunResult
+
+# (label, scenario, parameters, variant a, variant b): a ~40 µs call and a ~0.5 ms call (idle 2-core VM),
+# each the ratio of a framework's wrapper to jax.jit, the most common reading (a Python-side path against
+# a C++ one moves more between processes than two C++ paths do: dispatch-floor's aot-compiled / jax.jit
+# read ±0.7 % where these read several %).
+CASES: tuple[tuple[str, str, dict[str, Any], str, str], ...] = (
+    (
+        "filter-jit-overhead (mlp width=32 depth=3) eqx.filter_jit / jax.jit",
+        "filter-jit-overhead",
+        {"model": "mlp", "width": 32, "depth": 3},
+        "eqx.filter_jit",
+        "jax.jit",
+    ),
+    (
+        "filter-jit-overhead (mlp width=512 depth=3 batch=32) eqx.filter_jit / jax.jit",
+        "filter-jit-overhead",
+        {"model": "mlp", "width": 512, "depth": 3, "batch": 32},
+        "eqx.filter_jit",
+        "jax.jit",
+    ),
+)
+PROCESSES = 6  # per case: 5 degrees of freedom for each standard deviation
+BUDGET_S = 2.0  # each process's, for `tuiperf calibrate`
+AUTO_BUDGET_S = 1.0  # each process's, for the calibration a first run makes by itself (~35 s in all)
+
+Measure = Callable[["RunRequest", Callable[["Event"], None] | None, threading.Event | None], "RunResult"]
+
+
+class NotCalibrated(Exception):
+    """A case could not be measured in enough processes, or the machine was busy: nothing was kept."""
+
+
+def measure(
+    run: Measure,
+    *,
+    processes: int = PROCESSES,
+    budget_s: float = BUDGET_S,
+    on_event: Callable[[Event], None] | None = None,
+    cancel: threading.Event | None = None,
+    refuse_busy: bool = True,
+) -> ProcessSpread | None:
+    """Every case in ``processes`` fresh processes through ``run``; the spread made of them (not kept
+    yet), or None when ``cancel`` stopped it. Raises :class:`NotCalibrated` when a case failed, or, with
+    ``refuse_busy``, when other processes kept the machine busy during a case: the spread would then be
+    theirs (a calibration taken beside a test suite here read a median's spread ±40 % where a quiet one
+    read ±1.4 %), and every later run would carry it."""
+    from tuiperf.common.text import one_line
+    from tuiperf.contract import options
+    from tuiperf.contract.request import RunRequest
+    from tuiperf.results import calibration
+
+    points = []
+    for label, scenario, params, a, b in CASES:
+        settings = options.TABLE(dispatch="sync", budget_s=budget_s, processes=processes, profile=False)
+        request = RunRequest(scenario=scenario, params=dict(params), variants=[b, a], settings=settings)
+        result = run(request, on_event, cancel)
+        if cancel is not None and cancel.is_set():
+            return None
+        point = calibration.point_from(result, label, a, b)
+        if point is None:
+            why = f": {one_line(result.error)}" if result.error else ""
+            raise NotCalibrated(f"{label}: fewer than 3 processes measured both variants{why}")
+        seen = result.env.machine if result.env is not None else None
+        if refuse_busy and seen is not None and seen.busy:
+            used = f"{seen.others_cores:.1f}" if seen.others_cores is not None else "more"
+            raise NotCalibrated(
+                f"other processes kept the machine busy, {used} of {seen.cpu_count or '?'} cores, while "
+                f"measuring {label}; a later run tries again"
+            )
+        points.append(point)
+    machine, environment = calibration.here()
+    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return calibration.ProcessSpread(date=date, machine=machine, environment=environment, points=points)
+
+
+CALIBRATING = "calibrating this machine once"  # the phase of a run while it measures a calibration first
+CALIBRATED = "calibrated"  # its last message: what was kept, or why nothing was
+
+
+def ensure(
+    run: Measure, on_event: Callable[[Event], None] | None = None, cancel: threading.Event | None = None
+) -> str | None:
+    """Before a run: measure and keep a calibration when this machine and environment have none (and
+    calibrations are on). Says what happens as phase changes and progress (not the calibration's own
+    runs' events: they are not the user's), and returns its last message (None: nothing was needed)."""
+    from tuiperf.common.text import one_line
+    from tuiperf.contract.events import PhaseChanged, Progress, RunStarted
+    from tuiperf.results import calibration
+
+    if not calibration.needed():
+        return None
+    machine, environment = calibration.here()
+    began = time.monotonic()
+    total = len(CASES) * PROCESSES
+    started = 0
+
+    def tell(event: Event) -> None:
+        if on_event is not None:
+            on_event(event)
+
+    def forward(event: Event) -> None:
+        nonlocal started
+        if isinstance(event, RunStarted):
+            started += 1
+            elapsed = time.monotonic() - began
+            eta = elapsed / (started - 1) * (total - started + 1) if started > 1 else None
+            tell(Progress(fraction=(started - 1) / total, elapsed_s=elapsed, eta_s=eta))
+
+    tell(
+        PhaseChanged(
+            phase=CALIBRATING,
+            message=f"its process-to-process spread, in {total} fresh processes; later runs in this environment reuse "
+            f"it (`tuiperf calibrate` measures it again, {calibration.ENV_VAR}=off skips it)",
+        )
+    )
+    try:
+        spread = measure(run, budget_s=AUTO_BUDGET_S, on_event=forward, cancel=cancel)
+        said = "calibration stopped: nothing kept" if spread is None else ""
+        if spread is not None:
+            where = calibration.save(spread)
+            said = (
+                f"calibrated {machine}, {environment} in {time.monotonic() - began:.0f} s "
+                f"(kept in {where}; later runs reuse it)"
+            )
+    except (NotCalibrated, OSError) as exc:
+        said = f"no calibration kept ({one_line(str(exc))}): intervals leave process-to-process spread out"
+    tell(PhaseChanged(phase=CALIBRATED, message=said))
+    return said
