@@ -170,6 +170,13 @@ def test_a_calibration_file_written_before_still_applies(kept):
     kept.write_bytes(msgspec.json.encode(_spread("", 0.03, machine="")))
     assert calibration.ratio_sd(1e4) == (0.03, "this machine's fresh-process spread, calibrated 2026-12-07")
     assert not calibration.needed()
+    # Or it named the CPU model alone, as `tuiperf calibrate` wrote it from a result's environment.
+    cpu = calibration.here()[0].split(" × ", 1)[1]
+    kept.write_bytes(msgspec.json.encode(_spread("", 0.04, machine=cpu)))
+    assert calibration.ratio_sd(1e4) == (0.04, "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert not calibration.needed()
+    kept.write_bytes(msgspec.json.encode(_spread("", 0.05, machine="another CPU")))
+    assert calibration.ratio_sd(1e4) is None and calibration.needed()
 
 
 def test_the_cli_prints_the_calibration_lines_even_into_a_pipe():

@@ -88,9 +88,8 @@ def load() -> ProcessSpread | None:
     """The calibration for this machine and environment, else one of this machine's in another
     environment (its source then names that environment), else None (none yet, turned off, or
     unreadable: then intervals say so)."""
-    spreads = stored()
     machine, environment = here()
-    on_machine = [s for s in spreads if s.machine in ("", machine)]
+    on_machine = [s for s in stored() if _on(s, machine)]
     exact = [s for s in on_machine if s.environment in ("", environment)]
     chosen = exact or on_machine
     return chosen[-1] if chosen else None
@@ -102,7 +101,13 @@ def needed() -> bool:
     if path() is None:
         return False
     machine, environment = here()
-    return not any(s.machine in ("", machine) and s.environment in ("", environment) for s in stored())
+    return not any(_on(s, machine) and s.environment in ("", environment) for s in stored())
+
+
+def _on(spread: ProcessSpread, machine: str) -> bool:
+    """Whether ``spread`` was measured on ``machine``: files written before named the CPU model alone
+    (as results do), or nothing."""
+    return spread.machine in ("", machine) or (not spread.environment and machine.endswith(f" × {spread.machine}"))
 
 
 def stored() -> list[ProcessSpread]:
