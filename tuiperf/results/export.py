@@ -318,12 +318,13 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
 def _compile_section(shown: RunResult, level: str) -> list[str]:
     """``--measure compile``: each stage's median [95 % CI], ratios, the persistent cache and the pay-off."""
     from tuiperf.results import compile_time as ct
+    from tuiperf.results.model import REPEATED_STAGES
 
     rows = ct.stage_rows(shown)
     if not rows:
         return []
     lines = ["", f"{level} Compile time, repeated with caches cleared", ""]
-    headers = ["variant", *[label for _, label in ct.REPEATED_STAGES], "repeats"]
+    headers = ["variant", *[label for _, label in REPEATED_STAGES], "repeats"]
     lines += _table(headers, [[_code(r[0]), *r[1:]] for r in rows])
     first = ct.first_compile_line(shown)
     lines += ["", f"_Median [95% CI]. {_cell(first)}._"] if first else []
