@@ -248,6 +248,8 @@ async def test_a_compile_run_lists_its_compile_times_and_plots_them_over_runs_ap
         rows = {run.id: [str(cell) for cell in table.get_row_at(i)] for i, run in enumerate(screen.runs)}
         assert rows[compile_id][4] == "scan 30.0 ms [29.4 ms–30.6 ms], unrolled 60.0 ms [58.8 ms–61.2 ms]"
         assert rows[call_id][4] == "" and rows[call_id][3] == "scan 1.00 µs, unrolled 1.20 µs"
+        detail = screen.query_one("#history-detail")  # (the column is off screen in a narrow terminal)
+        assert detail.display and str(detail.content).endswith("unrolled 60.0 ms [58.8 ms–61.2 ms]")
         await pilot.press("p")  # on the newest: the compile run
         await wait_until(pilot, lambda: type(app.screen).__name__ == "TrendScreen", what="the trend")
         plot = app.screen.query_one("SweepPlot")

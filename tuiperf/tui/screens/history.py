@@ -48,6 +48,7 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         placeholder = "/ part of a scenario id (empty: all)"
         yield Input(self.scenario, placeholder=placeholder, id="history-filter", compact=True)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="history-detail")
         hint = "enter shows a run as it was measured · b compares the shown result with it · p plots medians over runs"
         yield Static(hint, classes="dim")
         yield Footer()
@@ -114,8 +115,24 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
         ids = [run.id for run in runs]
         if chosen in ids:  # a read again (the filter typed) keeps the run the cursor was on
             table.move_cursor(row=ids.index(chosen), animate=False)
+        self._show_detail(table.cursor_row)
         count = f"{len(runs)} run{'s' * (len(runs) != 1)}" + (" (the newest)" if len(runs) == LISTED else "")
         self.query_one("#history-title", Static).update(Text(f"{count} in {one_line(self.path)}"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, index: int) -> None:
+        """The highlighted run's compile times under the table, where it measured them: their column is
+        off screen in a narrow terminal."""
+        run = self.runs[index] if 0 <= index < len(self.runs) else None
+        detail = self.query_one("#history-detail", Static)
+        detail.display = run is not None and run.measured_compile
+        if run is not None and run.measured_compile:
+            between = "; " if run.sweep else ", "
+            said = one_line(between.join(run.compile_texts(", ")), 400)
+            what = "medians" if run.sweep else "median [95 % CI]"
+            detail.update(Text(f"run {run.id} compile time (trace + lower + compile, {what}): {said}"))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -169,8 +186,8 @@ class HistoryScreen(Screen[tuple[str, int] | None]):
             return
         quantity = "compile" if like.compile_ms else "time"  # the series of what the chosen run measured
         steps = sum(1 for c in commits for m in c.series(quantity_measure(quantity)).values() if m.step is not None)
-        what = "compile time " if quantity == "compile" else ""
-        title = f"{like.scenario} {what}by commit ({steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals)"
+        where = " in compile time" if quantity == "compile" else ""
+        title = f"{like.scenario} by commit ({steps or 'no'} step{'s' * (steps != 1)}{where} beyond the 95 % intervals)"
         self.post_message(CommitsRead(title, as_sweep(commits), quantity=quantity))
 
     def on_commits_read(self, message: CommitsRead) -> None:
@@ -218,7 +235,7 @@ class TrendScreen(ModalScreen[None]):
 
     def _title(self) -> Text:
         what = "compile times" if self.quantity == "compile" else "medians per call"
-        hint = " (m: call time / compile time)" if self.sweep.compile_ms else ""
+        hint = " (m: call / compile)" if self.sweep.compile_ms else ""
         return Text(f"{one_line(self.scenario)}: {what} over {len(self.sweep.values)} {self.over}{hint}")
 
     def on_mount(self) -> None:

@@ -50,10 +50,16 @@ def legend_mark(index: int) -> str:
 def legend_rows(sweep: Sweep, order: list[str], quantity: str = "time") -> list[list[Text]]:
     """A row per variant under the plot: its line and marker, slope, first and last medians, memory; where
     compile time is plotted, its first and last compile times instead (marked as such: not a call's)."""
-    if quantity == "compile":
+    if quantity == "compile":  # each variant by its index in the plot's order, as its line is drawn
+        names = order or list(sweep.compile_ms)
         return [
-            [legend_label(i, name), Text("compile time"), Text(_span([m * 1e6 if m else None for m in ms]))]
-            for i, (name, ms) in enumerate(sweep.compile_ms.items())
+            [
+                legend_label(names.index(name), name),
+                Text("compile time"),
+                Text(_span([m * 1e6 if m else None for m in ms])),
+            ]
+            for name, ms in sweep.compile_ms.items()
+            if name in names
         ]
     rows = []
     for i, name in enumerate(order or list(sweep.medians_ns)):
