@@ -178,3 +178,16 @@ def test_the_html_page_carries_the_runs_compile_times_each_points_and_by_commit(
     assert "<h2>Compile time, sweep over steps (3 points)</h2>" in sweep_page
     assert "steps=128: 640 ms [627 ms – 653 ms]" in sweep_page  # the last point's tip in its plot
     assert "Compile time" not in page(factories.result({"a": factories.steady(1000.0)}))
+
+
+def test_a_grids_markdown_gives_every_cells_compile_time() -> None:
+    from tests.test_compile_time import document, with_stages
+    from tuiperf.results.export import markdown
+
+    base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
+    points = [with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]}) for p in base.points]
+    header = factories.header(params={"steps": 8, "size": 4})
+    grid = document.sweep_result("steps", [8, 32], points, header, duration_s=4.0, columns=("size", [4, 64]))
+    text = markdown(grid)
+    assert "### Compile time over `steps` × `size`" in text
+    assert "| `steps=32, size=64` | 30.0 ms [29.4 ms–30.6 ms] | 160 ms [157 ms–163 ms] |" in text
