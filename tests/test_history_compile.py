@@ -191,3 +191,18 @@ def test_a_grids_markdown_gives_every_cells_compile_time() -> None:
     text = markdown(grid)
     assert "### Compile time over `steps` × `size`" in text
     assert "| `steps=32, size=64` | 30.0 ms [29.4 ms–30.6 ms] | 160 ms [157 ms–163 ms] |" in text
+
+
+def test_by_commit_follows_the_newest_single_run_when_the_newest_run_is_a_sweep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep stored last (the loop-compile sweep of this issue's note) left `--by-commit` with no run:
+    its setting, a sweep's, matched no single run."""
+    single = at_commit("aaaaa", {"a": 1000.0}, 1)
+    sweep = msgspec.structs.replace(
+        factories.sweep({"a": [1.0, 2.0]}, values=(1, 2), scenario="s"), started_at="2026-12-01T11:00:00+00:00"
+    )
+    path, _ = stored(tmp_path, single, sweep)
+    assert main(["--history", str(path), "history", "--by-commit", "s", "--width", "120"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("s by commit (1 commits") and "aaaaaaaaaa" in out
