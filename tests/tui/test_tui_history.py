@@ -255,9 +255,14 @@ async def test_a_compile_run_lists_its_compile_times_and_plots_them_over_runs_ap
         plot = app.screen.query_one("SweepPlot")
         assert plot.lines.quantity == "compile"
         assert plot.lines.series() == {"scan": [None, 30e6], "unrolled": [None, 60e6]}
+        await pilot.pause()
+        caption = app.screen.query_one("#sweep-caption")  # the legend says compile times, not medians per call
+        assert "unrolled  compile time  60.0 ms → 60.0 ms" in str(caption.render()), str(caption.render())
         await pilot.press("m")
         assert (
             plot.lines.quantity == "time"
             and plot.lines.series()["scan"][1] == compile_run.variant("scan").sampling.stats.median_ns
         )
         assert "medians per call over 2 stored runs" in str(app.screen.query_one(".box-title").content)
+        await pilot.pause()
+        assert "unrolled  slope —  1.20 µs → 1.19 µs" in str(caption.render())
