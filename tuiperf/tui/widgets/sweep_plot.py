@@ -352,7 +352,10 @@ class SweepPlot(Vertical):
             return
         # The legend's lines now (as many as the measuring caption's: no layout), the sentences below it
         # in a frame of their own: they lay the screen out (a sweep's end was one frame of both, 15-25 ms)
-        laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
+        if self.lines.quantity == "compile" and sweep.compile_ms:  # (the legend made in another thread: per call)
+            laid = self._caption = Caption(lambda: legend_rows(sweep, order, "compile"))
+        else:
+            laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
         self._lay_caption()
         if crossovers:
             self._below_due = laid
