@@ -228,3 +228,41 @@ async def test_c_plots_the_selected_runs_scenario_by_commit_with_the_step_marked
         sweep = app.screen.sweep
         assert sweep.values == ["aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc ▲", "dddddddddd", "eeeeeeeeee"]
         assert sweep.medians_ns["a"][2] == 1200.0 and sweep.medians_ns["b"] == [500.0] * 5
+
+
+@sync
+async def test_a_compile_run_lists_its_compile_times_and_plots_them_over_runs_apart(saved, scenario_dirs, tmp_path):
+    """GIVEN a run that measured calls and one measured with --measure compile WHEN `h` lists them THEN
+    the compile run's compile times are in a column of their own (the call run's cell empty); `p` on it
+    plots compile times over runs (the series of what it measured), `m` the medians per call, where the
+    compile run's compile times are no point."""
+    from tests.test_history_compile import pair
+
+    calls, compile_run = pair(scenario="tiny-sin")
+    path, (call_id, compile_id) = history_holding(tmp_path, calls, compile_run)
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=scenario_dirs, screenshots_dir=tmp_path, history_path=path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await history_listed(pilot, lambda listed: len(listed) == 2)
+        table = screen.query_one("DataTable")
+        assert [str(c.label) for c in table.columns.values()][3:5] == ["medians", "compile time"]
+        rows = {run.id: [str(cell) for cell in table.get_row_at(i)] for i, run in enumerate(screen.runs)}
+        assert rows[compile_id][4] == "scan 30.0 ms [29.4 ms–30.6 ms], unrolled 60.0 ms [58.8 ms–61.2 ms]"
+        assert rows[call_id][4] == "" and rows[call_id][3] == "scan 1.00 µs, unrolled 1.20 µs"
+        detail = screen.query_one("#history-detail")  # (the column is off screen in a narrow terminal)
+        assert detail.display and str(detail.content).endswith("unrolled 60.0 ms [58.8 ms–61.2 ms]")
+        await pilot.press("p")  # on the newest: the compile run
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "TrendScreen", what="the trend")
+        plot = app.screen.query_one("SweepPlot")
+        assert plot.lines.quantity == "compile"
+        assert plot.lines.series() == {"scan": [None, 30e6], "unrolled": [None, 60e6]}
+        await pilot.pause()
+        caption = app.screen.query_one("#sweep-caption")  # the legend says compile times, not medians per call
+        assert "unrolled  compile time  60.0 ms → 60.0 ms" in str(caption.render()), str(caption.render())
+        await pilot.press("m")
+        assert (
+            plot.lines.quantity == "time"
+            and plot.lines.series()["scan"][1] == compile_run.variant("scan").sampling.stats.median_ns
+        )
+        assert "medians per call over 2 stored runs" in str(app.screen.query_one(".box-title").content)
+        await pilot.pause()
+        assert "unrolled  slope —  1.20 µs → 1.19 µs" in str(caption.render())

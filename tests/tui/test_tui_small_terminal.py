@@ -306,6 +306,11 @@ async def test_m_plots_a_sweeps_compile_time_after_its_memory(saved, scenario_di
         picture = [strip.text.rstrip() for strip in lines._built[1]]
         assert picture[0].startswith("Compile time (trace+lower+compile) against size")
         assert picture[2].split()[2:] == ["16.0", "ms", "512", "ms", "8.19", "s"], picture
+        caption = main.query_one("#sweep-caption")  # the legend follows: compile times, not medians per call
+        assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())
+        main.show_result(with_compile)  # shown again (a run's end) while compile time is plotted
+        await pilot.pause()
+        assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())
         await pilot.press("m")
         assert lines.quantity == "time"
 

@@ -207,6 +207,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="scenario ID's medians per git commit with 95%% intervals, marking steps beyond the intervals",
     )
+    history.add_argument(
+        "--measure",
+        choices=("call", "compile"),
+        help="compile: only the runs measured with --measure compile, and with --by-commit their compile times "
+        "(trace + lower + compile) per commit; call: with --by-commit, the medians per call (the default)",
+    )
     history.add_argument("--since", metavar="DATE", help="only runs started on or after DATE (2026-11-01, UTC)")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="at most N runs (default 50; 0: all)")
     flags.print_json(history)

@@ -305,11 +305,12 @@ def compile_time(result: RunResult, width: int, console: Console, where: str = "
     compile to the baseline's, the process's first-compile costs said apart, the persistent cache and
     where a longer compile pays off."""
     from tuiperf.results import compile_time as ct
+    from tuiperf.results.model import REPEATED_STAGES
 
     rows = ct.stage_rows(result)
     if not rows:
         return []
-    headers = ["variant", *[label for _, label in ct.REPEATED_STAGES], "repeats"]
+    headers = ["variant", *[label for _, label in REPEATED_STAGES], "repeats"]
     title = f"compile time, repeated with caches cleared: median [95 % CI]{where}"
     parts: list[Any] = [Text(""), grid(title, headers, rows, width, console)]
     stopped = next((v.stages.stopped for v in result.variants if v.stages.stopped), "")

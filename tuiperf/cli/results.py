@@ -163,7 +163,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from tuiperf.cli.report import Cell, grid
     from tuiperf.cli.wrap import checked_width, print_trimmed
     from tuiperf.common.text import one_line
-    from tuiperf.results.history import History
+    from tuiperf.results.history import COMPILE_WORDS, History
 
     path = history_path(args)
     if path is None:
@@ -172,13 +172,17 @@ def cmd_history(args: argparse.Namespace) -> int:
         return prune(path, args)
     if args.by_commit is not None:
         return history_by_commit(path, args)
+    compile_only = args.measure == "compile"
     with History(path, readonly=True) as history:
-        runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None)
-        total = history.count(scenario=args.scenario, since=args.since)
+        runs = history.list(scenario=args.scenario, since=args.since, limit=args.limit or None, measure=args.measure)
+        total = history.count(scenario=args.scenario, since=args.since, measure=args.measure)
     if args.json:
         print(json.dumps([dataclasses.asdict(run) for run in runs], indent=1))
         return 0
     console = Console(width=checked_width(args.width), highlight=False)
+    # compile times in a column of their own, where a listed run measured them (a listing of runs that
+    # measured calls only is as it was)
+    compiled = any(run.measured_compile for run in runs)
     rows: list[list[Cell]] = [
         [
             str(run.id),
@@ -189,13 +193,17 @@ def cmd_history(args: argparse.Namespace) -> int:
             one_line(run.jax_version),
             one_line(run.status),
             _medians(run),
+            *[[one_line(line) for line in run.compile_texts(" · ")]] * compiled,
         ]
         for run in runs
     ]
     header = ["run", "started", "scenario", "parameters", "device", "jax", "status", "medians"]
+    header += ["compile time"] * compiled
     plural = "s" * (total != 1)
+    which = " measured with --measure compile" if compile_only else ""
     shown = f"{len(runs)} of {total} runs" if len(runs) < total else f"{total} run{plural}"
-    print_trimmed(console, grid(f"{shown} in {one_line(path)}", header, rows, console.width, console, "run "))
+    title = f"{shown}{which} in {one_line(path)}" + (f" (medians: per call; {COMPILE_WORDS})" if compiled else "")
+    print_trimmed(console, grid(title, header, rows, console.width, console, "run "))
     return 0
 
 
@@ -211,8 +219,9 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
     from tuiperf.results.by_commit import commits_in
     from tuiperf.results.history import History
 
+    measure = args.measure or "call"
     with History(path, readonly=True) as history:
-        commits = commits_in(history, args.by_commit, since=args.since)
+        commits = commits_in(history, args.by_commit, since=args.since, measure=measure)
     if args.json:
         print(
             json.dumps(
@@ -225,6 +234,7 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
                         "runs": list(c.run_ids),
                         "variants": {name: vars(m) for name, m in c.variants.items()},
                     }
+                    | ({"compile": {name: vars(m) for name, m in c.compile.items()}} if c.compile else {})
                     for c in commits
                 ],
                 indent=1,
@@ -232,12 +242,13 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
         )
         return 0
     if not commits:
-        print(f"no run of {one_line(args.by_commit)} with a git commit in {one_line(path)}")
+        measured = " measured with --measure compile" if measure == "compile" else ""
+        print(f"no run of {one_line(args.by_commit)}{measured} with a git commit in {one_line(path)}")
         return 0
     console = Console(width=checked_width(args.width), highlight=False)
     rows: list[list[Cell]] = []
     for c in commits:
-        for name, m in c.variants.items():
+        for name, m in c.series(measure).items():
             step = ""
             if m.step is not None:
                 step = f"{'▲' if m.step > 1 else '▼'} {(m.step - 1) * 100:+.1f} %"
@@ -252,12 +263,14 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
                     step,
                 ]
             )
-    steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
+    steps = sum(1 for c in commits for m in c.series(measure).values() if m.step is not None)
+    what = ": compile time (trace + lower + compile, repeated)" if measure == "compile" else ""
     title = (
-        f"{one_line(args.by_commit)} by commit ({len(commits)} commits, oldest first; "
+        f"{one_line(args.by_commit)}{what} by commit ({len(commits)} commits, oldest first; "
         f"{steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals; * changes not committed)"
     )
-    headers = ["commit", "branch", "run ids", "variant", "median", "95% interval", "step"]
+    headers = ["commit", "branch", "run ids", "variant", "compile" if measure == "compile" else "median"]
+    headers += ["95% interval", "step"]
     print_trimmed(console, grid(title, headers, rows, console.width, console))
     return 0
 

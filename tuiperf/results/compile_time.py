@@ -15,16 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tuiperf.common.units import format_ns
-from tuiperf.results.model import RunResult, StageSeries, VariantResult
+from tuiperf.results.model import REPEATED_STAGES, RunResult, StageSeries, VariantResult
 from tuiperf.results.stats import _boot_medians, loglog_slope, ratio_ci
 
-REPEATED_STAGES: tuple[tuple[str, str], ...] = (
-    ("total", "trace+lower+compile"),
-    ("trace", "trace"),
-    ("lower", "lower"),
-    ("compile", "backend compile"),
-    ("first_call", "first call"),
-)
 FLAT = 0.15  # a log-log slope within ±0.15 of 0 reads as flat
 
 

@@ -290,7 +290,8 @@ def _sweep_section(result: RunResult) -> list[str]:
 
 
 def _sweep_compile_section(result: RunResult) -> list[str]:
-    """``--measure compile``: each point's compile (trace+lower+compile) median [95 % CI], and its slope."""
+    """``--measure compile``: each point's compile (trace+lower+compile) median [95 % CI], and its slope
+    (a grid: each cell's, no slope)."""
     from tuiperf.results import compile_time as ct
 
     sweep = result.sweep
@@ -299,17 +300,20 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
     slopes = ct.sweep_slopes(result)
     names = list(ct.sweep_medians(result))
     rows = []
-    for point in result.points:
+    for index, point in enumerate(result.points):
         cells = []
         for name in names:
             variant = point.variant(name)
             total = variant.stages.total if variant is not None and variant.ok else None
             cells.append("—" if total is None else ct.median_text(total))
-        rows.append([_cell(point.params.get(sweep.parameter)), *cells])
-    slope_cells = ["—" if slopes.get(name) is None else f"{slopes[name]:.2f}" for name in names]
-    rows.append(["log-log slope", *slope_cells])
-    lines = ["", f"### Compile time over {_code(sweep.parameter)}", ""]
-    lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
+        label = _code(sweep.label(index)) if sweep.grid else _cell(point.params.get(sweep.parameter))
+        rows.append([label, *cells])
+    if not sweep.grid:
+        slope_cells = ["—" if slopes.get(name) is None else f"{slopes[name]:.2f}" for name in names]
+        rows.append(["log-log slope", *slope_cells])
+    swept = " × ".join(map(_code, sweep.parameters))
+    lines = ["", f"### Compile time over {swept}", ""]
+    lines += _table(["cell" if sweep.grid else _code(sweep.parameter), *map(_code, names)], rows)
     growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     lines += ["", "_Trace + lower + compile, median of repeats with JAX's caches cleared [95% CI]._"]
     return lines + ([f"_{_cell(growth)}._"] if growth else [])
@@ -318,12 +322,13 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
 def _compile_section(shown: RunResult, level: str) -> list[str]:
     """``--measure compile``: each stage's median [95 % CI], ratios, the persistent cache and the pay-off."""
     from tuiperf.results import compile_time as ct
+    from tuiperf.results.model import REPEATED_STAGES
 
     rows = ct.stage_rows(shown)
     if not rows:
         return []
     lines = ["", f"{level} Compile time, repeated with caches cleared", ""]
-    headers = ["variant", *[label for _, label in ct.REPEATED_STAGES], "repeats"]
+    headers = ["variant", *[label for _, label in REPEATED_STAGES], "repeats"]
     lines += _table(headers, [[_code(r[0]), *r[1:]] for r in rows])
     first = ct.first_compile_line(shown)
     lines += ["", f"_Median [95% CI]. {_cell(first)}._"] if first else []
@@ -364,7 +369,7 @@ def _grid_section(result: RunResult) -> list[str]:
 
     note = _cell(sentences(result)[0])
     lines += ["", f"_Does the extra fixed cost matter at your size? {note[:1].upper()}{note[1:]}._"]
-    return lines
+    return lines + _sweep_compile_section(result)
 
 
 def _environments_section(result: RunResult) -> list[str]:

@@ -87,6 +87,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, point, variant)
     );
     """,
+    # 4: compile time (``--measure compile``): each variant's total compile (trace + lower + compile,
+    # repeated) median and 95 % interval, in ms; ``point`` -1 for a single run, else the sweep point's
+    # index. Runs stored before are filled in from their documents (:func:`_fill_compile`).
+    """
+    CREATE TABLE compile_medians (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        point INTEGER NOT NULL,
+        variant TEXT NOT NULL,
+        median_ms REAL NOT NULL,
+        low_ms REAL NOT NULL,
+        high_ms REAL NOT NULL,
+        PRIMARY KEY (run_id, point, variant)
+    );
+    """,
 )
 OLDEST_READABLE = 2  # a read-only listing of a version-2 history shows its sweeps without their points
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -94,6 +108,23 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 class HistoryError(TuiperfError):
     title = "History unavailable"
+
+
+@dataclass(frozen=True)
+class CompileFigure:
+    """A variant's compile time in one run (``--measure compile``): trace + lower + compile, repeated with
+    JAX's caches cleared; the repeats' median and its 95 % interval, in milliseconds."""
+
+    median_ms: float
+    low_ms: float
+    high_ms: float
+
+    def text(self) -> str:
+        """``28.8 ms [28.1 ms–29.5 ms]``."""
+        return f"{format_ns(self.median_ms * 1e6)} [{format_ns(self.low_ms * 1e6)}–{format_ns(self.high_ms * 1e6)}]"
+
+
+COMPILE_WORDS = "compile time: trace + lower + compile, median of repeats [95 % CI]"
 
 
 @dataclass(frozen=True)
@@ -113,6 +144,25 @@ class StoredRun:
     # A sweep's points in order: (value, {variant: median}) (a grid's value: its cell, "n_args=4, size=64");
     # a single run's are in ``medians``.
     points: list[tuple[str, dict[str, float | None]]] = field(default_factory=list)
+    # ``--measure compile``: each variant's compile time (a single run), and at each point (a sweep, in the
+    # order of ``points``); empty for a run that measured calls only.
+    compile_ms: dict[str, CompileFigure] = field(default_factory=dict)
+    compile_points: list[dict[str, CompileFigure]] = field(default_factory=list)
+
+    @property
+    def measured_compile(self) -> bool:
+        return bool(self.compile_ms) or any(self.compile_points)
+
+    def compile_texts(self, between: str) -> list[str]:
+        """The listings' compile times: a single run's ``a 28.8 ms [28.1 ms–29.5 ms]`` per variant; a sweep's
+        ``n=4: a 28.8 ms<between>b 31.0 ms`` per point (medians; "—" where none was repeated)."""
+        if self.sweep:
+            lines = []
+            for (value, _), got in zip(self.points, self.compile_points, strict=False):
+                said = between.join(f"{name} {format_ns(figure.median_ms * 1e6)}" for name, figure in got.items())
+                lines.append(f"{self.point_label(value)}: {said or '—'}")
+            return lines
+        return [f"{name} {figure.text()}" for name, figure in self.compile_ms.items()]
 
     @property
     def is_grid(self) -> bool:
@@ -170,6 +220,18 @@ def point_values(result: RunResult) -> list[str]:
     if sweep.grid:
         return [sweep.label(i) for i in range(len(sweep.values))]
     return [str(v) for v in sweep.values]
+
+
+def compile_rows(result: RunResult) -> list[tuple[int, str, float, float, float]]:
+    """The ``compile_medians`` rows of ``result``: (point, variant, median, low, high), point -1 for a single
+    run; only the variants whose compile was repeated (``--measure compile``)."""
+    runs = list(enumerate(result.points)) if result.sweep is not None else [(-1, result)]
+    return [
+        (index, v.name, total.median_ms, *total.ci95_ms)
+        for index, run in runs
+        for v in run.variants
+        if v.ok and (total := v.stages.total) is not None
+    ]
 
 
 def default_path() -> Path | None:
@@ -310,6 +372,8 @@ class History:
                 for statement in step.split(";"):
                     if statement.strip():
                         db.execute(statement)
+            if version < 4:
+                _fill_compile(db)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -363,6 +427,7 @@ class History:
                         for name, medians in result.sweep.medians_ns.items()
                     ],
                 )
+            _insert_compile(db, run_id, result)
         return run_id
 
     @contextlib.contextmanager
@@ -389,9 +454,17 @@ class History:
             raise HistoryError(f"no run {run_id} in the history", where=str(self.path))
         return decode(row[0], where=f"{self.path} run {run_id}")
 
-    @staticmethod
-    def _where(scenario: str | None, since: str | None, matching: str | None = None) -> tuple[str, builtins.list[str]]:
-        where, values = [], []
+    def _where(
+        self, scenario: str | None, since: str | None, matching: str | None = None, measure: str | None = None
+    ) -> tuple[str, builtins.list[Any]]:
+        where: builtins.list[str] = []
+        values: builtins.list[Any] = []
+        if measure == "compile":  # the runs that measured compile time (an older history: by their documents)
+            if self._version >= 4:
+                where.append("id IN (SELECT run_id FROM compile_medians)")
+            else:
+                where.append("instr(document, ?) > 0")
+                values.append(_REPEATED)
         if scenario:
             where.append("scenario = ?")
             values.append(scenario)
@@ -403,9 +476,9 @@ class History:
             values.append(parse_date(since, "--since"))
         return (" WHERE " + " AND ".join(where) if where else ""), values
 
-    def count(self, scenario: str | None = None, since: str | None = None) -> int:
+    def count(self, scenario: str | None = None, since: str | None = None, measure: str | None = None) -> int:
         """How many runs :meth:`list` would give without a limit."""
-        where, values = self._where(scenario, since)
+        where, values = self._where(scenario, since, measure=measure)
         with self._reading():
             (total,) = self._db.execute("SELECT count(*) FROM runs" + where, values).fetchone()
         return int(total)
@@ -416,10 +489,12 @@ class History:
         since: str | None = None,
         limit: int | None = None,
         matching: str | None = None,
+        measure: str | None = None,
     ) -> list[StoredRun]:
         """Newest first; ``since`` is an ISO date (``2026-11-01``) or date-time; ``matching``: the runs
-        whose scenario id holds that text, in any case (the app's filter, narrowing as it is typed)."""
-        where, values = self._where(scenario, since, matching)
+        whose scenario id holds that text, in any case (the app's filter, narrowing as it is typed);
+        ``measure`` "compile": only the runs that measured compile time (``--measure compile``)."""
+        where, values = self._where(scenario, since, matching, measure)
         sweep = "sweep" if self._version >= 3 else "''"
         sql = f"SELECT id, scenario, started_at, device, dispatch, params, jax_version, status, {sweep} FROM runs"
         sql += where + " ORDER BY started_at DESC, id DESC"
@@ -435,6 +510,7 @@ class History:
                 ):
                     medians[run_id][variant] = median
             points = self._points([row[0] for row in rows if row[8]])
+            compiled = self._compile([row[0] for row in rows])
         return [
             StoredRun(
                 id=row[0],
@@ -448,9 +524,29 @@ class History:
                 medians=medians[row[0]],
                 sweep=row[8],
                 points=points.get(row[0], []),
+                **_compile_fields(compiled.get(row[0], {}), len(points.get(row[0], [])) if row[8] else None),
             )
             for row in rows
         ]
+
+    def _compile(self, ids: builtins.list[int]) -> dict[int, dict[int, dict[str, CompileFigure]]]:
+        """Each run's compile times by point (-1: a single run) and variant; from its document where the
+        history, read only, is older than the table that holds them."""
+        found: dict[int, dict[int, dict[str, CompileFigure]]] = {}
+        if not ids:
+            return found
+        if self._version >= 4:
+            marks = ",".join("?" * len(ids))
+            rows: Iterable[tuple[int, int, str, float, float, float]] = self._db.execute(
+                "SELECT run_id, point, variant, median_ms, low_ms, high_ms FROM compile_medians"
+                f" WHERE run_id IN ({marks}) ORDER BY run_id, point, rowid",
+                ids,
+            ).fetchall()
+        else:
+            rows = [(run_id, *row) for run_id, result in _with_compile(self._db, ids) for row in compile_rows(result)]
+        for run_id, point, variant, median, low, high in rows:
+            found.setdefault(run_id, {}).setdefault(point, {})[variant] = CompileFigure(median, low, high)
+        return found
 
     def _points(self, ids: builtins.list[int]) -> dict[int, builtins.list[tuple[str, dict[str, float | None]]]]:
         """Each sweep's points in order: (value, {variant: median})."""
@@ -532,7 +628,9 @@ def trend(runs: list[StoredRun], like: StoredRun | None = None) -> Sweep:
     """The same variants across stored runs of one scenario, oldest first, as a sweep to plot
     (each point labelled with its run id and jax version: where a JAX upgrade moved a median; a run
     over several environments by their number, its lines being one per environment). With ``like``,
-    only the runs measured as it was: the same parameters, device, dispatch and environments."""
+    only the runs measured as it was: the same parameters, device, dispatch and environments. The runs
+    measured with ``--measure compile`` give their compile times too, as the sweep's ``compile_ms``: a
+    series apart from the medians per call (a compile run's medians per call are per-call times)."""
     ordered = sorted(comparable(runs, like) if like is not None else runs, key=lambda run: (run.started_at, run.id))
     names: list[str] = []
     for run in ordered:
@@ -542,12 +640,59 @@ def trend(runs: list[StoredRun], like: StoredRun | None = None) -> Sweep:
         several = _environments(run)
         return f"#{run.id} {len(several)} environments" if several else f"#{run.id} jax {run.jax_version or '?'}"
 
+    compiled = [name for name in names if any(name in run.compile_ms for run in ordered)]
     return Sweep(
         parameter="stored run",
         values=[label(run) for run in ordered],
         medians_ns={name: [run.medians.get(name) for run in ordered] for name in names},
         slopes={name: None for name in names},
+        # a series of its own (m plots it): a compile time is never a point of a per-call line
+        compile_ms={name: [_compile_median(run, name) for run in ordered] for name in compiled},
     )
+
+
+def _compile_median(run: StoredRun, name: str) -> float | None:
+    figure = run.compile_ms.get(name)
+    return figure.median_ms if figure is not None else None
+
+
+def _compile_fields(by_point: dict[int, dict[str, CompileFigure]], points: int | None) -> dict[str, Any]:
+    """A stored run's ``compile_ms`` (a single run: ``points`` None) or ``compile_points``."""
+    if points is None:
+        return {"compile_ms": by_point.get(-1, {})}
+    return {"compile_points": [by_point.get(i, {}) for i in range(points)] if by_point else []}
+
+
+def _insert_compile(db: sqlite3.Connection, run_id: int, result: RunResult) -> None:
+    db.executemany(
+        "INSERT INTO compile_medians (run_id, point, variant, median_ms, low_ms, high_ms) VALUES (?, ?, ?, ?, ?, ?)",
+        [(run_id, *row) for row in compile_rows(result)],
+    )
+
+
+# What a document with a repeated compile holds (``"repeated":{}`` is a variant without one): the runs a
+# history older than ``compile_medians`` has to read compile figures from.
+_REPEATED = b'"repeated":{"'
+
+
+def _with_compile(db: sqlite3.Connection, ids: builtins.list[int] | None = None) -> Iterator[tuple[int, RunResult]]:
+    """The runs (of ``ids``; None: all) whose documents hold a repeated compile, decoded."""
+    sql = "SELECT id, document FROM runs WHERE instr(document, ?) > 0"
+    values: builtins.list[Any] = [_REPEATED]
+    if ids is not None:
+        sql += f" AND id IN ({','.join('?' * len(ids))})"
+        values += ids
+    for run_id, document in db.execute(sql, values).fetchall():
+        try:
+            yield run_id, decode(document, where=f"run {run_id}")
+        except TuiperfError:
+            continue  # (a document this tuiperf cannot read shows its other columns still)
+
+
+def _fill_compile(db: sqlite3.Connection) -> None:
+    """Migration 4's data: the compile times of the runs stored before it (decoding only their documents)."""
+    for run_id, result in builtins.list(_with_compile(db)):
+        _insert_compile(db, run_id, result)
 
 
 def _empty_history() -> sqlite3.Connection:

@@ -1,6 +1,8 @@
 """``tuiperf export RUN --format html``: one self-contained page for a CI artifact — the run's medians
 with their 95 % intervals, and the scenario's medians per git commit from the history with the
-commits where a step was detected (:mod:`tuiperf.results.by_commit`).
+commits where a step was detected (:mod:`tuiperf.results.by_commit`). A run measured with ``--measure
+compile`` also gives its compile times (trace + lower + compile, repeated) the same way: in the run, at
+each point of a sweep, and by commit, always under headings of their own (never among the calls').
 
 Self-contained: inline SVG and CSS, no script, no font, image or style sheet fetched, so it opens
 offline and in a CI artifact viewer alike. Every text from a result (names, parameters, notes) is data:
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 from tuiperf.common.text import inert
 from tuiperf.common.units import format_ns, how_much, interval_words
 from tuiperf.results.findings import holds_one
-from tuiperf.results.model import Comparison, RunResult
+from tuiperf.results.model import REPEATED_STAGES, Comparison, RunResult, StageSeries
 from tuiperf.results.ratios import against
 
 if TYPE_CHECKING:
@@ -42,8 +44,10 @@ def page(result: RunResult, commits: Sequence[Commit] = ()) -> str:
     """The page for ``result``, with ``commits`` (its scenario's runs by commit; none: that section
     says why it is missing)."""
     title = f"tuiperf: {result.scenario.title or result.scenario.id}"
-    body = [f"<h1>{_e(title)}</h1>", _facts(result), *_sweep(result), *_this_run(result.shown, result)]
+    body = [f"<h1>{_e(title)}</h1>", _facts(result), *_sweep(result), *_sweep_compile(result)]
+    body += [*_this_run(result.shown, result), *_compile(result.shown, result)]
     body += _by_commit(result.scenario.id, commits)
+    body += _by_commit_compile(commits)
     body.append(f'<p class="muted">Measured with tuiperf {_e(result.tool.version)}; every figure comes from a run.</p>')
     head = f'<meta charset="utf-8"><title>{_e(title)}</title><style>{STYLE}</style>'
     return f'<!DOCTYPE html>\n<html lang="en"><head>{head}</head><body>\n' + "\n".join(body) + "\n</body></html>\n"
@@ -111,6 +115,60 @@ def _this_run(result: RunResult, whole: RunResult) -> list[str]:
     ]
 
 
+def _ms(series: StageSeries) -> tuple[float, float, float]:
+    """A repeated stage's (median, low, high) in ns, as the plots and ``format_ns`` take them."""
+    return series.median_ms * 1e6, series.ci95_ms[0] * 1e6, series.ci95_ms[1] * 1e6
+
+
+def _stage_text(series: StageSeries | None) -> str:
+    if series is None:
+        return "–"
+    median, low, high = _ms(series)
+    return f"{format_ns(median)} [{format_ns(low)} – {format_ns(high)}]"
+
+
+def _compile(result: RunResult, whole: RunResult) -> list[str]:
+    """``--measure compile``: each variant's stages repeated with JAX's caches cleared, median [95 % CI],
+    and a plot of the total (trace + lower + compile); ``result``: the run, or a sweep's last point."""
+    repeated = [v for v in result.variants if v.ok and v.stages.total is not None]
+    if not repeated:
+        return []
+    rows, points = [], []
+    for v in repeated:
+        rows.append([v.name, *(_stage_text(v.stages.repeated.get(key)) for key, _ in REPEATED_STAGES)])
+        rows[-1].append(str(v.stages.rounds))
+        assert v.stages.total is not None
+        points.append((v.name, *_ms(v.stages.total), False))
+    at = f" at {whole.sweep.label(len(whole.points) - 1)}" if whole.sweep is not None else ""
+    return [
+        f"<h2>Compile time{_e(at)}</h2>",
+        '<p class="muted">Each stage repeated with JAX\'s caches cleared, variants in turn: median [95 % interval].'
+        " A compile time, not a time per call.</p>",
+        _table(["variant", *(label for _, label in REPEATED_STAGES), "repeats"], rows),
+        _plot("compile time (trace + lower + compile), 95 % intervals", points, "this run's variants", joined=False),
+    ]
+
+
+def _sweep_compile(result: RunResult) -> list[str]:
+    """A sweep's or a grid's compile times (trace + lower + compile) point by point, one plot a variant."""
+    sweep = result.sweep
+    if sweep is None or not sweep.compile_ms or not result.points:
+        return []
+    parts = [f"<h2>Compile time, {_e(sweep.title())}</h2>"]
+    for name in sweep.compile_ms:
+        points = []
+        for index, point in enumerate(result.points):
+            v = point.variant(name)
+            total = v.stages.total if v is not None and v.ok else None
+            if total is not None:
+                points.append((sweep.label(index), *_ms(total), False))
+        if points:
+            parts.append(f"<h3><code>{_e(name)}</code>: compile time</h3>")
+            label = f"{name}: compile time (trace + lower + compile) per point, 95 % intervals"
+            parts.append(_plot(label, points, "point", joined=not sweep.grid))
+    return parts
+
+
 def _versus(row: Comparison | None) -> str:
     if row is None:
         return "–"
@@ -142,14 +200,42 @@ def _by_commit(scenario: str, commits: Sequence[Commit]) -> list[str]:
         ]
         parts.append(f"<h3><code>{_e(name)}</code></h3>")
         parts.append(_plot(f"{name}: median per commit, 95 % intervals", points, "commit"))
+    parts.append(_commit_table(commits, "call"))
+    return parts
+
+
+def _by_commit_compile(commits: Sequence[Commit]) -> list[str]:
+    """The runs that measured compile time, by commit: each variant's compile time per commit, steps marked."""
+    if not any(c.compile for c in commits):
+        return []
+    parts = [
+        "<h2>Compile time by commit</h2>",
+        '<p class="muted">Trace + lower + compile, repeated with JAX\'s caches cleared, from the runs measured '
+        "with <code>--measure compile</code>; a step: a commit's interval wholly above or below the previous "
+        "one's.</p>",
+    ]
+    for name in dict.fromkeys(name for c in commits for name in c.compile):
+        points = [
+            (c.label, m.median_ns, m.low_ns, m.high_ns, m.step is not None)
+            for c in commits
+            if (m := c.compile.get(name)) is not None
+        ]
+        parts.append(f"<h3><code>{_e(name)}</code>: compile time</h3>")
+        parts.append(_plot(f"{name}: compile time per commit, 95 % intervals", points, "commit"))
+    parts.append(_commit_table(commits, "compile"))
+    return parts
+
+
+def _commit_table(commits: Sequence[Commit], measure: str) -> str:
+    """Each commit's variants (``measure`` "call": medians per call; "compile": compile times), steps marked."""
     rows = []
     for c in commits:
-        for name, m in c.variants.items():
+        for name, m in c.series(measure).items():
             step = "" if m.step is None else f"{'▲' if m.step > 1 else '▼'} {(m.step - 1) * 100:+.1f} %"
             interval = f"{format_ns(m.low_ns)} – {format_ns(m.high_ns)}"
             rows.append([c.label, c.branch, name, format_ns(m.median_ns), interval, step])
-    parts.append(_table(["commit", "branch", "variant", "median", "95% interval", "step"], rows, step_column=5))
-    return parts
+    figure = "compile" if measure == "compile" else "median"
+    return _table(["commit", "branch", "variant", figure, "95% interval", "step"], rows, step_column=5)
 
 
 def _table(headers: list[str], rows: list[list[str]], step_column: int | None = None) -> str:

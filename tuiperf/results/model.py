@@ -43,6 +43,14 @@ COMPILE_STAGES: tuple[tuple[str, str], ...] = (
     ("compile", "compile"),
     ("first_call", "first call"),
 )
+# ``--measure compile``'s repeated stages (CompileStagesMs.repeated's keys), the total first.
+REPEATED_STAGES: tuple[tuple[str, str], ...] = (
+    ("total", "trace+lower+compile"),
+    ("trace", "trace"),
+    ("lower", "lower"),
+    ("compile", "backend compile"),
+    ("first_call", "first call"),
+)
 # Phases of a run, with the words that say what was happening in each.
 PHASES: dict[str, str] = {
     "setup": "setting up inputs",

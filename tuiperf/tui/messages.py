@@ -17,7 +17,8 @@ from tuiperf.tui.controller import RunNews, RunUpdated
 
 if TYPE_CHECKING:
     from tuiperf.contract.environments import PythonEnv
-    from tuiperf.results.model import RunResult
+    from tuiperf.results.history import StoredRun
+    from tuiperf.results.model import RunResult, Sweep
 
 
 @dataclass
@@ -87,3 +88,23 @@ class StoredRunRead(Message):
     run_id: int
     stored: RunResult
     made: Any = None
+
+
+@dataclass
+class HistoryListed(Message):
+    """The history's runs, read off the UI thread for the filter ``read_for`` (``error``: why none were)."""
+
+    runs: list[StoredRun]
+    read_for: str
+    error: str = ""
+
+
+@dataclass
+class CommitsRead(Message):
+    """A scenario's runs by git commit as a sweep to plot, read off the UI thread (``sweep`` None: none
+    recorded a commit, ``error`` says so or why they could not be read)."""
+
+    title: str
+    sweep: Sweep | None
+    error: str = ""
+    quantity: str = "time"  # what the plot shows first: "compile" where the chosen run measured compile time

@@ -47,8 +47,20 @@ def legend_mark(index: int) -> str:
     return BRAILLE_LEGEND + point_marker(index)
 
 
-def legend_rows(sweep: Sweep, order: list[str]) -> list[list[Text]]:
-    """A row per variant under the plot: its line and marker, slope, first and last medians, memory."""
+def legend_rows(sweep: Sweep, order: list[str], quantity: str = "time") -> list[list[Text]]:
+    """A row per variant under the plot: its line and marker, slope, first and last medians, memory; where
+    compile time is plotted, its first and last compile times instead (marked as such: not a call's)."""
+    if quantity == "compile":  # each variant by its index in the plot's order, as its line is drawn
+        names = order or list(sweep.compile_ms)
+        return [
+            [
+                legend_label(names.index(name), name),
+                Text("compile time"),
+                Text(_span([m * 1e6 if m else None for m in ms])),
+            ]
+            for name, ms in sweep.compile_ms.items()
+            if name in names
+        ]
     rows = []
     for i, name in enumerate(order or list(sweep.medians_ns)):
         slope = sweep.slopes.get(name)
@@ -61,6 +73,12 @@ def legend_rows(sweep: Sweep, order: list[str]) -> list[list[Text]]:
         memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
         rows.append([legend_label(i, name), Text(slope_text), Text(span), Text(memory)])
     return rows
+
+
+def _span(values: list[float | None]) -> str:
+    first = next((m for m in values if m), None)
+    last = next((m for m in reversed(values) if m), None)
+    return f"{format_ns(first)} → {format_ns(last)}" if first and last else "no result"
 
 
 def legend_text(rows: list[list[Text]], width: int) -> Text:
@@ -278,8 +296,21 @@ class SweepPlot(Vertical):
         following = lines.following()
         if following == lines.quantity:
             return None
-        lines.set_quantity(following)
+        self.set_quantity(following)
         return lines.quantity
+
+    def set_quantity(self, quantity: str) -> None:
+        """Plot ``quantity`` (see :data:`QUANTITIES`); the legend under it follows (compile time: each
+        variant's first and last compile times, not its medians per call)."""
+        lines, shown = self.lines, self._caption
+        was = lines.quantity
+        lines.set_quantity(quantity)
+        sweep, order = lines.sweep, lines.order
+        if shown is None or sweep is None or "compile" not in (was, quantity):
+            return
+        laid = self._caption = Caption(lambda: legend_rows(sweep, order, quantity))
+        laid.below = shown.below
+        self._lay_caption()
 
     def show(
         self,
@@ -321,7 +352,10 @@ class SweepPlot(Vertical):
             return
         # The legend's lines now (as many as the measuring caption's: no layout), the sentences below it
         # in a frame of their own: they lay the screen out (a sweep's end was one frame of both, 15-25 ms)
-        laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
+        if self.lines.quantity == "compile" and sweep.compile_ms:  # (the legend made in another thread: per call)
+            laid = self._caption = Caption(lambda: legend_rows(sweep, order, "compile"))
+        else:
+            laid = self._caption = Caption(lambda: legend_rows(sweep, order), legend=legend)
         self._lay_caption()
         if crossovers:
             self._below_due = laid
