@@ -197,3 +197,14 @@ def test_a_real_compile_is_counted_and_its_trace_profiled():
     assert mine.ncalls == 6 and mine.function == f"helper (test_compile_why.py:{helper.__code__.co_firstlineno})"
     assert profile.traces == 3 and profile.profiled_ms is not None and profile.profiled_ms > 0
     assert [row for row in profile.rows if row.kind == "python"]
+
+
+def test_the_apps_profile_tab_shows_each_variants_trace_profile():
+    from tuiperf.tui.widgets.profile_table import TRACE_MARK, profile_content
+
+    content = profile_content(scan_vs_unrolled())
+    cells = {key: [c.plain for c in row] for key, row in content.rows if key.startswith("trace")}
+    assert cells["trace1.1"] == ["500.00", "9.00", "64", "", f"{TRACE_MARK} ◆ step (loop.py:3)"]
+    assert cells["trace0.0"] == ["900.00", "80.00", "9", "scan", f"{TRACE_MARK} bind (jax/…/core.py:660)"]
+    assert "one trace of the variant (--measure compile)" in str(content.note)
+    assert not [key for key, _ in profile_content(factories.result({"a": [1.0]})).rows if key.startswith("trace")]
