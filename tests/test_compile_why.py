@@ -136,6 +136,12 @@ def test_a_sweep_names_the_unrolled_loop_where_its_size_grows_and_the_loops_stay
     rows = [line.split() for line in text.splitlines()]
     assert ["scan", "34", "34", "34", "0.00"] in rows and ["unrolled", "31", "103", "391", "0.91"] in rows
     assert "· unrolled's program holds no loop and grows with steps" in text
+    from tuiperf.results.export import markdown
+
+    text = markdown(result)
+    assert "| 128 | 34 | 391 |" in text and "| log-log slope | 0.00 | 0.91 |" in text
+    assert "- unrolled's program holds no loop and grows with steps" in text
+    assert "| `unrolled` | 384 | – | 391 | none |" in text  # the last point's program size
     # no variant with a while loop beside it: nothing named
     assert ct.sweep_remedies(sized_sweep(scan_loops=[])) == []
 
