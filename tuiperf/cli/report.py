@@ -337,11 +337,6 @@ def compile_time(result: RunResult, width: int, console: Console, where: str = "
     return parts
 
 
-def _slope(slope: float | None) -> str:
-    """A log-log slope to two decimals, a slope that rounds to zero as 0.00 (not -0.00)."""
-    return "–" if slope is None else f"{slope:.2f}" if round(slope, 2) != 0 else "0.00"
-
-
 def program_sizes(result: RunResult, width: int, console: Console) -> list[Any]:
     """``--measure compile``: each variant's program size as traced, lowered and compiled, and its loops."""
     from tuiperf.results import compile_time as ct
@@ -425,7 +420,7 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
             [
                 one_line(name),
                 *["–" if n is None else f"{n:,}" for n in counts],
-                _slope(size_slopes.get(name)),
+                ct.slope_text(size_slopes.get(name)),
             ]
             for name, counts in sizes.items()
         ]

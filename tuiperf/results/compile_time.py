@@ -411,6 +411,13 @@ def size_slopes(result: RunResult) -> dict[str, float | None]:
     return found
 
 
+def slope_text(slope: float | None, none: str = "–") -> str:
+    """A log-log slope to two decimals; one that rounds to zero as 0.00 (not -0.00)."""
+    if slope is None:
+        return none
+    return "0.00" if round(slope, 2) == 0 else f"{slope:.2f}"
+
+
 def _numeric(values: Sequence[object]) -> bool:
     return all(isinstance(x, int | float) and not isinstance(x, bool) for x in values)
 

@@ -320,15 +320,7 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
             [_cell(point.params.get(sweep.parameter)), *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()]]
             for i, point in enumerate(result.points)
         ]
-        rows.append(
-            [
-                "log-log slope",
-                *[
-                    "—" if size_slopes.get(k) is None else f"{size_slopes[k] + 0.0:.2f}".replace("-0.00", "0.00")
-                    for k in sizes
-                ],
-            ]
-        )
+        rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
         lines += ["", "Compiled program size, HLO instructions:", ""]
         lines += _table([_code(sweep.parameter), *map(_code, sizes)], rows)
     remedies = ct.sweep_remedies(result)
