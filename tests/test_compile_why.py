@@ -166,13 +166,17 @@ def test_a_run_without_sizes_or_profiles_shows_neither():
 
 
 # -- in this process: counted and profiled from a real compile ------------------------------------------
-def helper(x):  # the "scenario file's" function a trace calls
+def helper(
+    x,
+):  # the "scenario file's" function a trace calls: Python work of its own, so it is among the top by own time
     import jax.numpy as jnp
 
+    for _ in range(50_000):
+        pass
     return jnp.sin(x) + 1
 
 
-def test_a_real_compile_is_counted_and_its_trace_profiled():
+def test_a_real_compile_is_counted_and_its_trace_profiled(monkeypatch):
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -198,11 +202,18 @@ def test_a_real_compile_is_counted_and_its_trace_profiled():
         compiled = jax.jit(subject.fn).lower(x).compile().as_text()  # a plain count, by line
         assert size.compiled_instructions == len(INSTRUCTION.findall(compiled))
     assert subjects[0].size is not None and subjects[0].size.jaxpr_equations == 12
+    import tuiperf.measuring.compile_time as compile_time
+
+    monkeypatch.setattr(compile_time, "CHEAP_MS", float("inf"))  # every profiled trace cheap: three of them
     profile = trace_profile(subjects[0], __file__)
+    # among the functions with most own time, and still marked as the scenario's own (its calls are evidence)
+    assert profile.rows[0].function.startswith("helper ")
     [mine] = [row for row in profile.rows if row.kind == "scenario" and row.function.startswith("helper ")]
     assert mine.ncalls == 6 and mine.function == f"helper (test_compile_why.py:{helper.__code__.co_firstlineno})"
     assert profile.traces == 3 and profile.profiled_ms is not None and profile.profiled_ms > 0
     assert [row for row in profile.rows if row.kind == "python"]
+    monkeypatch.setattr(compile_time, "CHEAP_MS", 0.0)  # none cheap: one
+    assert trace_profile(subjects[0], __file__).traces == 1
 
 
 def test_the_apps_profile_tab_shows_each_variants_trace_profile():

@@ -239,7 +239,7 @@ def trace_profile(subject: Subject, user_file: str = "") -> TraceProfile:
         profiles.append(found[0])
         times.append(found[1])
     user = os.path.realpath(user_file) if user_file else ""
-    rows: list[tuple[bool, ProfileRow]] = []
+    rows: list[ProfileRow] = []
     for key in dict.fromkeys(key for profile in profiles for key in profile):
         filename, line, function = key
         if function == "<method 'disable' of '_lsprof.Profiler' objects>":
@@ -247,11 +247,11 @@ def trace_profile(subject: Subject, user_file: str = "") -> TraceProfile:
         ncalls, own, cum = (statistics.median(p.get(key, (0.0, 0.0, 0.0))[i] for p in profiles) for i in range(3))
         mine = bool(user) and filename != "~" and os.path.realpath(filename) == user
         name = f"{function} ({os.path.basename(filename)}:{line})" if mine else short_label(filename, line, function)
-        rows.append((mine, ProfileRow(function=name, ncalls=ncalls, cumtime_us=cum * 1e6, tottime_us=own * 1e6)))
-    top = sorted((row for _, row in rows), key=lambda row: -row.tottime_us)[:TRACE_TOP]
-    shown = {row.function for row in top}
-    scenario = sorted((row for mine, row in rows if mine and row.function not in shown), key=lambda r: -r.cumtime_us)
-    extra = [msgspec.structs.replace(row, kind="scenario") for row in scenario[:SCENARIO_TOP]]
+        kind = "scenario" if mine else "python"
+        rows.append(ProfileRow(function=name, ncalls=ncalls, cumtime_us=cum * 1e6, tottime_us=own * 1e6, kind=kind))
+    top = sorted(rows, key=lambda row: -row.tottime_us)[:TRACE_TOP]  # the scenario's own among them marked too
+    scenario = sorted((row for row in rows if row.kind == "scenario" and row not in top), key=lambda r: -r.cumtime_us)
+    extra = scenario[:SCENARIO_TOP]
     note = "" if hasattr(subject.fn, "trace") else f"{subject.name} has no trace(): its lower() was profiled"
     return TraceProfile(rows=[*top, *extra], traces=len(profiles), profiled_ms=statistics.median(times), note=note)
 

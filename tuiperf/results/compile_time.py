@@ -205,7 +205,8 @@ def trace_profile_rows(result: RunResult, top: int = TRACE_ROWS) -> list[tuple[s
         if not v.ok or profile is None:
             continue
         python = [row for row in profile.rows if row.kind != "scenario"][:top]
-        found += [(v.name, row) for row in [*python, *(row for row in profile.rows if row.kind == "scenario")]]
+        scenario = sorted((row for row in profile.rows if row.kind == "scenario"), key=lambda row: -row.cumtime_us)
+        found += [(v.name, row) for row in [*python, *scenario]]
     return found
 
 

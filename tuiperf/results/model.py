@@ -148,8 +148,9 @@ class ProgramSize(Part, frozen=True):
 class TraceProfile(Part, frozen=True):
     """A Python profile (cProfile) of a variant's trace (``f.trace(*args)``, in-memory caches cleared
     first), made after the timed repeats: the functions with most own time (``rows``, one trace's
-    figures, the median over ``traces``), then the scenario file's own functions by cumulative time
-    (``kind`` "scenario"). ``note``: why there is none, or what was profiled instead of a trace."""
+    figures, the median over ``traces``), then the scenario file's other functions by cumulative time;
+    the scenario file's are of ``kind`` "scenario" wherever they are. ``note``: why there is none, or
+    what was profiled instead of a trace."""
 
     rows: list[ProfileRow] = []
     traces: int = 1  # traces profiled: each figure is their median
