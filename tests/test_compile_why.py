@@ -225,3 +225,14 @@ def test_the_apps_profile_tab_shows_each_variants_trace_profile():
     assert cells["trace0.0"] == ["900.00", "80.00", "9", "scan", f"{TRACE_MARK} bind (jax/…/core.py:660)"]
     assert "one trace of the variant (--measure compile)" in str(content.note)
     assert not [key for key, _ in profile_content(factories.result({"a": [1.0]})).rows if key.startswith("trace")]
+
+
+def test_a_trace_that_fails_under_the_profiler_says_why_and_the_run_goes_on():
+    from tuiperf.measuring.compile_time import Subject, trace_profile
+
+    class Broken:
+        def trace(self, *args):
+            raise RuntimeError("traced twice")
+
+    found = trace_profile(Subject("broken", Broken(), ()))
+    assert found.rows == [] and found.note == "not profiled: RuntimeError: traced twice"

@@ -233,7 +233,10 @@ def trace_profile(subject: Subject, user_file: str = "") -> TraceProfile:
     profiles: list[Figures] = []
     times: list[float] = []
     while len(profiles) < TRACE_PROFILES and (not times or times[-1] < CHEAP_MS):
-        found = _profiled_trace(subject)
+        try:
+            found = _profiled_trace(subject)
+        except Exception as exc:  # noqa: BLE001 - the profile is evidence, not the measurement: say why there is none
+            return TraceProfile(note=f"not profiled: {type(exc).__name__}: {exc}")
         if isinstance(found, str):
             return TraceProfile(note=found)
         profiles.append(found[0])
