@@ -91,7 +91,7 @@ class Subject:
     args: tuple[Any, ...]
     call: bool = True  # time the new executable's first call (not a step's, which may donate its state)
     samples: dict[str, list[float]] = field(default_factory=lambda: {key: [] for key in SERIES})
-    size: ProgramSize | None = None  # counted once, from the first repeat's objects after it was timed
+    size: ProgramSize | None = field(default=None, init=False)  # counted once, from the first repeat's objects
 
     def repeat(self) -> None:
         """One real compile: caches cleared, then trace, lower, compile and the first call, each timed."""
