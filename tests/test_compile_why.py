@@ -214,6 +214,9 @@ def test_a_real_compile_is_counted_and_its_trace_profiled(monkeypatch):
     assert [row for row in profile.rows if row.kind == "python"]
     monkeypatch.setattr(compile_time, "CHEAP_MS", 0.0)  # none cheap: one
     assert trace_profile(subjects[0], __file__).traces == 1
+    import gc
+
+    assert gc.isenabled()  # off while profiled only
 
 
 def test_the_apps_profile_tab_shows_each_variants_trace_profile():
