@@ -238,7 +238,7 @@ def test_measure_compile_repeats_every_variant_at_every_point_of_a_sweep(runner)
         variants=["lax.scan", "unrolled"],
         settings=RunSettings(samples=5, profile=False, budget_s=0.01, measure="compile"),
     )
-    request.sweep = ("steps", ["1", "4"])
+    request.sweep = ("steps", ["2", "4"])  # at 1 step XLA removes the scan's loop
     result = runner.run(request)
     assert result.options.measure == "compile"
     for point in result.points:
@@ -248,6 +248,20 @@ def test_measure_compile_repeats_every_variant_at_every_point_of_a_sweep(runner)
             assert v.stages.cache and v.stages.process_first_ms is not None
     assert set(ct.sweep_medians(result)) == {"lax.scan", "unrolled"}
     assert all(m is not None for ms in ct.sweep_medians(result).values() for m in ms)
+    # the why: each program's size, counted (the unrolled jaxpr: sin, mul and add per step), and its trace profiled
+    sizes = {p.params["steps"]: {v.name: v.stages.size for v in p.variants} for p in result.points}
+    assert [sizes[steps]["unrolled"].jaxpr_equations for steps in (2, 4)] == [6, 12]
+    assert [(sizes[steps]["lax.scan"].jaxpr_equations, sizes[steps]["lax.scan"].jaxpr_outer) for steps in (2, 4)] == [
+        (4, 1),
+        (4, 1),
+    ]
+    scan = ct.sweep_sizes(result)["lax.scan"]
+    assert scan[0] == scan[1] and ct.sweep_sizes(result)["unrolled"][1] > ct.sweep_sizes(result)["unrolled"][0]
+    unrolled = result.points[1].variant("unrolled")
+    assert unrolled is not None and unrolled.stages.trace_profile is not None
+    assert {r.function: r.ncalls for r in unrolled.stages.trace_profile.rows if r.kind == "scenario"}[
+        "step (loop_compile.py:32)"
+    ] == 4
 
 
 @pytest.mark.slow

@@ -316,11 +316,17 @@ def compile_time(result: RunResult, width: int, console: Console, where: str = "
     stopped = next((v.stages.stopped for v in result.variants if v.stages.stopped), "")
     notes = [f"repeats ended: {stopped}" if stopped else "", ct.first_compile_line(result)]
     parts.extend(Hanging(inert(note), indent=2, style="dim") for note in notes if note)
+    parts.extend(program_sizes(result, width, console))
     base, found = ct.ratios(result, result.options.baseline)
     if found:
         parts.append(Hanging(f"compile (trace+lower+compile) against {one_line(base or '')} [95 % CI]", style="bold"))
         parts.append(_pairs([f"{one_line(r.name)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found]))
         parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in ct.gap_sentences(result, base))
+    remedies = ct.remedies(result)
+    if remedies:
+        parts.append(Hanging("what the evidence names for compile time", style="bold"))
+        parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in remedies)
+    parts.extend(trace_profiles(result, width, console))
     cache = ct.cache_lines(result)
     if cache:
         parts.append(Hanging("persistent compilation cache, private folder, cold then warm", style="bold"))
@@ -330,6 +336,52 @@ def compile_time(result: RunResult, width: int, console: Console, where: str = "
         parts.append(Hanging("does the longer compile pay off?", style="bold"))
         parts.extend(Hanging(f"· {inert(p.sentence())}", indent=2) for p in paid)
     return parts
+
+
+def program_sizes(result: RunResult, width: int, console: Console) -> list[Any]:
+    """``--measure compile``: each variant's program size as traced, lowered and compiled, and its loops."""
+    from tuiperf.results import compile_time as ct
+
+    rows = ct.size_rows(result)
+    if not rows:
+        return []
+    headers = ["variant", "jaxpr equations", "HLO lowered", "HLO compiled", "while loops"]
+    table = grid(
+        "program size, counted once per variant", headers, [[one_line(r[0]), *r[1:]] for r in rows], width, console
+    )
+    note = (
+        "jaxpr equations include those of nested jaxprs (scan, while and pjit bodies); HLO: instructions of "
+        "every computation, fusions' included"
+    )
+    return [Text(""), table, Hanging(note, indent=2, style="dim")]
+
+
+def trace_profiles(result: RunResult, width: int, console: Console) -> list[Any]:
+    """``--measure compile``: where one trace's Python time goes, a table per variant: the functions with
+    most own time, then the scenario file's own functions (marked ◆)."""
+    from tuiperf.results import compile_time as ct
+
+    found = ct.trace_profile_rows(result)
+    if not found:
+        return []
+    parts: list[Any] = [Text(""), Hanging("tracing's Python profile: one trace, functions by own time", style="bold")]
+    headers = ["function", "calls", "own", "cum."]
+    for name in dict.fromkeys(name for name, _ in found):
+        rows: list[list[Cell]] = [
+            [
+                ("◆ " if row.kind == "scenario" else "") + one_line(row.function),
+                f"{row.ncalls:,.0f}",
+                format_ns(row.tottime_us * 1e3),
+                format_ns(row.cumtime_us * 1e3),
+            ]
+            for of, row in found
+            if of == name
+        ]
+        parts.append(grid(one_line(name), headers, rows, width, console))
+    notes = [ct.trace_profile_note(result)]
+    if any(row.kind == "scenario" for _, row in found):
+        notes.append("cum.: with the functions it calls; ◆ the scenario file's own functions, by cumulative time")
+    return [*parts, *(Hanging(inert(note), indent=2, style="dim") for note in notes)]
 
 
 def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[Any]:
@@ -363,6 +415,19 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
     growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     if growth:
         parts.append(Hanging(inert(growth), indent=2))
+    sizes, size_slopes = ct.sweep_sizes(result), ct.size_slopes(result)
+    if sizes:
+        rows = [
+            [
+                one_line(name),
+                *["–" if n is None else f"{n:,}" for n in counts],
+                ct.slope_text(size_slopes.get(name)),
+            ]
+            for name, counts in sizes.items()
+        ]
+        title = f"sweep over {one_line(sweep.parameter)}: compiled program size, HLO instructions"
+        parts.extend([Text(""), grid(title, headers, rows, width, console)])
+    parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in ct.sweep_remedies(result))
     return [*parts, Text("")]
 
 

@@ -13,7 +13,7 @@ from tuiperf.api.scenario import Bench
 from tuiperf.api.step import Carrier
 from tuiperf.contract.events import PhaseChanged
 from tuiperf.measuring.breakdown_step import breakdowns
-from tuiperf.measuring.compile_time import Subject, persistent_cache, repeat_compiles, with_repeats
+from tuiperf.measuring.compile_time import Subject, persistent_cache, repeat_compiles, trace_profile, with_repeats
 from tuiperf.measuring.context import Outcomes, Point, RunContext, describe_exception
 from tuiperf.measuring.guard_step import guard
 from tuiperf.measuring.ops_step import OpsTarget, Programs, operations
@@ -96,12 +96,14 @@ def compile_repeats(ctx: RunContext, point: Point, prepared: list[Prepared], fou
         return
     for subject in subjects:
         ctx.hooks.turn(subject.name, point.index)
+        ctx.emit(PhaseChanged("compile", subject.name, "profiling one trace"))
+        profile = trace_profile(subject, ctx.resolved.scenario.path)
         ctx.emit(PhaseChanged("compile", subject.name, "persistent compilation cache, cold then warm"))
         caches = [persistent_cache(subject)]
         if caches[0].hits == 0:
             caches.append(persistent_cache(subject, thresholds_zero=True))
         was = found.results[subject.name]
-        found.restage(subject.name, with_repeats(was.stages, subject, rounds, why, caches))
+        found.restage(subject.name, with_repeats(was.stages, subject, rounds, why, caches, profile))
 
 
 def host_bytes(bench: Bench) -> int:

@@ -9,6 +9,11 @@ after the repeats), and no persistent compilation cache folder is set while they
 own first-compile costs (the backend's and XLA's one-time set-up) are paid before any variant is
 compiled, by compiling a tiny unrelated function, and said apart (:func:`process_first_compile`).
 
+Once per variant, outside the timed stages: its program's size (:func:`program_size`: the jaxpr's
+equations, the lowered and the compiled module's HLO instructions), counted from the objects of its
+first repeat after that repeat was timed, and a Python profile of one trace (:func:`trace_profile`),
+made after the repeats.
+
 The persistent cache is measured on its own (:func:`persistent_cache`): with a private, empty
 ``jax_compilation_cache_dir``, one compile (the miss, which writes the entry) then another with the
 in-memory caches cleared (the hit), with what ``jax.monitoring`` reports of each.
@@ -17,14 +22,20 @@ in-memory caches cleared (the hit), with what ``jax.monitoring`` reports of each
 from __future__ import annotations
 
 import contextlib
+import cProfile
 import os
+import pstats
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from tuiperf.results.model import CompileStagesMs, PersistentCache, StageSeries
+import msgspec
+
+from tuiperf.results.model import CompileStagesMs, PersistentCache, ProfileRow, ProgramSize, StageSeries, TraceProfile
 from tuiperf.results.stats import median_ci
 
 TARGET_REL = 0.05  # stop when every stage's 95 % interval is within ±5 % of its median
@@ -80,6 +91,7 @@ class Subject:
     args: tuple[Any, ...]
     call: bool = True  # time the new executable's first call (not a step's, which may donate its state)
     samples: dict[str, list[float]] = field(default_factory=lambda: {key: [] for key in SERIES})
+    size: ProgramSize | None = field(default=None, init=False)  # counted once, from the first repeat's objects
 
     def repeat(self) -> None:
         """One real compile: caches cleared, then trace, lower, compile and the first call, each timed."""
@@ -111,12 +123,146 @@ class Subject:
             self.samples[key].append(ns / 1e6)
         if self.call:
             self.samples["first_call"].append((t4 - t3) / 1e6)
+        if self.size is None:
+            self.size = program_size(traced if hasattr(self.fn, "trace") else None, lowered, compiled)
 
     def settled(self, target: float = TARGET_REL) -> bool:
         return all(_settled(values, target) for values in self.samples.values() if values)
 
     def series(self) -> dict[str, StageSeries]:
         return {key: series_of(values) for key, values in self.samples.items() if values}
+
+
+def jaxpr_equations(jaxpr: Any) -> tuple[int, int]:
+    """(every equation of ``jaxpr`` and of the jaxprs nested in its equations' parameters — a scan's,
+    a while loop's, a cond's branches, a pjit's —, counted once per occurrence; the outer jaxpr's own)."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # a ClosedJaxpr's Jaxpr
+
+    def count(inner: Any) -> int:
+        total = 0
+        for eqn in inner.eqns:
+            total += 1
+            for value in eqn.params.values():
+                for sub in value if isinstance(value, tuple | list) else (value,):
+                    nested = getattr(sub, "jaxpr", sub)
+                    if hasattr(nested, "eqns"):
+                        total += count(nested)
+        return total
+
+    return count(jaxpr), len(jaxpr.eqns)
+
+
+def program_size(traced: Any, lowered: Any, compiled: Any) -> ProgramSize:
+    """One variant's program size: its jaxpr's equations (None where the wrapper has no ``trace()``),
+    the lowered module's HLO instructions (StableHLO converted to HLO) and the compiled module's."""
+    from tuiperf.measuring.xla_costs import hlo_of
+    from tuiperf.results.hlo import instruction_count
+
+    found: dict[str, int | None] = {}
+    try:
+        if traced is not None:
+            found["jaxpr_equations"], found["jaxpr_outer"] = jaxpr_equations(traced.jaxpr)
+    except Exception:  # noqa: BLE001 - a wrapper's Traced without a jaxpr: not counted
+        pass
+    try:
+        text = getattr(lowered, "lowered", lowered).as_text(dialect="hlo")
+        found["lowered_instructions"] = instruction_count(text) if isinstance(text, str) else None
+    except Exception:  # noqa: BLE001 - a wrapper's Lowered without HLO text: not counted
+        pass
+    text = hlo_of(compiled)
+    found["compiled_instructions"] = instruction_count(text) if text is not None else None
+    return ProgramSize(**found)
+
+
+def short_label(filename: str, line: int, function: str) -> str:
+    """``inline_jaxpr_into_trace (jax/…/partial_eval.py:2431)``: a library file as its package and its
+    name, the folders between left out; a built-in as its name."""
+    if filename == "~":
+        return function
+    parts = Path(filename).parts
+    for at in range(len(parts) - 1, -1, -1):
+        if parts[at] in ("site-packages", "dist-packages") or re.fullmatch(r"python3\.\d+", parts[at]):
+            parts = parts[at + 1 :]
+            break
+    else:
+        parts = parts[-2:]
+    where = "/".join(parts) if len(parts) <= 2 else f"{parts[0]}/…/{parts[-1]}"
+    return f"{function} ({where}:{line})"
+
+
+TRACE_TOP = 8  # a trace profile's functions with most own time
+SCENARIO_TOP = 3  # and the scenario file's own functions with most cumulative time
+
+
+TRACE_PROFILES = 3  # traces profiled where one is cheap (their per-function medians)
+CHEAP_MS = 300.0  # a profiled trace under this is profiled again, up to TRACE_PROFILES times
+Figures = dict[tuple[str, int, str], tuple[float, float, float]]  # (file, line, function): calls, own s, cumulative s
+
+
+def _profiled_trace(subject: Subject) -> tuple[Figures, float] | str:
+    """One trace (or a lower(), for a wrapper without trace()) under cProfile, JAX's in-memory caches
+    cleared first and the garbage collector off while it runs (a collection lands as some function's own
+    time: one profile read 4 ms "own" in a one-line property of ClosedJaxpr): each function's figures and the
+    profiled trace's time (ms); or why it could not be profiled."""
+    import gc
+
+    clear_in_memory_caches()
+    profiler = cProfile.Profile()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            profiler.enable()
+        except ValueError as exc:  # another profiler is active in this process
+            return f"not profiled: {exc}"
+        started = time.perf_counter_ns()
+        try:
+            subject.fn.trace(*subject.args) if hasattr(subject.fn, "trace") else subject.fn.lower(*subject.args)
+        finally:
+            profiler.disable()
+        profiled_ms = (time.perf_counter_ns() - started) / 1e6
+    finally:
+        if collecting:
+            gc.enable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]  # public, undeclared in typeshed
+    figures = {key: (float(nc), float(own), float(cum)) for key, (_, nc, own, cum, _) in stats.items()}
+    return figures, profiled_ms
+
+
+def trace_profile(subject: Subject, user_file: str = "") -> TraceProfile:
+    """cProfile of a trace of ``subject``, outside the timed repeats: the functions with most own time,
+    then ``user_file``'s functions by cumulative time; each figure the median over up to three profiled
+    traces (one where a profiled trace takes over :data:`CHEAP_MS`). A wrapper without ``trace()`` is
+    profiled tracing and lowering together (its ``lower``), and the note says so."""
+    import statistics
+
+    profiles: list[Figures] = []
+    times: list[float] = []
+    while len(profiles) < TRACE_PROFILES and (not times or times[-1] < CHEAP_MS):
+        try:
+            found = _profiled_trace(subject)
+        except Exception as exc:  # noqa: BLE001 - the profile is evidence, not the measurement: say why there is none
+            return TraceProfile(note=f"not profiled: {type(exc).__name__}: {exc}")
+        if isinstance(found, str):
+            return TraceProfile(note=found)
+        profiles.append(found[0])
+        times.append(found[1])
+    user = os.path.realpath(user_file) if user_file else ""
+    rows: list[ProfileRow] = []
+    for key in dict.fromkeys(key for profile in profiles for key in profile):
+        filename, line, function = key
+        if function == "<method 'disable' of '_lsprof.Profiler' objects>":
+            continue
+        ncalls, own, cum = (statistics.median(p.get(key, (0.0, 0.0, 0.0))[i] for p in profiles) for i in range(3))
+        mine = bool(user) and filename != "~" and os.path.realpath(filename) == user
+        name = f"{function} ({os.path.basename(filename)}:{line})" if mine else short_label(filename, line, function)
+        kind = "scenario" if mine else "python"
+        rows.append(ProfileRow(function=name, ncalls=ncalls, cumtime_us=cum * 1e6, tottime_us=own * 1e6, kind=kind))
+    top = sorted(rows, key=lambda row: -row.tottime_us)[:TRACE_TOP]  # the scenario's own among them marked too
+    scenario = sorted((row for row in rows if row.kind == "scenario" and row not in top), key=lambda r: -r.cumtime_us)
+    extra = scenario[:SCENARIO_TOP]
+    note = "" if hasattr(subject.fn, "trace") else f"{subject.name} has no trace(): its lower() was profiled"
+    return TraceProfile(rows=[*top, *extra], traces=len(profiles), profiled_ms=statistics.median(times), note=note)
 
 
 def _settled(values: list[float], target: float) -> bool:
@@ -295,11 +441,15 @@ def persistent_cache(subject: Subject, *, thresholds_zero: bool = False) -> Pers
 
 
 def with_repeats(
-    stages: CompileStagesMs, subject: Subject, rounds: int, why: str, cache: list[PersistentCache]
+    stages: CompileStagesMs,
+    subject: Subject,
+    rounds: int,
+    why: str,
+    cache: list[PersistentCache],
+    profile: TraceProfile | None = None,
 ) -> CompileStagesMs:
-    """A variant's stages part with its repeats, its process's first compile and its persistent-cache figures."""
-    import msgspec
-
+    """A variant's stages part with its repeats, its process's first compile, its persistent-cache
+    figures, its program's size and its trace's profile."""
     return msgspec.structs.replace(
         stages,
         repeated=subject.series(),
@@ -308,4 +458,6 @@ def with_repeats(
         process_first_ms=_first_compile_ms,
         tiny_ms=_tiny_ms,
         cache=cache,
+        size=subject.size,
+        trace_profile=profile,
     )

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from tuiperf.common.units import format_ns
-from tuiperf.results.model import REPEATED_STAGES, RunResult, StageSeries, VariantResult
+from tuiperf.results.model import (
+    REPEATED_STAGES,
+    ProfileRow,
+    ProgramSize,
+    RunResult,
+    StageSeries,
+    VariantResult,
+    loop_words,
+)
 from tuiperf.results.stats import _boot_medians, loglog_slope, ratio_ci
 
 FLAT = 0.15  # a log-log slope within ±0.15 of 0 reads as flat
@@ -98,9 +106,127 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
         stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in held)
         longer = "longer" if total > 0 else "shorter"
         sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
-        evidence = _program_words(v, base)
-        said.append(sentence + (f"; {evidence}" if evidence else ""))
+        evidence = [_program_words(v, base), size_words(v, base, row.ratio, held[0][0]), _trace_words(v, base)]
+        said.append("; ".join([sentence, *[words for words in evidence if words]]))
     return said
+
+
+SAME_SIZE = 1.1  # sizes within this factor of each other read as similar
+
+
+def _sizes(size: ProgramSize | None, key: str) -> int | None:
+    return None if size is None else getattr(size, key)
+
+
+def size_words(v: VariantResult, base: VariantResult, compile_ratio: float, stage: str) -> str:
+    """How the two programs' sizes compare, and whether that can explain their compile ratio: said as
+    explaining it only where size and compile time move the same way. The size compared is the one the
+    stage holding the gap works on: the jaxpr's equations for tracing, the HLO instructions (compiled,
+    else lowered) for lowering and XLA's compile."""
+    a, b = v.stages.size, base.stages.size
+    if a is None or b is None:
+        return ""
+    hlo = next((key for key in ("compiled_instructions", "lowered_instructions") if _both(a, b, key)), None)
+    jaxpr = "jaxpr_equations" if _both(a, b, "jaxpr_equations") else None
+    key = (jaxpr or hlo) if stage == "trace" else (hlo or jaxpr)
+    if key is None:
+        return ""
+    words = {"compiled_instructions": "HLO instructions", "lowered_instructions": "lowered HLO instructions"}
+    words["jaxpr_equations"] = "jaxpr equations"
+    counts = [f"{_sizes(a, k):,} vs {_sizes(b, k):,} {words[k]}" for k in (hlo, jaxpr) if k is not None]
+    figures = "; ".join(counts)
+    ratio = (_sizes(a, key) or 0) / (_sizes(b, key) or 1)
+    if 1 / SAME_SIZE <= ratio <= SAME_SIZE:
+        return f"their programs are of similar size ({figures}): size names no cause of the gap"
+    has = f"{v.name}'s program has {ratio:.3g}× the {words[key]} of {base.name}'s ({figures})"
+    if (ratio > 1) == (compile_ratio > 1):
+        return f"{has}; its compile is {compile_ratio:.3g}× as long"
+    return f"{has}, yet its compile is {compile_ratio:.3g}× as long: size names no cause of the gap"
+
+
+def _both(a: ProgramSize, b: ProgramSize, key: str) -> bool:
+    return bool(_sizes(a, key)) and bool(_sizes(b, key))
+
+
+def _scenario_calls(v: VariantResult) -> dict[str, float]:
+    """The scenario file's functions in the variant's trace profile, and their calls in one trace."""
+    profile = v.stages.trace_profile
+    rows = profile.rows if profile is not None else []
+    return {row.function: row.ncalls for row in rows if row.kind == "scenario"}
+
+
+def _trace_words(v: VariantResult, base: VariantResult) -> str:
+    """A function of the scenario's file that one trace of ``v`` calls at least twice as often as one
+    of ``base`` (the one called most): Python work repeated at trace time."""
+    mine, theirs = _scenario_calls(v), _scenario_calls(base)
+    more = [(n, f) for f, n in mine.items() if f in theirs and n >= 2 * max(theirs[f], 1)]
+    if not more:
+        return ""
+    calls, function = max(more)
+    return f"one trace of {v.name} calls {function} {calls:,.0f} times ({base.name}'s: {theirs[function]:,.0f})"
+
+
+def size_rows(result: RunResult) -> list[list[str]]:
+    """One row per variant whose program was counted: its jaxpr's equations (nested ones included; the
+    outer jaxpr's own in parentheses where fewer), the lowered and the compiled module's HLO instructions,
+    and the compiled program's while loops."""
+    rows = []
+    for v in result.variants:
+        size = v.stages.size
+        if not v.ok or size is None:
+            continue
+        jaxpr = "–" if size.jaxpr_equations is None else f"{size.jaxpr_equations:,}"
+        if (
+            size.jaxpr_outer is not None
+            and size.jaxpr_equations is not None
+            and size.jaxpr_outer != size.jaxpr_equations
+        ):
+            jaxpr += f" ({size.jaxpr_outer:,} outer)"
+        loops = v.program.loops
+        rows.append(
+            [
+                v.name,
+                jaxpr,
+                "–" if size.lowered_instructions is None else f"{size.lowered_instructions:,}",
+                "–" if size.compiled_instructions is None else f"{size.compiled_instructions:,}",
+                "–" if loops is None else (loop_words(loops) if loops else "none"),
+            ]
+        )
+    return rows
+
+
+TRACE_ROWS = 5  # a trace profile's rows the report shows by own time (the stored ones are more)
+
+
+def trace_profile_rows(result: RunResult, top: int = TRACE_ROWS) -> list[tuple[str, ProfileRow]]:
+    """Each profiled variant's top functions of one trace by own time, then its scenario file's functions."""
+    found = []
+    for v in result.variants:
+        profile = v.stages.trace_profile
+        if not v.ok or profile is None:
+            continue
+        python = [row for row in profile.rows if row.kind != "scenario"][:top]
+        scenario = sorted((row for row in profile.rows if row.kind == "scenario"), key=lambda row: -row.cumtime_us)
+        found += [(v.name, row) for row in [*python, *scenario]]
+    return found
+
+
+def trace_profile_note(result: RunResult) -> str:
+    """How to read the trace profiles: made after the repeats, the median of a few traces, slowed by the profiler."""
+    profiles = [(v.name, v.stages.trace_profile) for v in result.variants if v.ok and v.stages.trace_profile]
+    if not profiles:
+        return ""
+    each = ", ".join(
+        f"{name} {p.traces} trace{'s' * (p.traces != 1)}"
+        + ("" if p.profiled_ms is None else f" of {format_ms(p.profiled_ms)}")
+        for name, p in profiles
+    )
+    line = (
+        "under cProfile, JAX's caches cleared first, after the timed repeats; a function's figures are one "
+        f"trace's, the median over the traces profiled ({each}); the profiler slows every Python call, so read "
+        "names, calls and shares"
+    )
+    return "; ".join([line, *(p.note for _, p in profiles if p.note)])
 
 
 def _median(v: VariantResult, key: str) -> float:
@@ -202,6 +328,145 @@ def growth_sentence(parameter: str, slopes: dict[str, float | None], separated: 
     if flat:
         parts.append(("compile stays " if not grows else "") + "flat for " + ", ".join(flat))
     return "; ".join(parts)
+
+
+# -- remedies, where the evidence names them -------------------------------------------------------------
+LOOP_REMEDY = (
+    "lax.scan or lax.fori_loop traces the body once and keeps the program's size constant in the steps "
+    "(a suggestion from this evidence, not tried here)"
+)
+
+
+def remedies(result: RunResult) -> list[str]:
+    """At one point: a variant with no loop whose one trace calls a function of the scenario's file as
+    many times as another variant's while loop runs it (and whose compile is longer beyond the interval):
+    a Python loop unrolled at trace time. Nothing where the evidence does not say so."""
+    ok = [v for v in result.variants if v.ok and v.stages.total is not None]
+    said = []
+    for v in ok:
+        if v.program.loops != []:  # a loop of its own, or not read
+            continue
+        for w in ok:
+            words = _unrolled_against(v, w)
+            if words:
+                said.append(words)
+                break
+    return said
+
+
+def _unrolled_against(v: VariantResult, w: VariantResult) -> str:
+    trips = [n for n in w.program.loops or [] if n]
+    if w is v or not trips or v.stages.total is None or w.stages.total is None:
+        return ""
+    ratio, lo, _ = ratio_ci(v.stages.total.samples_ms, w.stages.total.samples_ms)
+    if lo <= 1:
+        return ""
+    mine, theirs = _scenario_calls(v), _scenario_calls(w)
+    for function, calls in sorted(mine.items(), key=lambda kv: -kv[1]):
+        once = theirs.get(function)
+        if once is None or once < 1 or calls < 2 * once or not any(calls == n * once for n in trips):
+            continue
+        steps = round(calls / once)
+        size = ""
+        a, b = v.stages.size, w.stages.size
+        if a is not None and b is not None and a.compiled_instructions and b.compiled_instructions:
+            size = f", {a.compiled_instructions:,} HLO instructions against {b.compiled_instructions:,}"
+        return (
+            f"{v.name} looks like a Python loop unrolled at trace time: it compiles {ratio:.3g}× as long as "
+            f"{w.name}, one trace of it calls {function} {calls:,.0f} times where {w.name}'s {steps}-step "
+            f"while loop traces it {_times(once)}, and its program holds no loop{size}. {LOOP_REMEDY}"
+        )
+    return ""
+
+
+def _times(n: float) -> str:
+    return "once" if n == 1 else f"{n:,.0f} times"
+
+
+def sweep_sizes(result: RunResult) -> dict[str, list[int | None]]:
+    """Each variant's compiled HLO instructions at every point of a sweep (None: not counted there)."""
+    if result.sweep is None or not result.points:
+        return {}
+    names = list(dict.fromkeys(v.name for point in result.points for v in point.variants))
+    found: dict[str, list[int | None]] = {}
+    for name in names:
+        sizes = [_point_size(point.variant(name)) for point in result.points]
+        if any(n is not None for n in sizes):
+            found[name] = sizes
+    return found
+
+
+def _point_size(v: VariantResult | None) -> int | None:
+    if v is None or not v.ok or v.stages.size is None:
+        return None
+    return v.stages.size.compiled_instructions
+
+
+def size_slopes(result: RunResult) -> dict[str, float | None]:
+    """The log-log slope of each variant's compiled HLO instructions against the swept value."""
+    if result.sweep is None or result.sweep.grid or not _numeric(result.sweep.values):
+        return {}
+    found = {}
+    for name, sizes in sweep_sizes(result).items():
+        pairs = [(float(x), float(n)) for x, n in zip(result.sweep.values, sizes, strict=False) if n]
+        found[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 2 else None
+    return found
+
+
+def slope_text(slope: float | None, none: str = "–") -> str:
+    """A log-log slope to two decimals; one that rounds to zero as 0.00 (not -0.00)."""
+    if slope is None:
+        return none
+    return "0.00" if round(slope, 2) == 0 else f"{slope:.2f}"
+
+
+def _numeric(values: Sequence[object]) -> bool:
+    return all(isinstance(x, int | float) and not isinstance(x, bool) for x in values)
+
+
+def sweep_remedies(result: RunResult) -> list[str]:
+    """Over a sweep: a variant whose program holds no loop and grows with the swept value, and whose
+    compile grows too, beside one whose program holds a while loop at every point and stays the same
+    size: an unrolled Python loop, and the remedy the other variant shows. Nothing otherwise."""
+    sweep = result.sweep
+    slopes, compile_slopes, separated = size_slopes(result), sweep_slopes(result), apart(result)
+    if sweep is None or not slopes:
+        return []
+    sizes = sweep_sizes(result)
+
+    def loops_everywhere(name: str) -> bool | None:
+        """True: a loop at every point; False: none at any; None: mixed or not read."""
+        found = [v.program.loops for p in result.points if (v := p.variant(name)) is not None and v.ok]
+        if found and all(loops for loops in found):
+            return True
+        return False if found and all(loops == [] for loops in found) else None
+
+    flat = [
+        n
+        for n, slope in slopes.items()
+        if slope is not None and abs(slope) <= FLAT and loops_everywhere(n) and None not in sizes[n]
+    ]
+    said = []
+    for name, slope in slopes.items():
+        grows = slope is not None and slope > FLAT and loops_everywhere(name) is False
+        compile_slope = compile_slopes.get(name)
+        if not grows or not flat or compile_slope is None or compile_slope <= FLAT or not separated.get(name, True):
+            continue
+        counted = [n for n in sizes[name] if n is not None]
+        kept = "; ".join(f"{other} {_span(sizes[other])} instructions at every point" for other in flat)
+        said.append(
+            f"{name}'s program holds no loop and grows with {sweep.parameter} (HLO instructions {counted[0]:,} → "
+            f"{counted[-1]:,}, ∝ {sweep.parameter}^{slope:.1f}; its compile ∝ {sweep.parameter}^{compile_slope:.1f}), "
+            f"while each with a while loop stays the same size (measured here: {kept}): an unrolled Python loop. "
+            + LOOP_REMEDY
+        )
+    return said
+
+
+def _span(sizes: Sequence[int | None]) -> str:
+    counted = [n for n in sizes if n is not None]
+    low, high = min(counted), max(counted)
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
 
 
 # -- pay-off --------------------------------------------------------------------------------------------

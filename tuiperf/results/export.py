@@ -316,7 +316,19 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
     lines += _table(["cell" if sweep.grid else _code(sweep.parameter), *map(_code, names)], rows)
     growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     lines += ["", "_Trace + lower + compile, median of repeats with JAX's caches cleared [95% CI]._"]
-    return lines + ([f"_{_cell(growth)}._"] if growth else [])
+    lines += [f"_{_cell(growth)}._"] if growth else []
+    sizes = ct.sweep_sizes(result)
+    if sizes:
+        size_slopes = ct.size_slopes(result)
+        rows = [
+            [_cell(point.params.get(sweep.parameter)), *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()]]
+            for i, point in enumerate(result.points)
+        ]
+        rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
+        lines += ["", "Compiled program size, HLO instructions:", ""]
+        lines += _table([_code(sweep.parameter), *map(_code, sizes)], rows)
+    remedies = ct.sweep_remedies(result)
+    return lines + ([""] + [f"- {_cell(line)}" for line in remedies] if remedies else [])
 
 
 def _compile_section(shown: RunResult, level: str) -> list[str]:
@@ -339,7 +351,17 @@ def _compile_section(shown: RunResult, level: str) -> list[str]:
             f"Compile against {_code(base or '')}: "
             + "; ".join(f"{_code(r.name)} {r.ratio:.3f}× ({r.lo:.3f} – {r.hi:.3f})" for r in found),
         ]
-    extra = [*ct.cache_lines(shown), *(p.sentence() for p in ct.payoffs(shown))]
+    sizes = ct.size_rows(shown)
+    if sizes:
+        lines += ["", "Program size, counted once per variant:", ""]
+        headers = ["variant", "jaxpr equations", "HLO lowered", "HLO compiled", "while loops"]
+        lines += _table(headers, [[_code(r[0]), *map(_cell, r[1:])] for r in sizes])
+    extra = [
+        *ct.gap_sentences(shown, base),
+        *ct.remedies(shown),
+        *ct.cache_lines(shown),
+        *(p.sentence() for p in ct.payoffs(shown)),
+    ]
     return lines + ([""] + [f"- {_cell(line)}" for line in extra] if extra else [])
 
 

@@ -421,3 +421,8 @@ def constant_bytes(program: Program) -> int:
         for i in instructions
         if i.opcode == "constant"
     )
+
+
+def instruction_count(text: str) -> int:
+    """The instructions of an HLO module's text, every computation's (a fusion's, a loop body's) included."""
+    return sum(len(instructions) for instructions in parse(text).computations.values())

@@ -141,6 +141,31 @@ class PersistentCache(Part, frozen=True):
     note: str = ""
 
 
+class ProgramSize(Part, frozen=True):
+    """How large one variant's program is at each stage of its compile, counted once (``--measure
+    compile``) from the objects of one of its repeats, after that repeat's stages were timed. None where
+    the wrapper offers no such object (no ``trace()``: no jaxpr)."""
+
+    # the traced jaxpr's equations, those of nested jaxprs (scan, while, cond, pjit bodies) included
+    jaxpr_equations: int | None = None
+    jaxpr_outer: int | None = None  # the outer jaxpr's own equations (a scan counts 1 there)
+    lowered_instructions: int | None = None  # the lowered module, as HLO: every computation's instructions
+    compiled_instructions: int | None = None  # the compiled (optimised) module: every computation's, fusions' included
+
+
+class TraceProfile(Part, frozen=True):
+    """A Python profile (cProfile) of a variant's trace (``f.trace(*args)``, in-memory caches cleared
+    first), made after the timed repeats: the functions with most own time (``rows``, one trace's
+    figures, the median over ``traces``), then the scenario file's other functions by cumulative time;
+    the scenario file's are of ``kind`` "scenario" wherever they are. ``note``: why there is none, or
+    what was profiled instead of a trace."""
+
+    rows: list[ProfileRow] = []
+    traces: int = 1  # traces profiled: each figure is their median
+    profiled_ms: float | None = None  # a profiled trace's time (their median), inflated by the profiler
+    note: str = ""
+
+
 class CompileStagesMs(Part, frozen=True):
     """One-time costs in milliseconds; None where the wrapper offers no such stage. With ``--measure
     compile``, also each stage repeated (``repeated``: trace, lower, compile, first_call and total —
@@ -156,6 +181,8 @@ class CompileStagesMs(Part, frozen=True):
     process_first_ms: float | None = None  # the process's first compile (a tiny unrelated function): paid before
     tiny_ms: float | None = None  # the same tiny function compiled again after the repeats
     cache: list[PersistentCache] = []
+    size: ProgramSize | None = None  # the program's size as traced, lowered and compiled (None: not counted)
+    trace_profile: TraceProfile | None = None  # where one trace's Python time goes (None: not profiled)
 
     @property
     def total(self) -> StageSeries | None:

@@ -132,6 +132,8 @@ def profile_content(result: RunResult | None) -> ProfileContent:
                 function,
             ]
             rows.append((f"{i}.{j}", cells))
+    traced = trace_rows(result)
+    rows += traced
     note = Text(
         "cProfile adds its own cost to every Python call: read shares and names, not latency. "
         "JAX's C++ dispatch and the executable are their own (bold) row.",
@@ -139,6 +141,12 @@ def profile_content(result: RunResult | None) -> ProfileContent:
     )
     if inflation:
         note.append("\nmedian → profiled per call: " + " · ".join(inflation), style="dim")
+    if traced:
+        note.append(
+            f"\nrows marked '{TRACE_MARK}': one trace of the variant (--measure compile), after the repeats, by own "
+            "time; ◆ the scenario file's own functions",
+            style="dim",
+        )
     operations = ops_rows(result)
     if operations:
         note.append(
@@ -147,6 +155,31 @@ def profile_content(result: RunResult | None) -> ProfileContent:
             style="dim",
         )
     return ProfileContent(result, rows, grid_lines(COLUMNS, JUSTIFY, rows), note if result else "", operations)
+
+
+TRACE_MARK = "trace ·"
+
+
+def trace_rows(result: RunResult | None) -> list[tuple[str, list[Text]]]:
+    """Each variant's profile of one trace (``--measure compile``): its functions by own time, then the
+    scenario file's own functions (◆), each marked as a trace's."""
+    rows: list[tuple[str, list[Text]]] = []
+    for i, v in enumerate(result.variants if result else []):
+        profile = v.stages.trace_profile
+        if profile is None or not profile.rows:
+            continue
+        style = "bold" if no_color() else f"bold {variant_hex(i)}"
+        for j, r in enumerate(profile.rows):
+            mark = f"{TRACE_MARK} ◆ " if r.kind == "scenario" else f"{TRACE_MARK} "
+            cells = [
+                Text(f"{r.cumtime_us:.2f}"),
+                Text(f"{r.tottime_us:.2f}"),
+                Text(_calls(r.ncalls)),
+                Text(one_line(v.name, 30), style=style) if j == 0 else Text(""),
+                Text(mark + _short(one_line(r.function))),
+            ]
+            rows.append((f"trace{i}.{j}", cells))
+    return rows
 
 
 def _short(text: str, width: int = 70) -> str:
