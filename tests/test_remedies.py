@@ -74,6 +74,18 @@ def test_the_old_fixed_sentence_is_given_only_where_equinox_holds_the_time():
         assert ("eqx.partition" in sentence) == (key == "equinox_traversal"), key
 
 
+def test_a_remedy_tuiperf_tried_replaces_the_profiles_suggestion_of_it():
+    """Where tuiperf tried the remedy itself (its measured effect is said), the framework sentence names the
+    machinery only: "call jax.jit over arrays partitioned once" was said twice, guessed and tried."""
+    traversing = profiled(*CASES["equinox_traversal"])
+    said = framework_remedy(traversing, suggest=False)
+    assert said == (
+        "the profile puts it in _call (equinox/_jit.py:200), Equinox module traversal (eqx.filter_jit "
+        "partitions the module into arrays and static parts on every call)"
+    )
+    assert framework_remedy(traversing) == f"{said}: {TABLE[3].remedy}"
+
+
 def test_every_entry_names_a_scenario_that_exists_with_both_variants():
     for entry in EVERY:
         path, _, variants = entry.scenario.partition(": ")
@@ -91,7 +103,7 @@ def test_every_entry_names_a_scenario_that_exists_with_both_variants():
         ("custom-jvp-eager", "eager-custom_jvp", "jit-around-custom_jvp", "custom_derivative", "custom_derivatives.py"),
         ("eager-constant", "built-per-call", "built-once", "eager_ops", "apply_primitive"),
         ("per-call-object", "config-per-call", "config-built-once", "per_call_objects", "__post_init__"),
-        ("eqx-traversal", "eqx.filter_jit", "partitioned-once", "equinox_traversal", "equinox/"),
+        # eqx-traversal: tests/test_tried.py (the same run checks the remedy tuiperf tries)
     ],
 )
 def test_a_real_profile_decides_the_remedy_and_the_remedy_variant_removes_that_machinery(

@@ -152,12 +152,14 @@ def where_the_time_is(variant: VariantResult) -> str | None:
     return one_line(max(rows, key=lambda r: r.tottime_us).function, 80) if rows else None
 
 
-def framework_remedy(variant: VariantResult, scenario_path: str | None = None) -> str:
-    """The remedy for time in the framework stage, from the machinery the profile names; else where it is."""
+def framework_remedy(variant: VariantResult, scenario_path: str | None = None, *, suggest: bool = True) -> str:
+    """The remedy for time in the framework stage, from the machinery the profile names; else where it
+    is. ``suggest=False`` (a remedy was tried and is said with its effect): the machinery alone."""
     found = machinery(variant, scenario_path)
     if found is not None:
         entry, row = found
-        return f"the profile puts it in {one_line(row.function, 80)}, {entry.holds}: {entry.remedy}"
+        said = f"the profile puts it in {one_line(row.function, 80)}, {entry.holds}"
+        return f"{said}: {entry.remedy}" if suggest else said
     where = where_the_time_is(variant)
     return f"no known remedy: the time is in {where}" if where else "no known remedy: no profile names where it is"
 
