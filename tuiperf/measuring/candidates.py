@@ -9,8 +9,9 @@ Each finder looks at one kind of evidence, gathered from the prepared variant it
   that each compiled again (static under ``eqx.filter_jit``: a new program per value) → the same step
   with that scalar passed as a weakly typed JAX array, so the program compiles once;
 - :func:`partitioned_once`: an ``eqx.filter_jit`` call of a module whose profile has Equinox's own
-  Python (partitioning, hashing the static part) hold at least :data:`~tuiperf.results.remedies.MIN_SHARE`
-  of the call → ``eqx.partition`` once, ``jax.jit`` over the flat list of arrays, ``eqx.combine`` inside;
+  Python (partitioning, hashing the static part) hold a share of the call the profile-only remedy
+  would weigh (from the lower edge of its undecided band: the measurement then decides) →
+  ``eqx.partition`` once, ``jax.jit`` over the flat list of arrays, ``eqx.combine`` inside;
 - :func:`placed_once`: the call's arguments hold NumPy arrays, copied to the device on every call →
   the same call with them placed on the device once.
 
@@ -36,7 +37,7 @@ from tuiperf.measuring.analysis import host_bytes
 from tuiperf.measuring.prepare import Prepared, as_bench, is_jax_jit
 from tuiperf.measuring.profiling import profile_call
 from tuiperf.measuring.sentinel import sentinel
-from tuiperf.results.remedies import BY_KEY, MIN_SHARE, held_us
+from tuiperf.results.remedies import BY_KEY, Held, weigh
 
 JIT_AROUND = "put jax.jit around the call"
 DEVICE_PUT_ONCE = "put the NumPy arguments on the device once (jax.device_put)"
@@ -211,20 +212,13 @@ def is_filter_jit(fn: Any) -> bool:
     return kind.__name__ == "_JitWrapper" and kind.__module__.startswith("equinox")
 
 
-def equinox_share(p: Prepared) -> tuple[float, str] | None:
-    """The most time one of Equinox's own functions holds in a profiled call (its subtree less the
-    compiled call beneath it, as the profile-only remedies weigh it), as a share of the call's outermost
-    Python frame, with that function's label; None where no Equinox row is profiled."""
+def equinox_share(p: Prepared) -> Held | None:
+    """The Equinox function that holds the most of a profiled call itself (its subtree less the compiled
+    call beneath it), as the profile-only remedies weigh it; None under their lower bound."""
     bench = p.bench
     calls = min(PROFILED_CALLS, max(3, int(PROFILE_S * 1e9 / max(p.first.estimate_ns, 1.0))))
     rows, _ = profile_call(bench.fn, bench.args, p.first.block, p.first.estimate_ns, calls=calls)
-    python = [r for r in rows if r.kind == "python" and not r.function.startswith("{")]
-    markers = BY_KEY["equinox_traversal"].markers
-    mine = [r for r in python if any(m in r.function for m in markers)]
-    if not mine:
-        return None
-    heaviest = max(mine, key=held_us)
-    return held_us(heaviest) / max(r.cumtime_us for r in python), heaviest.function
+    return weigh(rows, None, (BY_KEY["equinox_traversal"],))
 
 
 def partitioned_once(p: Prepared, device: Any) -> Candidate | None:
@@ -238,12 +232,12 @@ def partitioned_once(p: Prepared, device: Any) -> Candidate | None:
     modules = jax.tree.leaves(bench.args, is_leaf=lambda leaf: isinstance(leaf, eqx.Module))
     if not any(isinstance(leaf, eqx.Module) for leaf in modules):
         return None
-    share = equinox_share(p)
-    if share is None or share[0] < MIN_SHARE:
+    held = equinox_share(p)  # tried from the band's lower edge on: the measurement decides whether it helps
+    if held is None:
         return None
     evidence = (
-        f"its profile puts {100 * share[0]:.0f} % of a call in Equinox's own Python "
-        f"({one_line(share[1], 60)}: the module partitioned on every call)"
+        f"its profile puts {held.percent()} of a call in Equinox's own Python "
+        f"({one_line(held.row.function, 60)}: the module partitioned on every call)"
     )
     fn = bench.fn
 

@@ -214,17 +214,20 @@ def verdict(
 
 def _profile_only(slow: VariantResult, fast: VariantResult, scenario_path: str | None) -> str | None:
     """Where no breakdown can say which stage holds the gap, the slower variant's profile can still
-    name the machinery that holds its time, when the faster one's profile does not hold it."""
-    found = remedies.machinery(slow, scenario_path)
-    if found is None:
+    name the machinery that holds its time, when the faster one's profile does not hold it; "not
+    decided" where its share is too near the threshold for a re-run to name the same remedy."""
+    held = remedies.weighed(slow, scenario_path)
+    if held is None:
         return None
-    other = remedies.machinery(fast, scenario_path)
-    if other is not None and other[0].key == found[0].key:
+    other = remedies.weighed(fast, scenario_path)
+    if other is not None and other.entry.key == held.entry.key:
         return None
-    entry, row = found
+    alone = f"{slow.name}'s profile (alone: no stage split backs it)"
+    if not held.decided:
+        return f"{alone}: {remedies.undecided_words(held)}"
     return (
-        f"{slow.name}'s profile (alone: no stage split backs it) puts its time in {row.function}, "
-        f"{entry.holds}, which {fast.name}'s does not: {entry.remedy}"
+        f"{alone} puts its time in {held.row.function}, {held.entry.holds}, which {fast.name}'s does not: "
+        f"{held.entry.remedy}"
     )
 
 
