@@ -130,7 +130,7 @@ def test_a_python_scalar_that_changed_in_a_steps_state_is_named_by_where_it_is()
 def test_a_changing_python_scalar_in_a_steps_state_is_tried_as_an_array(runner):
     """tests/fixtures/scenarios/scalar_state.py: eqx.filter_jit keeps the step count static, so the step
     compiles on every call; passed as an array, it compiles once."""
-    doc, _ = run(runner, scenario="scalar-state", samples=8, budget_s=2.0)
+    doc, _ = run(runner, scenario="scalar-state", samples=8, budget_s=5.0, ops=False)  # a call compiles: 250 ms allowed
     (t,) = doc.tried
     assert t.of == "python-count" and t.error is None and t.same_outputs is True, t
     assert t.remedy.startswith("pass the changing Python scalar as a JAX array")
@@ -147,7 +147,7 @@ def test_a_changing_python_scalar_in_a_steps_state_is_tried_as_an_array(runner):
 def test_an_equinox_module_partitioned_on_every_call_is_tried_partitioned_once(runner):
     """tests/fixtures/scenarios/eqx_traversal.py: eqx.filter_jit over a small MLP, whose own Python holds
     most of the call; tuiperf partitions the module once and calls jax.jit over its arrays."""
-    doc, _ = run(runner, scenario="eqx-traversal", samples=10, budget_s=1.0)
+    doc, _ = run(runner, scenario="eqx-traversal", samples=10, budget_s=1.0, ops=False)
     # the profile names the machinery, and the scenario's own remedy variant removes it (tests/test_remedies.py)
     found = machinery(variant(doc, "eqx.filter_jit"), doc.scenario.path)
     assert found is not None and found[0].key == "equinox_traversal"
@@ -162,3 +162,18 @@ def test_an_equinox_module_partitioned_on_every_call_is_tried_partitioned_once(r
     assert "partition the module once (eqx.partition)" in sentence and "same outputs" in sentence
     # the profile's guess of the same remedy is not said beside the remedy tried
     assert "call jax.jit over arrays partitioned once outside the call" not in sentence
+
+
+@pytest.mark.slow
+def test_an_nnx_module_walked_on_every_call_is_tried_split_once(runner):
+    """tests/fixtures/scenarios/nnx_graph.py: nnx.jit over a small NNX MLP walks its graph in Python on
+    every call (to_tree, flatten); tuiperf splits the module once and calls jax.jit over its state."""
+    doc, _ = run(runner, scenario="nnx-graph", samples=10, budget_s=0.5, ops=False)
+    (t,) = doc.tried
+    assert t.of == "nnx.jit" and t.error is None and t.same_outputs is True, t
+    assert t.remedy.startswith("split the module once (nnx.split) and call jax.jit over its state")
+    assert "of a call in Flax NNX's own Python" in t.evidence
+    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    (sentence,) = [s for name, s in verdicts(doc, "nnx.jit") if name == "split-once"]
+    assert "split the module once (nnx.split)" in sentence and "same outputs" in sentence
+    assert "nnx.jit(graph=False)" not in sentence  # the profile's guess is not said beside the remedy tried

@@ -12,6 +12,9 @@ Each finder looks at one kind of evidence, gathered from the prepared variant it
   Python (partitioning, hashing the static part) hold a share of the call the profile-only remedy
   would weigh (from the lower edge of its undecided band: the measurement then decides) →
   ``eqx.partition`` once, ``jax.jit`` over the flat list of arrays, ``eqx.combine`` inside;
+- :func:`split_once`: the same for an ``nnx.jit`` call of NNX modules whose graph walks (Flax's
+  ``flax/nnx/`` rows) hold the time → ``nnx.split`` once, ``jax.jit`` over the states, ``nnx.merge``
+  inside (the wrapped function itself, not ``nnx.jit``, is called there);
 - :func:`placed_once`: the call's arguments hold NumPy arrays, copied to the device on every call →
   the same call with them placed on the device once.
 
@@ -43,6 +46,7 @@ JIT_AROUND = "put jax.jit around the call"
 DEVICE_PUT_ONCE = "put the NumPy arguments on the device once (jax.device_put)"
 SCALAR_AS_ARRAY = "pass the changing Python scalar as a JAX array (weakly typed, as the scalar was)"
 PARTITION_ONCE = "partition the module once (eqx.partition) and call jax.jit over its arrays, combined inside"
+SPLIT_ONCE = "split the module once (nnx.split) and call jax.jit over its state, merged inside (nnx.merge)"
 # Functions whose calls in one profiled call mean JAX work outside a compiled program.
 EAGER = {
     "apply_primitive": "JAX operations dispatched one at a time",
@@ -66,7 +70,7 @@ class Candidate:
 
 def candidate(p: Prepared, device: Any) -> Candidate | None:
     """The remedy the evidence names for ``p`` (the first finder that finds evidence), else None."""
-    for find in (jit_around, scalar_as_array, partitioned_once, placed_once):
+    for find in (jit_around, scalar_as_array, partitioned_once, split_once, placed_once):
         found = find(p, device)
         if found is not None:
             return found
@@ -212,13 +216,14 @@ def is_filter_jit(fn: Any) -> bool:
     return kind.__name__ == "_JitWrapper" and kind.__module__.startswith("equinox")
 
 
-def equinox_share(p: Prepared) -> Held | None:
-    """The Equinox function that holds the most of a profiled call itself (its subtree less the compiled
-    call beneath it), as the profile-only remedies weigh it; None under their lower bound."""
+def framework_share(p: Prepared, key: str) -> Held | None:
+    """The function of one framework (the profile-only table's entry ``key``) that holds the most of a
+    profiled call itself (its subtree less the compiled call beneath it), as the profile-only remedies
+    weigh it; None under their lower bound."""
     bench = p.bench
     calls = min(PROFILED_CALLS, max(3, int(PROFILE_S * 1e9 / max(p.first.estimate_ns, 1.0))))
     rows, _ = profile_call(bench.fn, bench.args, p.first.block, p.first.estimate_ns, calls=calls)
-    return weigh(rows, None, (BY_KEY["equinox_traversal"],))
+    return weigh(rows, None, (BY_KEY[key],))
 
 
 def partitioned_once(p: Prepared, device: Any) -> Candidate | None:
@@ -232,7 +237,7 @@ def partitioned_once(p: Prepared, device: Any) -> Candidate | None:
     modules = jax.tree.leaves(bench.args, is_leaf=lambda leaf: isinstance(leaf, eqx.Module))
     if not any(isinstance(leaf, eqx.Module) for leaf in modules):
         return None
-    held = equinox_share(p)  # tried from the band's lower edge on: the measurement decides whether it helps
+    held = framework_share(p, "equinox_traversal")  # tried from the band's lower edge on: measured anyway
     if held is None:
         return None
     evidence = (
@@ -251,3 +256,49 @@ def partitioned_once(p: Prepared, device: Any) -> Candidate | None:
         return Bench(jax.jit(call), leaves, tolerance=bench.tolerance, compare=bench.compare)
 
     return Candidate(PARTITION_ONCE, "eqx.partition once + jax.jit", evidence, combined)
+
+
+def is_nnx_jit(fn: Any) -> bool:
+    """A function made by ``nnx.jit`` (Flax NNX's jit wrapper), holding the function it wraps."""
+    kind = type(fn)
+    wrapper = kind.__name__ == "JitWrapped" and kind.__module__.startswith("flax.nnx")
+    return wrapper and callable(getattr(fn, "fun", None))
+
+
+def split_once(p: Prepared, device: Any) -> Candidate | None:
+    """``nnx.jit`` over arguments that are NNX modules, whose graph walks hold the time."""
+    from flax import nnx
+
+    bench = p.bench
+    if not is_nnx_jit(bench.fn) or not any(isinstance(a, nnx.Module) for a in bench.args):
+        return None
+    held = framework_share(p, "nnx_graph")
+    if held is None:
+        return None
+    evidence = (
+        f"its profile puts {held.percent()} of a call in Flax NNX's own Python "
+        f"({one_line(held.row.function, 60)}: the module graph walked on every call)"
+    )
+    fun: Callable[..., Any] = getattr(bench.fn, "fun")  # noqa: B009 - Bench.fn is typed as any callable
+    return Candidate(SPLIT_ONCE, "nnx.split once + jax.jit", evidence, lambda: split_bench(bench, fun))
+
+
+def split_bench(bench: Bench, fun: Callable[..., Any]) -> Bench:
+    """``jax.jit`` over the modules' states, split once (``nnx.split``), merged inside, the other
+    arguments as they are. A call that mutates its modules (batch statistics, RNG counts) changes
+    copies: its outputs are checked against the original's."""
+    import jax
+    from flax import nnx
+
+    count = len(bench.args)
+    parts = {i: nnx.split(a) for i, a in enumerate(bench.args) if isinstance(a, nnx.Module)}
+    graphdefs = {i: graphdef for i, (graphdef, _) in parts.items()}
+    states = tuple(state for _, state in parts.values())
+    rest = tuple(a for i, a in enumerate(bench.args) if i not in parts)
+
+    def call(states: tuple[Any, ...], rest: tuple[Any, ...]) -> Any:
+        given, others = iter(states), iter(rest)
+        args = [nnx.merge(graphdefs[i], next(given)) if i in graphdefs else next(others) for i in range(count)]
+        return fun(*args)
+
+    return Bench(jax.jit(call), states, rest, tolerance=bench.tolerance, compare=bench.compare)
