@@ -166,6 +166,8 @@ def scalar_as_array(p: Prepared, device: Any) -> Candidate | None:
         return None
     carrier, watch = bench.fn, sentinel()
     before = carrier.state
+    if not any(is_python_scalar(leaf) for leaf in jax.tree.leaves(before)):
+        return None  # nothing to try: the step is not called again
     watch.current = p.name
     _, compiles = watch.snapshot(p.name)
     watch.take_causes(p.name)
@@ -181,17 +183,17 @@ def scalar_as_array(p: Prepared, device: Any) -> Candidate | None:
         return None
     where = {w for w, _, _ in changed}
     path, old, new = changed[0]
+    step = carrier.step
+    static = "eqx.filter_jit keeps a Python scalar static" if is_filter_jit(step.fn) else "a static Python scalar"
     evidence = (
         f"each of {SCALAR_CALLS} calls compiled again while the Python {type(old).__name__} at "
-        f"state{'' if path == 'the state' else path} went {old} → {new} "
-        "(eqx.filter_jit keeps a Python scalar static: a new program per value)"
+        f"state{'' if path == 'the state' else path} went {old} → {new} ({static}: a new program per value)"
     )
-    step = carrier.step
 
     def as_array() -> Bench:
         flat, treedef = jax.tree_util.tree_flatten_with_path(step.state)
         leaves = [
-            jax.device_put(jnp.asarray(leaf), device) if jax.tree_util.keystr(path) in where else leaf
+            jnp.asarray(leaf) if jax.tree_util.keystr(path) in where else leaf  # placed as the original's
             for path, leaf in flat
         ]
         state = jax.tree_util.tree_unflatten(treedef, leaves)
