@@ -84,6 +84,11 @@ def test_a_remedy_tuiperf_tried_replaces_the_profiles_suggestion_of_it():
         "partitions the module into arrays and static parts on every call)"
     )
     assert framework_remedy(traversing) == f"{said}: {TABLE[3].remedy}"
+    near = framework_remedy(_equinox_at(0.089), suggest=False)  # not "not decided": the measurement decides
+    assert near == (
+        "the profile puts 8.9 % of the call in _call (equinox/_jit.py:229), Equinox module traversal "
+        "(eqx.filter_jit partitions the module into arrays and static parts on every call)"
+    )
 
 
 def test_every_entry_names_a_scenario_that_exists_with_both_variants():

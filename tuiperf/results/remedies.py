@@ -212,8 +212,9 @@ def framework_remedy(variant: VariantResult, scenario_path: str | None = None, *
     is; "not decided" where the machinery's share is too near the threshold to name it from one run.
     ``suggest=False`` (a remedy was tried and is said with its effect): the machinery alone."""
     held = weighed(variant, scenario_path)
-    if held is not None and not held.decided:
-        return undecided_words(held)
+    if held is not None and not held.decided:  # a remedy tried is said with its effect: that decides
+        machinery_in = f"{one_line(held.row.function, 80)}, {held.entry.holds}"
+        return undecided_words(held) if suggest else f"the profile puts {held.percent()} of the call in {machinery_in}"
     if held is not None:
         said = f"the profile puts it in {one_line(held.row.function, 80)}, {held.entry.holds}"
         return f"{said}: {held.entry.remedy}" if suggest else said
