@@ -17,6 +17,7 @@ from tuiperf.results import document
 from tuiperf.results.export import markdown
 from tuiperf.results.findings import is_finding
 from tuiperf.results.model import Comparison, Tried
+from tuiperf.results.remedies import machinery
 from tuiperf.results.tried import words
 from tuiperf.results.verdict import verdicts
 
@@ -107,3 +108,72 @@ def test_the_statistics_tab_lists_a_tried_remedy_apart_from_the_variants():
         "tried by tuiperf (not your variant): grad-eager with put jax.jit around the call: 10.1 µs, "
         "0.00340× [0.00330–0.00350] of the original, same outputs"
     ) in content.verdicts.plain
+
+
+def test_a_python_scalar_that_changed_in_a_steps_state_is_named_by_where_it_is():
+    """The pure part of the scalar remedy's evidence: which Python scalars of two states differ (a flag,
+    a bool, is a choice of program, not a counter; arrays are not scalars)."""
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.candidates import changed_scalars
+
+    w = jnp.ones(2)
+    before = {"w": w, "count": 3, "lr": 0.1, "train": True}
+    after = {"w": w + 1, "count": 4, "lr": 0.1, "train": False}
+    assert changed_scalars(before, after) == [("['count']", 3, 4)]
+    assert changed_scalars((w, 3), (w, 4)) == [("[1]", 3, 4)]
+    assert changed_scalars((w, 3), (w, jnp.asarray(4))) == []  # already an array: nothing to remedy
+    assert changed_scalars((w, 3), [w, 4]) == []  # another structure: not the same state
+
+
+@pytest.mark.slow
+def test_a_changing_python_scalar_in_a_steps_state_is_tried_as_an_array(runner):
+    """tests/fixtures/scenarios/scalar_state.py: eqx.filter_jit keeps the step count static, so the step
+    compiles on every call; passed as an array, it compiles once."""
+    doc, _ = run(runner, scenario="scalar-state", samples=8, budget_s=10.0, ops=False)  # a call compiles: 0.5 s allowed
+    (t,) = doc.tried
+    assert t.of == "python-count" and t.error is None and t.same_outputs is True, t
+    assert t.remedy.startswith("pass the changing Python scalar as a JAX array")
+    assert "the Python int at state[1] went" in t.evidence
+    assert t.result is not None and t.result.recompiles.recompiles == 0  # compiled once, before sampling
+    assert variant(doc, "python-count").recompiles.recompiles > 0
+    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    assert len(t.result.sampling.round_starts) == len(variant(doc, "python-count").sampling.round_starts)
+    (sentence,) = [s for name, s in verdicts(doc, "array-count") if name == "python-count"]
+    assert "pass the changing Python scalar as a JAX array" in sentence and "same outputs" in sentence
+
+
+@pytest.mark.slow
+def test_an_equinox_module_partitioned_on_every_call_is_tried_partitioned_once(runner):
+    """tests/fixtures/scenarios/eqx_traversal.py: eqx.filter_jit over a small MLP, whose own Python holds
+    most of the call; tuiperf partitions the module once and calls jax.jit over its arrays."""
+    doc, _ = run(runner, scenario="eqx-traversal", samples=10, budget_s=1.0, ops=False)
+    # the profile names the machinery, and the scenario's own remedy variant removes it (tests/test_remedies.py)
+    found = machinery(variant(doc, "eqx.filter_jit"), doc.scenario.path)
+    assert found is not None and found[0].key == "equinox_traversal"
+    assert not any("equinox/" in r.function for r in variant(doc, "partitioned-once").profile.rows)
+    assert machinery(variant(doc, "partitioned-once"), doc.scenario.path) is None
+    (t,) = doc.tried
+    assert t.of == "eqx.filter_jit" and t.error is None and t.same_outputs is True, t
+    assert t.remedy.startswith("partition the module once (eqx.partition)")
+    assert "of a call in Equinox's own Python" in t.evidence
+    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    (sentence,) = [s for name, s in verdicts(doc, "eqx.filter_jit") if name == "partitioned-once"]
+    assert "partition the module once (eqx.partition)" in sentence and "same outputs" in sentence
+    # the profile's guess of the same remedy is not said beside the remedy tried
+    assert "call jax.jit over arrays partitioned once outside the call" not in sentence
+
+
+@pytest.mark.slow
+def test_an_nnx_module_walked_on_every_call_is_tried_split_once(runner):
+    """tests/fixtures/scenarios/nnx_graph.py: nnx.jit over a small NNX MLP walks its graph in Python on
+    every call (to_tree, flatten); tuiperf splits the module once and calls jax.jit over its state."""
+    doc, _ = run(runner, scenario="nnx-graph", samples=10, budget_s=0.5, ops=False)
+    (t,) = doc.tried
+    assert t.of == "nnx.jit" and t.error is None and t.same_outputs is True, t
+    assert t.remedy.startswith("split the module once (nnx.split) and call jax.jit over its state")
+    assert "of a call in Flax NNX's own Python" in t.evidence
+    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    (sentence,) = [s for name, s in verdicts(doc, "nnx.jit") if name == "split-once"]
+    assert "split the module once (nnx.split)" in sentence and "same outputs" in sentence
+    assert "nnx.jit(graph=False)" not in sentence  # the profile's guess is not said beside the remedy tried

@@ -1,48 +1,31 @@
-"""Remedies tried, not guessed: where one call's profile shows JAX work done outside a compiled program
-(operations dispatched one at a time, ``apply_primitive``; a derivative taken eagerly, ``vjp`` /
-``linearize``; a ``custom_jvp`` resolved per call), tuiperf builds the remedied variant itself —
-``jax.jit`` around the whole call — prepares it like any variant, and the pass samples it in the same
-rounds as the original. After sampling, :func:`documented` checks its outputs against the original's
-(the guard's comparison) and makes the :class:`~tuiperf.results.model.Tried` the result keeps apart
-from the user's variants.
+"""Remedies tried, not guessed: where the evidence names a remedy tuiperf can apply mechanically
+(:mod:`tuiperf.measuring.candidates`: ``jax.jit`` around an eager call, a changing Python scalar of a
+``Step``'s state passed as an array, an Equinox module partitioned once, NumPy arguments placed on the
+device once), tuiperf builds the remedied variant itself, prepares it like any variant, and the pass
+samples it in the same rounds as the original. After sampling, :func:`documented` checks its outputs
+against the original's (the guard's comparison) and makes the :class:`~tuiperf.results.model.Tried` the
+result keeps apart from the user's variants.
 
 Bounded: at most :data:`MAX_TRIED` remedies a pass, none for a call whose estimate is over
-:data:`MAX_SHARE` of the run's budget, none in a cluster (its calls are decided ahead) or for a ``Step``
-(its state is carried between calls: a jit around one step is a different loop).
+:data:`MAX_SHARE` of the run's budget, none in a cluster (its calls are decided ahead) or without a
+profile (``--no-profile``).
 """
 
 from __future__ import annotations
 
-import cProfile
-import pstats
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
 
-import numpy as np
-
-from tuiperf.api.scenario import Bench
-from tuiperf.api.step import Carrier
-from tuiperf.common.units import format_bytes
 from tuiperf.contract.events import PhaseChanged
-from tuiperf.measuring.analysis import host_bytes
+from tuiperf.measuring.candidates import candidate
 from tuiperf.measuring.context import Outcomes, RunContext, describe_exception
 from tuiperf.measuring.guard import Costs, Subject, check
-from tuiperf.measuring.prepare import Prepared, is_jax_jit, prepare
+from tuiperf.measuring.prepare import Prepared, prepare
 from tuiperf.results import document
 from tuiperf.results.model import Scalar, Tried
 
 MAX_TRIED = 2
 MAX_SHARE = 0.05  # of the run's budget, for one call of the original
-JIT_AROUND = "put jax.jit around the call"
-DEVICE_PUT_ONCE = "put the NumPy arguments on the device once (jax.device_put)"
-# Functions whose calls in one profiled call mean JAX work outside a compiled program.
-EAGER = {
-    "apply_primitive": "JAX operations dispatched one at a time",
-    "vjp": "a derivative taken outside jax.jit",
-    "linearize": "a derivative taken outside jax.jit",
-}
 
 
 @dataclass(frozen=True)
@@ -57,69 +40,6 @@ class Attempt:
 
 def tried_name(of: str, short: str = "jax.jit around the call") -> str:
     return f"{of} ⟨{short}⟩"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A remedy the evidence names for one prepared variant, and how to build it."""
-
-    remedy: str
-    short: str  # in the tried variant's name
-    evidence: str
-    build: Callable[[], Bench]
-
-
-def candidate(p: Prepared, device: Any) -> Candidate | None:
-    """The remedy the evidence names for ``p``: jax.jit around a call that ran eager JAX work, else the
-    NumPy arguments placed on the device once for a call that copies them on every call; None."""
-    import jax
-
-    bench = p.bench
-    if isinstance(bench.fn, Carrier):
-        return None
-    evidence = eager_evidence(bench)
-    if evidence is not None:
-        return Candidate(
-            JIT_AROUND,
-            "jax.jit around the call",
-            evidence,
-            lambda: Bench(jax.jit(bench.fn), *bench.args, tolerance=bench.tolerance, compare=bench.compare),
-        )
-    copied = host_bytes(bench)
-    if copied:
-        evidence = f"its arguments hold {format_bytes(copied)} of NumPy arrays, copied to the device on every call"
-
-        def placed() -> Bench:
-            args = jax.tree.map(
-                lambda leaf: jax.device_put(leaf, device) if isinstance(leaf, np.ndarray) else leaf, bench.args
-            )
-            return Bench(bench.fn, *args, tolerance=bench.tolerance, compare=bench.compare)
-
-        return Candidate(DEVICE_PUT_ONCE, "jax.device_put once", evidence, placed)
-    return None
-
-
-def eager_evidence(bench: Bench) -> str | None:
-    """One call profiled: which of :data:`EAGER` it ran, and how often; None when none."""
-    if isinstance(bench.fn, Carrier) or is_jax_jit(bench.fn):
-        return None
-    profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        bench.fn(*bench.args)
-    finally:
-        profiler.disable()
-    # pstats.Stats.stats is public but undeclared in typeshed's stub.
-    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    seen: dict[str, int] = {}
-    for (filename, _, function), (_, ncalls, *_rest) in stats.items():
-        if function in EAGER and "jax/_src/" in filename.replace("\\", "/"):
-            seen[function] = seen.get(function, 0) + int(ncalls)
-    if not seen:
-        return None
-    said = dict.fromkeys(EAGER[f] for f in seen)
-    counts = ", ".join(f"{f} ×{n}" for f, n in seen.items())
-    return f"one call ran {' and '.join(said)} ({counts} in its profile)"
 
 
 def added(

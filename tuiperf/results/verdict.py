@@ -67,9 +67,14 @@ def gap_words(split: Reconciliation) -> str:
 
 
 def _cause(
-    split: Reconciliation, slow: VariantResult, fast: VariantResult, scenario_path: str | None = None
+    split: Reconciliation,
+    slow: VariantResult,
+    fast: VariantResult,
+    scenario_path: str | None = None,
+    tried_here: bool = False,
 ) -> str | None:
-    """The stage that explains the gap, with how much and the usual remedy; None when none does."""
+    """The stage that explains the gap, with how much and the usual remedy (not where tuiperf tried
+    one on ``slow``: the tried remedy is said with its measured effect instead); None when none does."""
     if not split.reliable:
         return None
     clear: list[StageDelta] = [s for s in split.clear_stages() if s.share is not None and s.share > 0]
@@ -95,7 +100,7 @@ def _cause(
         if slow.breakdown is not None and slow.breakdown.framework_holds:
             carried = remedies.STATE_CARRIED
             return sentence + f": the time is in {carried.holds}: {carried.remedy}"
-        return sentence + f"; {remedies.framework_remedy(slow, scenario_path)}"
+        return sentence + f"; {remedies.framework_remedy(slow, scenario_path, suggest=not tried_here)}"
     if main.key == "compute":
         looped = [v for v in (slow, fast) if not v.program.counts_work]
         if looped:  # XLA counts a loop's body once: its FLOPs say nothing of the work
@@ -190,7 +195,7 @@ def verdict(
             found = "; ".join(x for x in (memory, extra, profiled) if x)
             return f"{opening}: no breakdown of both; the evidence that differs is {found}{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
-    cause = _cause(split, slow, fast, result.scenario.path or None)
+    cause = _cause(split, slow, fast, result.scenario.path or None, bool(measured))
     cause = ops.in_compute(cause, split, slow, fast)
     if cause is None:
         why = "a breakdown involved is not reliable" if not split.reliable else "no stage explains it beyond noise"
@@ -209,17 +214,20 @@ def verdict(
 
 def _profile_only(slow: VariantResult, fast: VariantResult, scenario_path: str | None) -> str | None:
     """Where no breakdown can say which stage holds the gap, the slower variant's profile can still
-    name the machinery that holds its time, when the faster one's profile does not hold it."""
-    found = remedies.machinery(slow, scenario_path)
-    if found is None:
+    name the machinery that holds its time, when the faster one's profile does not hold it; "not
+    decided" where its share is too near the threshold for a re-run to name the same remedy."""
+    held = remedies.weighed(slow, scenario_path)
+    if held is None:
         return None
-    other = remedies.machinery(fast, scenario_path)
-    if other is not None and other[0].key == found[0].key:
+    other = remedies.weighed(fast, scenario_path)
+    if other is not None and other.entry.key == held.entry.key:
         return None
-    entry, row = found
+    alone = f"{slow.name}'s profile (alone: no stage split backs it)"
+    if not held.decided:
+        return f"{alone}: {remedies.undecided_words(held)}"
     return (
-        f"{slow.name}'s profile (alone: no stage split backs it) puts its time in {row.function}, "
-        f"{entry.holds}, which {fast.name}'s does not: {entry.remedy}"
+        f"{alone} puts its time in {held.row.function}, {held.entry.holds}, which {fast.name}'s does not: "
+        f"{held.entry.remedy}"
     )
 
 
