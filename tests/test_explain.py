@@ -47,9 +47,32 @@ def test_cache_miss_explanations_become_one_line_each():
     )
     assert cause_of(weak) == "argument x: f32[3] → f32[] (weakly typed)"
     part = "((f, (None, 0), T(M[a, b])))"
-    long_old, long_new = part * 3, part * 2 + part.replace("0", "7")
+    long_old, long_new = part * 3, part * 2 + part.replace("0", "7").replace("a", "c")
     cut = cause_of(f"MISS\n  * at input path [0], now Static(val={long_new}) and before Static(val={long_old})")
     assert "(None, 0)" in cut.split("→")[0] and "(None, 7)" in cut.split("→")[1] and len(cut) < 160
+
+
+def test_a_python_scalar_among_equinox_static_leaves_is_named_by_its_value_not_a_cut_dump():
+    """A step's state holding a Python int, under eqx.filter_jit: JAX printed the whole static partition
+    and the cause read 'static value …PyTreeDef(*)), ((None, 12), PyTreeDef((*, *))), (… → …'."""
+    from tuiperf.measuring.sentinel import cause_of
+
+    def static(count: int) -> str:
+        return (
+            "Static(val=(((<function step at 0x7f4dca86bba0>,), PyTreeDef(*)), "
+            f"((None, {count}), PyTreeDef((*, *))), ((None,), PyTreeDef(((*, None), {{}})))))"
+        )
+
+    message = (
+        "TRACING CACHE MISS at equinox/_jit.py:263:37 (_call):\n  for step defined at equinox/_jit.py:43\n"
+        "  all previously seen cache keys differ. For the closest previous key:\n  different input pytree:\n"
+        f"  * at input path [0][2], now <class 'jax._src.tree_util.Static'> with pytree metadata {static(12)} "
+        f"and before <class 'jax._src.tree_util.Static'> with pytree metadata {static(11)}, so the pytree node "
+        "metadata does not match"
+    )
+    assert cause_of(message) == "input path [0][2]: static value 11 → 12 in ((None, 11), PyTreeDef((*, *)))"
+    floats = message.replace("12)", "0.25)").replace("11)", "0.5)")
+    assert cause_of(floats) == "input path [0][2]: static value 0.5 → 0.25 in ((None, 0.5), PyTreeDef((*, *)))"
 
 
 @pytest.mark.slow

@@ -159,6 +159,9 @@ def cause_of(message: str) -> str:
             field = changed_field(static_before[1], static_now[1])
             if field is not None:
                 return f"{_where(where)}: static field {field}"
+            token = changed_token(static_before[1], static_now[1])
+            if token is not None:
+                return f"{_where(where)}: static value {token}"
             old, new = _around_change(static_before[1], static_now[1])
             return f"{_where(where)}: static value {old} → {new}"
         return f"{_where(where)}: {before} → {now}"
@@ -192,6 +195,58 @@ def changed_field(old: str, new: str) -> str | None:
         return None
     index = changed[0]
     return f"{node['cls']}.{names[index]} {_shortened(old_items[index])} → {_shortened(new_items[index])}"
+
+
+_TOKEN = re.compile(r"-?\d+(?:\.\d*)?(?:e[+-]?\d+)?|[A-Za-z_][\w.]*|'[^']*'|\"[^\"]*\"|\S")
+
+
+def changed_token(old: str, new: str) -> str | None:
+    """``0 → 2 in ((None, 0), PyTreeDef((*, *)))``: where two printed static values differ in one token
+    (a Python scalar among the static leaves eqx.filter_jit partitions out), that token before and now,
+    with the widest group of brackets around it that still reads short. None where more differs."""
+    a, b = list(_TOKEN.finditer(old)), list(_TOKEN.finditer(new))
+    if len(a) != len(b):
+        return None
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if x[0] != y[0]]
+    if len(differ) != 1:
+        return None
+    at = a[differ[0]]
+    group = at[0]
+    start = at.start()
+    while True:  # out to the next enclosing bracket pair while the group stays short
+        opening = _opening_before(old, start)
+        if opening is None:
+            break
+        closing = _closing_after(old, opening)
+        if closing is None or closing + 1 - opening > 2 * CONTEXT + 16:
+            break
+        group, start = old[opening : closing + 1], opening
+    said = f"{at[0]} → {b[differ[0]][0]}"
+    return said if group == at[0] else f"{said} in {group}"
+
+
+def _opening_before(text: str, at: int) -> int | None:
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        if text[i] in ")]}":
+            depth += 1
+        elif text[i] in "([{":
+            if not depth:
+                return i
+            depth -= 1
+    return None
+
+
+def _closing_after(text: str, opening: int) -> int | None:
+    depth = 0
+    for i in range(opening, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if not depth:
+                return i
+    return None
 
 
 def _items(text: str, at: int) -> list[str] | None:
