@@ -84,19 +84,24 @@ async def drawn_focus_marks(pilot: Any, screen: Any, steps: int = 60) -> tuple[l
     return walked, invisible
 
 
+def _long_questions_app(saved: Any, tmp_path: Any) -> TuiperfApp:
+    """The app at 80x24 whose scenarios' questions scroll in the description box."""
+    import msgspec
+
+    long = " ".join(["A question long enough to scroll in the description box at 80 by 24."] * 12)
+    catalog = saved["catalog"]
+    scenarios = [msgspec.structs.replace(s, question=long) for s in catalog.scenarios]
+    runner = FakeRunner({**saved, "catalog": msgspec.structs.replace(catalog, scenarios=scenarios)})
+    return TuiperfApp(runner, scenario_dirs=[], screenshots_dir=tmp_path)
+
+
 @sync
 async def test_tab_through_the_explorer_at_80x24_shows_focus_without_colour(saved, tmp_path, monkeypatch):
     """The screen as the terminal draws it: a scrolling description box marked focused by a bar that its
     text covered showed nothing, and after Tab out of the list a user typed `x` believing they were in a
     field."""
-    import msgspec
-
     monkeypatch.setenv("NO_COLOR", "1")
-    long = " ".join(["A question long enough to scroll in the description box at 80 by 24."] * 12)
-    catalog = saved["catalog"]
-    scenarios = [msgspec.structs.replace(s, question=long) for s in catalog.scenarios]
-    runner = FakeRunner({**saved, "catalog": msgspec.structs.replace(catalog, scenarios=scenarios)})
-    app = TuiperfApp(runner, scenario_dirs=[], screenshots_dir=tmp_path)
+    app = _long_questions_app(saved, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         main = await ready(pilot)
         main.setup.scenario_list.options.focus()
@@ -104,6 +109,14 @@ async def test_tab_through_the_explorer_at_80x24_shows_focus_without_colour(save
         walked, invisible = await drawn_focus_marks(pilot, main)
         assert "DescriptionBox#info-box" in walked and "Button#run-button" in walked
         assert invisible == []
+
+
+@sync
+async def test_tab_through_the_result_tabs_at_80x24_shows_focus_without_colour(saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = _long_questions_app(saved, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
         main.show_result(saved["result"])
         await pilot.press("f2")  # the Results side at 80 columns
         for tab in ("breakdown", "stats", "profile"):
@@ -112,7 +125,15 @@ async def test_tab_through_the_explorer_at_80x24_shows_focus_without_colour(save
             walked, invisible = await drawn_focus_marks(pilot, main)
             assert len(walked) >= 2, walked
             assert invisible == [], tab
-        # the dialogs: each key's, and an error with a message long enough to scroll
+
+
+@sync
+async def test_tab_through_the_dialogs_at_80x24_shows_focus_without_colour(saved, tmp_path, monkeypatch):
+    """Each key's dialog, and an error with a message long enough to scroll."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = _long_questions_app(saved, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
         for key, least in (("w", 3), ("question_mark", 1), ("error", 2)):  # x's: a choice and a field, as above
             if key == "error":
                 app.push_screen(ErrorScreen("Run failed", "\n".join(f"line {i} of the error" for i in range(40))))
