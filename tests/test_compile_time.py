@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 
 import msgspec
 import pytest
@@ -157,15 +156,43 @@ def test_the_pay_off_of_a_longer_compile_on_a_synthetic_pair():
     assert found.calls == pytest.approx(20_000.0)
     assert found.lo <= 20_000.0 <= found.hi and found.hi - found.lo < 200  # the spread is tiny here
     assert "pays off after ≈ 20,000 calls" in found.sentence()
+    # the count's interval is the compile difference's interval over the saving's, by interval division
+    assert found.lo == pytest.approx(found.extra_lo * 1e6 / found.saved_hi)
+    assert found.hi == pytest.approx(found.extra_hi * 1e6 / found.saved_lo)
 
 
-def test_no_pay_off_where_one_variant_is_faster_at_both():
-    assert ct.payoff_of("a", [10.0] * 5, [100.0] * 5, "b", [20.0] * 5, [200.0] * 5) is None
+def test_the_pay_off_interval_on_a_pair_with_a_known_answer():
+    # Constant samples: every bootstrap median is the sample itself, so each difference's interval is the
+    # difference alone: 2,000 ms over 100 µs, 20,000 calls, between 20,000 and 20,000.
+    found = ct.payoff_of("eager", [10.0] * 9, [200_000.0] * 50, "jit", [2010.0] * 9, [100_000.0] * 50)
+    assert found is not None and found.decided
+    assert (found.extra_lo, found.extra_hi, found.saved_lo, found.saved_hi) == (2000.0, 2000.0, 100_000.0, 100_000.0)
+    assert (found.lo, found.hi) == (pytest.approx(20_000.0), pytest.approx(20_000.0))
+    # interval division: 1–3 ms longer, 50–200 ns saved a call: 1e6/200 = 5,000 to 3e6/50 = 60,000 calls
+    assert ct.calls_interval((1.0, 3.0), (50.0, 200.0)) == (pytest.approx(5_000.0), pytest.approx(60_000.0))
+    assert ct.calls_interval((1.0, 3.0), (-5.0, 200.0)) is None  # the saving may be none: no bound
+    assert ct.calls_interval((0.0, 3.0), (50.0, 200.0)) is None  # the compile may be no longer
 
 
-def test_a_saving_not_told_apart_from_none_has_no_upper_bound():
-    found = ct.payoff_of("a", [100.0] * 20, [999.0, 1100.0] * 50, "b", [10.0] * 20, [1000.0, 1100.0] * 50)
-    assert found is not None and math.isinf(found.hi)
+def test_a_saving_whose_interval_holds_zero_leaves_the_pay_off_undecided():
+    # 'a' compiles 90 ms longer and its median call is 39 ns faster, but its calls straddle 'b''s: the
+    # saving's interval holds zero, so no count of calls is said (it read "≈ 2,307,692 calls (0–∞)").
+    a_calls = [961.0, 1100.0, 900.0, 1000.0] * 25
+    b_calls = [1000.0, 1100.0, 900.0, 1039.0] * 25
+    found = ct.payoff_of("a", [100.0] * 20, a_calls, "b", [10.0] * 20, b_calls)
+    assert found is not None and not found.decided
+    assert found.saved_ns == pytest.approx(39.0) and found.saved_lo <= 0 < found.saved_hi
+    text = found.sentence()
+    assert "undecided — the per-call saving's interval includes no saving (0 ns or less), so" in text
+    assert "pays off after" not in text and "∞" not in text
+
+
+def test_a_compile_difference_whose_interval_holds_zero_leaves_the_pay_off_undecided():
+    slow = [5.0, 30.0, 12.0, 8.0, 25.0, 10.0, 20.0]
+    fast = [6.0, 28.0, 9.0, 11.0, 24.0, 9.5, 19.0]
+    found = ct.payoff_of("a", slow, [900.0] * 50, "b", fast, [1000.0] * 50)
+    assert found is not None and not found.decided and found.extra_lo <= 0 < found.extra_hi
+    assert "undecided — the compile difference's interval includes no difference (0 ms or less), so" in found.sentence()
 
 
 def test_pay_off_needs_both_a_compile_and_a_call_measurement():

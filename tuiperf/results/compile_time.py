@@ -8,7 +8,6 @@ Pure: numpy and the result model only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -470,27 +469,78 @@ def _span(sizes: Sequence[int | None]) -> str:
 
 
 # -- pay-off --------------------------------------------------------------------------------------------
+def difference_ci(
+    a: Sequence[float], b: Sequence[float], *, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """median(a) − median(b) with a percentile-bootstrap 95 % interval (each median resampled on its
+    own, as :func:`ratio_ci` does for a ratio): (difference, lo, hi)."""
+    rng = np.random.default_rng(seed)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    boots = _boot_medians(x, n_boot, rng) - _boot_medians(y, n_boot, rng)
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return float(np.median(x) - np.median(y)), float(lo), float(hi)
+
+
+def calls_interval(extra_ms: tuple[float, float], saved_ns: tuple[float, float]) -> tuple[float, float] | None:
+    """The interval of calls = Δcompile / Δcall from the two differences' intervals, by interval
+    division: the fewest calls are the smallest compile difference over the largest saving, the most the
+    largest over the smallest. None where either interval reaches zero or below: then no count is
+    bounded (a saving that may be none repays nothing; a compile that may be no longer needs no repaying).
+    Where both 95 % intervals hold their true differences (at least 90 % of the time, as each misses at
+    most 5 %), this interval holds the true count."""
+    (extra_lo, extra_hi), (saved_lo, saved_hi) = extra_ms, saved_ns
+    if extra_lo <= 0 or saved_lo <= 0:
+        return None
+    return extra_lo * 1e6 / saved_hi, extra_hi * 1e6 / saved_lo
+
+
 @dataclass(frozen=True)
 class Payoff:
-    """``slow_compile`` compiles ``extra_ms`` longer than ``fast_compile`` and saves ``saved_ns`` a call:
-    it repays its compile after ``calls`` calls (95 % bootstrap interval ``lo``–``hi``; ``hi`` infinite
-    where the saving is not told apart from none)."""
+    """``slow_compile`` compiles ``extra_ms`` longer than ``fast_compile`` (95 % interval
+    ``extra_lo``–``extra_hi``) and saves ``saved_ns`` a call (``saved_lo``–``saved_hi``): it repays its
+    compile after ``calls`` calls, between ``lo`` and ``hi`` (:func:`calls_interval`); both None where
+    the pay-off is undecided: either difference's interval reaches zero."""
 
     slow_compile: str
     fast_compile: str
     extra_ms: float
     saved_ns: float
     calls: float
-    lo: float
-    hi: float
+    extra_lo: float
+    extra_hi: float
+    saved_lo: float
+    saved_hi: float
+    lo: float | None
+    hi: float | None
+
+    @property
+    def decided(self) -> bool:
+        return self.lo is not None and self.hi is not None
 
     def sentence(self) -> str:
-        hi = "∞" if math.isinf(self.hi) else f"{self.hi:,.0f}"
-        return (
-            f"{self.slow_compile} compiles {format_ms(self.extra_ms)} longer than {self.fast_compile} and saves "
-            f"{format_ns(self.saved_ns)} a call: it pays off after ≈ {self.calls:,.0f} calls (95 % CI "
-            f"{self.lo:,.0f}–{hi})"
+        head = (
+            f"{self.slow_compile} compiles {format_ms(self.extra_ms)} longer than {self.fast_compile} "
+            f"[95 % CI {_signed_ms(self.extra_lo)} to {_signed_ms(self.extra_hi)}] and saves "
+            f"{format_ns(self.saved_ns)} a call [{_signed_ns(self.saved_lo)} to {_signed_ns(self.saved_hi)}]"
         )
+        if self.lo is None or self.hi is None:
+            why = [
+                "the per-call saving's interval includes no saving (0 ns or less)" if self.saved_lo <= 0 else "",
+                "the compile difference's interval includes no difference (0 ms or less)" if self.extra_lo <= 0 else "",
+            ]
+            return f"{head}: undecided — {' and '.join(w for w in why if w)}, so no count of calls is said"
+        return (
+            f"{head}: it pays off after ≈ {self.calls:,.0f} calls ({self.lo:,.0f}–{self.hi:,.0f}: the compile "
+            "difference's interval over the saving's)"
+        )
+
+
+def _signed_ms(ms: float) -> str:
+    return _signed_ns(ms * 1e6)
+
+
+def _signed_ns(ns: float) -> str:
+    return "0 ns" if ns == 0 else ("−" if ns < 0 else "+") + format_ns(abs(ns))
 
 
 def payoff_of(
@@ -504,8 +554,9 @@ def payoff_of(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Payoff | None:
-    """Where one of the two compiles longer but calls faster: the calls after which its extra compile is
-    repaid, (compile difference) / (per-call difference), of medians, with a bootstrap interval."""
+    """Where one of the two compiles longer but calls faster (by their medians): the calls after which
+    its extra compile is repaid, (compile difference) / (per-call difference) of medians, its interval
+    from the two differences' bootstrap intervals (:func:`calls_interval`)."""
     ca, cb = float(np.median(compile_a_ms)), float(np.median(compile_b_ms))
     ta, tb = float(np.median(call_a_ns)), float(np.median(call_b_ns))
     if ca > cb and ta < tb:
@@ -514,20 +565,11 @@ def payoff_of(
         slow, fast = (name_b, compile_b_ms, call_b_ns), (name_a, compile_a_ms, call_a_ns)
     else:
         return None
-    rng = np.random.default_rng(seed)
-
-    def boot(x: Sequence[float]) -> np.ndarray:
-        return _boot_medians(np.asarray(x, dtype=float), n_boot, rng)
-
-    extra = boot(slow[1]) - boot(fast[1])  # ms
-    saved = boot(fast[2]) - boot(slow[2])  # ns
-    with np.errstate(divide="ignore", invalid="ignore"):
-        calls = np.where(saved > 0, extra * 1e6 / saved, np.inf)
-    ordered = np.sort(calls)  # a draw with no saving is infinite: order statistics, not interpolation
-    lo, hi = ordered[int(0.025 * n_boot)], ordered[min(n_boot - 1, math.ceil(0.975 * n_boot) - 1)]
-    extra_ms = float(np.median(slow[1]) - np.median(fast[1]))
-    saved_ns = float(np.median(fast[2]) - np.median(slow[2]))
-    return Payoff(slow[0], fast[0], extra_ms, saved_ns, extra_ms * 1e6 / saved_ns, float(max(lo, 0.0)), float(hi))
+    extra, extra_lo, extra_hi = difference_ci(slow[1], fast[1], n_boot=n_boot, seed=seed)
+    saved, saved_lo, saved_hi = difference_ci(fast[2], slow[2], n_boot=n_boot, seed=seed + 1)
+    bounds = calls_interval((extra_lo, extra_hi), (saved_lo, saved_hi))
+    lo, hi = bounds if bounds is not None else (None, None)
+    return Payoff(slow[0], fast[0], extra, saved, extra * 1e6 / saved, extra_lo, extra_hi, saved_lo, saved_hi, lo, hi)
 
 
 def payoffs(result: RunResult) -> list[Payoff]:
