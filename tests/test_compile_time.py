@@ -389,6 +389,33 @@ def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
     assert ct.gap_sentences(with_stages(result, {"scan": 30.0, "unrolled": 30.0}), "scan") == []  # in noise
 
 
+def test_the_gap_sentence_leaves_out_stages_whose_difference_is_within_noise():
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
+        {"scan": 30.0, "unrolled": 160.0},
+    )
+    scan, unrolled = result.variants
+    # lowering 0.04 ms longer, inside its repeats' ±20 % spread; tracing the same: neither is named
+    noisy = {**unrolled.stages.repeated, "lower": series(2.04, spread=0.2)}
+    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=noisy))
+    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    assert said.startswith("unrolled compiles 130 ms longer than scan (5.33×): XLA's backend compile +130 ms (100%)")
+    assert "tracing" not in said and "lowering" not in said and "+0 ms" not in said
+
+
+def test_a_gap_held_by_no_single_stage_says_so():
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
+        {"scan": 30.0, "unrolled": 160.0},
+    )
+    scan, unrolled = result.variants
+    # every stage the same within noise (compile 0.5 ms longer, ±30 % spread); only the total differs
+    same = {**unrolled.stages.repeated, "compile": series(27.5, spread=0.3)}
+    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=same))
+    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    assert "no single stage's difference is beyond its 95 % interval" in said
+
+
 def test_a_grid_shows_every_cells_compile_median():
     base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
     points = [with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]}) for p in base.points]

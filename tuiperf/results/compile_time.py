@@ -102,7 +102,11 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
         if total == 0:
             continue
         held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
-        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in held)
+        beyond = [(key, gap) for key, gap in held if _beyond_noise(v, base, key)]
+        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in beyond)
+        if not beyond:
+            stages = "no single stage's difference is beyond its 95 % interval"
+        held = beyond or held
         longer = "longer" if total > 0 else "shorter"
         sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
         evidence = [_program_words(v, base), size_words(v, base, row.ratio, held[0][0]), _trace_words(v, base)]
@@ -226,6 +230,16 @@ def trace_profile_note(result: RunResult) -> str:
         "names, calls and shares"
     )
     return "; ".join([line, *(p.note for _, p in profiles if p.note)])
+
+
+def _beyond_noise(v: VariantResult, base: VariantResult, key: str) -> bool:
+    """Whether a stage's repeated times differ between the two beyond noise: the bootstrap 95 % interval
+    of the difference of their medians leaves out zero. A stage repeated in neither (or in one) is not."""
+    a, b = v.stages.repeated.get(key), base.stages.repeated.get(key)
+    if a is None or b is None or not a.samples_ms or not b.samples_ms:
+        return False
+    _, lo, hi = difference_ci(a.samples_ms, b.samples_ms)
+    return lo > 0 or hi < 0
 
 
 def _median(v: VariantResult, key: str) -> float:
