@@ -174,6 +174,27 @@ def test_the_pay_off_interval_on_a_pair_with_a_known_answer():
     assert ct.calls_interval((0.0, 3.0), (50.0, 200.0)) is None  # the compile may be no longer
 
 
+def test_the_pay_off_takes_the_saving_interval_from_the_runs_own_call_ratio():
+    # The run's interval of median(call jit) / median(call eager) is 0.45–0.55 (process spread included):
+    # saved = 200 µs × (1 − ratio) lies in 90–110 µs, and 2,000 ms over it in 18,182–22,222 calls.
+    calls = {"eager": [200_000.0] * 50, "jit": [100_000.0] * 50}
+    found = ct.payoff_of(
+        "jit", [2010.0] * 9, calls["jit"], "eager", [10.0] * 9, calls["eager"], call_ratio_ci=(0.45, 0.55)
+    )
+    assert found is not None and (found.saved_lo, found.saved_hi) == (pytest.approx(90_000.0), pytest.approx(110_000.0))
+    assert (found.lo, found.hi) == (pytest.approx(2e9 / 110_000), pytest.approx(2e9 / 90_000))
+    # the same given the other way round (eager / jit: 1/0.55–1/0.45)
+    again = ct.payoff_of(
+        "eager", [10.0] * 9, calls["eager"], "jit", [2010.0] * 9, calls["jit"], call_ratio_ci=(1 / 0.55, 1 / 0.45)
+    )
+    assert again is not None and (again.lo, again.hi) == (pytest.approx(found.lo), pytest.approx(found.hi))
+    # a ratio the report calls noise (0.9–1.1) leaves it undecided, however tight the samples' bootstrap
+    noise = ct.payoff_of(
+        "jit", [2010.0] * 9, calls["jit"], "eager", [10.0] * 9, calls["eager"], call_ratio_ci=(0.9, 1.1)
+    )
+    assert noise is not None and not noise.decided
+
+
 def test_a_saving_whose_interval_holds_zero_leaves_the_pay_off_undecided():
     # 'a' compiles 90 ms longer and its median call is 39 ns faster, but its calls straddle 'b''s: the
     # saving's interval holds zero, so no count of calls is said (it read "≈ 2,307,692 calls (0–∞)").

@@ -565,12 +565,18 @@ def payoff_of(
     compile_b_ms: Sequence[float],
     call_b_ns: Sequence[float],
     *,
+    call_ratio_ci: tuple[float, float] | None = None,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Payoff | None:
     """Where one of the two compiles longer but calls faster (by their medians): the calls after which
     its extra compile is repaid, (compile difference) / (per-call difference) of medians, its interval
-    from the two differences' bootstrap intervals (:func:`calls_interval`)."""
+    from the two differences' intervals (:func:`calls_interval`). Each difference's interval is a
+    bootstrap of the medians; ``call_ratio_ci``, the run's own 95 % interval of median(call a) /
+    median(call b) (the report's, process-to-process spread included where calibrated), replaces the
+    saving's bootstrap where given: saved = t × (1 − ratio), t the slower call's median, over the
+    interval of the faster call's ratio to it, so the pay-off never decides a saving the report calls
+    noise."""
     ca, cb = float(np.median(compile_a_ms)), float(np.median(compile_b_ms))
     ta, tb = float(np.median(call_a_ns)), float(np.median(call_b_ns))
     if ca > cb and ta < tb:
@@ -581,6 +587,12 @@ def payoff_of(
         return None
     extra, extra_lo, extra_hi = difference_ci(slow[1], fast[1], n_boot=n_boot, seed=seed)
     saved, saved_lo, saved_hi = difference_ci(fast[2], slow[2], n_boot=n_boot, seed=seed + 1)
+    if call_ratio_ci is not None and min(call_ratio_ci) > 0:
+        # the longer compile calls faster: its call over the other's, from median(call a) / median(call b)
+        lo_ab, hi_ab = call_ratio_ci
+        low, high = (lo_ab, hi_ab) if slow[0] == name_a else (1 / hi_ab, 1 / lo_ab)
+        slower_call = float(np.median(fast[2]))
+        saved_lo, saved_hi = slower_call * (1 - high), slower_call * (1 - low)
     bounds = calls_interval((extra_lo, extra_hi), (saved_lo, saved_hi))
     lo, hi = bounds if bounds is not None else (None, None)
     return Payoff(slow[0], fast[0], extra, saved, extra * 1e6 / saved, extra_lo, extra_hi, saved_lo, saved_hi, lo, hi)
@@ -601,10 +613,21 @@ def payoffs(result: RunResult) -> list[Payoff]:
                 b.name,
                 b.stages.total.samples_ms,
                 b.sampling.samples_ns,
+                call_ratio_ci=_call_ratio_ci(result, a.name, b.name),
             )
             if p is not None:
                 found.append(p)
     return found
+
+
+def _call_ratio_ci(result: RunResult, a: str, b: str) -> tuple[float, float] | None:
+    """The run's 95 % interval of median(call a) / median(call b), as its comparisons hold it (None: none)."""
+    for c in result.comparisons:
+        if (c.a, c.b) == (a, b):
+            return c.ci95
+        if (c.a, c.b) == (b, a) and min(c.ci95) > 0:
+            return 1 / c.ci95[1], 1 / c.ci95[0]
+    return None
 
 
 def _has_both(v: VariantResult) -> bool:
