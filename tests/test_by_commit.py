@@ -69,6 +69,16 @@ def test_history_by_commit_prints_the_commits_and_marks_the_step(
     assert len(step_lines) == 1 and step_lines[0].startswith("cccccccccc") and "+19.9 %" in step_lines[0]
 
 
+def test_history_by_commit_counts_one_commit_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "h.sqlite"
+    with History(path) as history:
+        history.add(series()[0][1])
+    assert main(["history", "--history", str(path), "--by-commit", "s", "--width", "200"]) == 0
+    assert "s by commit (1 commit, oldest first; no steps beyond" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_a_result_made_in_a_git_repository_holds_its_commit_and_dirty_flag(tmp_path: Path) -> None:
     def git(*args: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 
 import msgspec
 import pytest
@@ -157,15 +156,64 @@ def test_the_pay_off_of_a_longer_compile_on_a_synthetic_pair():
     assert found.calls == pytest.approx(20_000.0)
     assert found.lo <= 20_000.0 <= found.hi and found.hi - found.lo < 200  # the spread is tiny here
     assert "pays off after ≈ 20,000 calls" in found.sentence()
+    # the count's interval is the compile difference's interval over the saving's, by interval division
+    assert found.lo == pytest.approx(found.extra_lo * 1e6 / found.saved_hi)
+    assert found.hi == pytest.approx(found.extra_hi * 1e6 / found.saved_lo)
 
 
-def test_no_pay_off_where_one_variant_is_faster_at_both():
-    assert ct.payoff_of("a", [10.0] * 5, [100.0] * 5, "b", [20.0] * 5, [200.0] * 5) is None
+def test_the_pay_off_interval_on_a_pair_with_a_known_answer():
+    # Constant samples: every bootstrap median is the sample itself, so each difference's interval is the
+    # difference alone: 2,000 ms over 100 µs, 20,000 calls, between 20,000 and 20,000.
+    found = ct.payoff_of("eager", [10.0] * 9, [200_000.0] * 50, "jit", [2010.0] * 9, [100_000.0] * 50)
+    assert found is not None and found.decided
+    assert (found.extra_lo, found.extra_hi, found.saved_lo, found.saved_hi) == (2000.0, 2000.0, 100_000.0, 100_000.0)
+    assert (found.lo, found.hi) == (pytest.approx(20_000.0), pytest.approx(20_000.0))
+    # interval division: 1–3 ms longer, 50–200 ns saved a call: 1e6/200 = 5,000 to 3e6/50 = 60,000 calls
+    assert ct.calls_interval((1.0, 3.0), (50.0, 200.0)) == (pytest.approx(5_000.0), pytest.approx(60_000.0))
+    assert ct.calls_interval((1.0, 3.0), (-5.0, 200.0)) is None  # the saving may be none: no bound
+    assert ct.calls_interval((0.0, 3.0), (50.0, 200.0)) is None  # the compile may be no longer
 
 
-def test_a_saving_not_told_apart_from_none_has_no_upper_bound():
-    found = ct.payoff_of("a", [100.0] * 20, [999.0, 1100.0] * 50, "b", [10.0] * 20, [1000.0, 1100.0] * 50)
-    assert found is not None and math.isinf(found.hi)
+def test_the_pay_off_takes_the_saving_interval_from_the_runs_own_call_ratio():
+    # The run's interval of median(call jit) / median(call eager) is 0.45–0.55 (process spread included):
+    # saved = 200 µs × (1 − ratio) lies in 90–110 µs, and 2,000 ms over it in 18,182–22,222 calls.
+    calls = {"eager": [200_000.0] * 50, "jit": [100_000.0] * 50}
+    found = ct.payoff_of(
+        "jit", [2010.0] * 9, calls["jit"], "eager", [10.0] * 9, calls["eager"], call_ratio_ci=(0.45, 0.55)
+    )
+    assert found is not None and (found.saved_lo, found.saved_hi) == (pytest.approx(90_000.0), pytest.approx(110_000.0))
+    assert (found.lo, found.hi) == (pytest.approx(2e9 / 110_000), pytest.approx(2e9 / 90_000))
+    # the same given the other way round (eager / jit: 1/0.55–1/0.45)
+    again = ct.payoff_of(
+        "eager", [10.0] * 9, calls["eager"], "jit", [2010.0] * 9, calls["jit"], call_ratio_ci=(1 / 0.55, 1 / 0.45)
+    )
+    assert again is not None and (again.lo, again.hi) == (pytest.approx(found.lo), pytest.approx(found.hi))
+    # a ratio the report calls noise (0.9–1.1) leaves it undecided, however tight the samples' bootstrap
+    noise = ct.payoff_of(
+        "jit", [2010.0] * 9, calls["jit"], "eager", [10.0] * 9, calls["eager"], call_ratio_ci=(0.9, 1.1)
+    )
+    assert noise is not None and not noise.decided
+
+
+def test_a_saving_whose_interval_holds_zero_leaves_the_pay_off_undecided():
+    # 'a' compiles 90 ms longer and its median call is 39 ns faster, but its calls straddle 'b''s: the
+    # saving's interval holds zero, so no count of calls is said (it read "≈ 2,307,692 calls (0–∞)").
+    a_calls = [961.0, 1100.0, 900.0, 1000.0] * 25
+    b_calls = [1000.0, 1100.0, 900.0, 1039.0] * 25
+    found = ct.payoff_of("a", [100.0] * 20, a_calls, "b", [10.0] * 20, b_calls)
+    assert found is not None and not found.decided
+    assert found.saved_ns == pytest.approx(39.0) and found.saved_lo <= 0 < found.saved_hi
+    text = found.sentence()
+    assert "undecided — the per-call saving's interval includes no saving (0 ns or less), so" in text
+    assert "pays off after" not in text and "∞" not in text
+
+
+def test_a_compile_difference_whose_interval_holds_zero_leaves_the_pay_off_undecided():
+    slow = [5.0, 30.0, 12.0, 8.0, 25.0, 10.0, 20.0]
+    fast = [6.0, 28.0, 9.0, 11.0, 24.0, 9.5, 19.0]
+    found = ct.payoff_of("a", slow, [900.0] * 50, "b", fast, [1000.0] * 50)
+    assert found is not None and not found.decided and found.extra_lo <= 0 < found.extra_hi
+    assert "undecided — the compile difference's interval includes no difference (0 ms or less), so" in found.sentence()
 
 
 def test_pay_off_needs_both_a_compile_and_a_call_measurement():
@@ -360,6 +408,33 @@ def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
     assert "scan's program holds a 32-step loop, unrolled's none" in said
     assert "· unrolled compiles 130 ms longer" in shown(result)
     assert ct.gap_sentences(with_stages(result, {"scan": 30.0, "unrolled": 30.0}), "scan") == []  # in noise
+
+
+def test_the_gap_sentence_leaves_out_stages_whose_difference_is_within_noise():
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
+        {"scan": 30.0, "unrolled": 160.0},
+    )
+    scan, unrolled = result.variants
+    # lowering 0.04 ms longer, inside its repeats' ±20 % spread; tracing the same: neither is named
+    noisy = {**unrolled.stages.repeated, "lower": series(2.04, spread=0.2)}
+    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=noisy))
+    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    assert said.startswith("unrolled compiles 130 ms longer than scan (5.33×): XLA's backend compile +130 ms (100%)")
+    assert "tracing" not in said and "lowering" not in said and "+0 ms" not in said
+
+
+def test_a_gap_held_by_no_single_stage_says_so():
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
+        {"scan": 30.0, "unrolled": 160.0},
+    )
+    scan, unrolled = result.variants
+    # every stage the same within noise (compile 0.5 ms longer, ±30 % spread); only the total differs
+    same = {**unrolled.stages.repeated, "compile": series(27.5, spread=0.3)}
+    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=same))
+    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    assert "no single stage's difference is beyond its 95 % interval" in said
 
 
 def test_a_grid_shows_every_cells_compile_median():

@@ -146,6 +146,41 @@ def test_a_sweep_names_the_unrolled_loop_where_its_size_grows_and_the_loops_stay
     assert ct.sweep_remedies(sized_sweep(scan_loops=[])) == []
 
 
+def test_a_grid_shows_each_cells_program_size_in_the_report_and_the_markdown():
+    from tuiperf.results import document
+    from tuiperf.results.export import markdown
+
+    base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
+    points = []
+    for point in base.points:
+        steps = point.params["steps"]
+        point = with_stages(point, {"scan": 30.0, "unrolled": 5.0 * steps})
+        scan, unrolled = point.variants
+        variants = [sized(scan, 34, 4, [steps]), sized(unrolled, 3 * steps + 7, 3 * steps, [])]
+        points.append(msgspec.structs.replace(point, variants=variants))
+    header = factories.header(params={"steps": 8, "size": 4})
+    result = document.sweep_result("steps", [8, 32], points, header, duration_s=4.0, columns=("size", [4, 64]))
+    assert ct.sweep_sizes(result) == {"scan": [34, 34, 34, 34], "unrolled": [31, 31, 103, 103]}
+    text = shown(result)
+    assert "grid over steps × size (4 cells): compiled program size, HLO instructions" in text
+    rows = [line.split() for line in text.splitlines()]
+    assert ["scan", "34", "34", "34", "34"] in rows and ["unrolled", "31", "31", "103", "103"] in rows
+    text = markdown(result)
+    assert "| cell | `scan` | `unrolled` |" in text
+    assert "| `steps=32, size=64` | 34 | 103 |" in text and "log-log slope | 0.00" not in text
+
+
+def test_the_markdown_gives_each_variants_trace_profile():
+    from tuiperf.results.export import markdown
+
+    text = markdown(scan_vs_unrolled())
+    assert "Tracing's Python profile, one trace, functions by own time:" in text
+    assert "`unrolled`:\n\n| function | calls | own | cum. |" in text
+    assert "| ◆ `step (loop.py:3)` | 64 | 9.00 µs | 500 µs |" in text
+    assert "| `bind (jax/…/core.py:660)` | 9 | 80.0 µs | 900 µs |" in text
+    assert "the median over the traces profiled (scan 3 traces of 5.00 ms, unrolled 3 traces of 5.00 ms)" in text
+
+
 # -- the report -----------------------------------------------------------------------------------------
 def test_the_report_shows_each_variants_program_size_and_trace_profile_at_80_columns():
     text = shown(scan_vs_unrolled(), width=80)

@@ -205,4 +205,4 @@ def test_by_commit_follows_the_newest_single_run_when_the_newest_run_is_a_sweep(
     path, _ = stored(tmp_path, single, sweep)
     assert main(["--history", str(path), "history", "--by-commit", "s", "--width", "120"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("s by commit (1 commits") and "aaaaaaaaaa" in out
+    assert out.startswith("s by commit (1 commit,") and "aaaaaaaaaa" in out

@@ -26,6 +26,11 @@ def test_the_page_plots_each_variant_by_commit_and_marks_the_step_at_its_commit_
     assert "1 step beyond the 95 % intervals" in text
 
 
+def test_the_page_counts_one_commit_in_the_singular() -> None:
+    runs = series()[:1]
+    assert "<p>1 commit, oldest first; no steps beyond" in page(runs[0][1], by_commit(runs))
+
+
 def test_the_page_fetches_nothing_and_holds_text_from_results_as_data() -> None:
     hostile = factories.hostile(factories.result({"a": factories.steady(1000.0), "b": factories.steady(2000.0)}))
     text = page(hostile)

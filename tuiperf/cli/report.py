@@ -399,7 +399,13 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
             for name, medians in ct.sweep_medians(result).items()
         ]
         title = f"{one_line(sweep.title())}: compile (trace+lower+compile), median of repeats"
-        return [grid(title, headers, rows, width, console), Text("")]
+        parts: list[Any] = [grid(title, headers, rows, width, console)]
+        sizes = ct.sweep_sizes(result)
+        if sizes:
+            rows = [[one_line(name), *[_count(n) for n in counts]] for name, counts in sizes.items()]
+            title = f"{one_line(sweep.title())}: compiled program size, HLO instructions"
+            parts.extend([Text(""), grid(title, headers, rows, width, console)])
+        return [*parts, Text("")]
     slopes = ct.sweep_slopes(result)
     headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values], "log-log slope"]
     rows = [
@@ -411,7 +417,7 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
         for name, medians in ct.sweep_medians(result).items()
     ]
     title = f"sweep over {one_line(sweep.parameter)}: compile (trace+lower+compile), median of repeats"
-    parts: list[Any] = [grid(title, headers, rows, width, console)]
+    parts = [grid(title, headers, rows, width, console)]
     growth = ct.growth_sentence(sweep.parameter, slopes, ct.apart(result))
     if growth:
         parts.append(Hanging(inert(growth), indent=2))
@@ -429,6 +435,10 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
         parts.extend([Text(""), grid(title, headers, rows, width, console)])
     parts.extend(Hanging(f"· {inert(line)}", indent=2) for line in ct.sweep_remedies(result))
     return [*parts, Text("")]
+
+
+def _count(n: int | None) -> str:
+    return "–" if n is None else f"{n:,}"
 
 
 def memory(result: RunResult, width: int, console: Console, where: str = "") -> list[Any]:

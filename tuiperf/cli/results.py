@@ -215,7 +215,7 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
     from tuiperf.cli.report import Cell, grid
     from tuiperf.cli.wrap import checked_width, print_trimmed
     from tuiperf.common.text import one_line
-    from tuiperf.common.units import format_ns
+    from tuiperf.common.units import counted, format_ns
     from tuiperf.results.by_commit import commits_in
     from tuiperf.results.history import History
 
@@ -266,7 +266,7 @@ def history_by_commit(path: Path, args: argparse.Namespace) -> int:
     steps = sum(1 for c in commits for m in c.series(measure).values() if m.step is not None)
     what = ": compile time (trace + lower + compile, repeated)" if measure == "compile" else ""
     title = (
-        f"{one_line(args.by_commit)}{what} by commit ({len(commits)} commits, oldest first; "
+        f"{one_line(args.by_commit)}{what} by commit ({counted(len(commits), 'commit')}, oldest first; "
         f"{steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % intervals; * changes not committed)"
     )
     headers = ["commit", "branch", "run ids", "variant", "compile" if measure == "compile" else "median"]

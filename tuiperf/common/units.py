@@ -92,3 +92,19 @@ def interval_words(ratio: float, lo: float, hi: float) -> str:
         bounds, unit = ((1 / hi if hi > 0 else math.inf), (1 / lo if lo > 0 else math.inf)), "×"
     first, second = (sig3(b) if unit == "×" else f"{b:.1f}" for b in bounds)
     return f"95 % CI {first}–{second}{unit}"
+
+
+def article(n: int) -> str:
+    """``a`` or ``an`` before a whole number read out in English: ``an`` where its reading starts with a
+    vowel sound — eight (8, 80–89, 800–899, 8,000…), eleven and eighteen (11, 18, 11,000, 18,000…) —
+    else ``a``. The first three-digit group is read first: 8,500 is "eight thousand…", 1,100 "one
+    thousand…"."""
+    lead = abs(n)
+    while lead >= 1000:
+        lead //= 1000
+    return "an" if lead in (11, 18) or str(lead).startswith("8") else "a"
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``1 commit``, ``5 commits``: a count and its noun, singular only for one."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"

@@ -8,7 +8,6 @@ Pure: numpy and the result model only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -103,7 +102,11 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
         if total == 0:
             continue
         held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
-        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in held)
+        beyond = [(key, gap) for key, gap in held if _beyond_noise(v, base, key)]
+        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in beyond)
+        if not beyond:
+            stages = "no single stage's difference is beyond its 95 % interval"
+        held = beyond or held
         longer = "longer" if total > 0 else "shorter"
         sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
         evidence = [_program_words(v, base), size_words(v, base, row.ratio, held[0][0]), _trace_words(v, base)]
@@ -227,6 +230,16 @@ def trace_profile_note(result: RunResult) -> str:
         "names, calls and shares"
     )
     return "; ".join([line, *(p.note for _, p in profiles if p.note)])
+
+
+def _beyond_noise(v: VariantResult, base: VariantResult, key: str) -> bool:
+    """Whether a stage's repeated times differ between the two beyond noise: the bootstrap 95 % interval
+    of the difference of their medians leaves out zero. A stage repeated in neither (or in one) is not."""
+    a, b = v.stages.repeated.get(key), base.stages.repeated.get(key)
+    if a is None or b is None or not a.samples_ms or not b.samples_ms:
+        return False
+    _, lo, hi = difference_ci(a.samples_ms, b.samples_ms)
+    return lo > 0 or hi < 0
 
 
 def _median(v: VariantResult, key: str) -> float:
@@ -470,27 +483,78 @@ def _span(sizes: Sequence[int | None]) -> str:
 
 
 # -- pay-off --------------------------------------------------------------------------------------------
+def difference_ci(
+    a: Sequence[float], b: Sequence[float], *, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """median(a) − median(b) with a percentile-bootstrap 95 % interval (each median resampled on its
+    own, as :func:`ratio_ci` does for a ratio): (difference, lo, hi)."""
+    rng = np.random.default_rng(seed)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    boots = _boot_medians(x, n_boot, rng) - _boot_medians(y, n_boot, rng)
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return float(np.median(x) - np.median(y)), float(lo), float(hi)
+
+
+def calls_interval(extra_ms: tuple[float, float], saved_ns: tuple[float, float]) -> tuple[float, float] | None:
+    """The interval of calls = Δcompile / Δcall from the two differences' intervals, by interval
+    division: the fewest calls are the smallest compile difference over the largest saving, the most the
+    largest over the smallest. None where either interval reaches zero or below: then no count is
+    bounded (a saving that may be none repays nothing; a compile that may be no longer needs no repaying).
+    Where both 95 % intervals hold their true differences (at least 90 % of the time, as each misses at
+    most 5 %), this interval holds the true count."""
+    (extra_lo, extra_hi), (saved_lo, saved_hi) = extra_ms, saved_ns
+    if extra_lo <= 0 or saved_lo <= 0:
+        return None
+    return extra_lo * 1e6 / saved_hi, extra_hi * 1e6 / saved_lo
+
+
 @dataclass(frozen=True)
 class Payoff:
-    """``slow_compile`` compiles ``extra_ms`` longer than ``fast_compile`` and saves ``saved_ns`` a call:
-    it repays its compile after ``calls`` calls (95 % bootstrap interval ``lo``–``hi``; ``hi`` infinite
-    where the saving is not told apart from none)."""
+    """``slow_compile`` compiles ``extra_ms`` longer than ``fast_compile`` (95 % interval
+    ``extra_lo``–``extra_hi``) and saves ``saved_ns`` a call (``saved_lo``–``saved_hi``): it repays its
+    compile after ``calls`` calls, between ``lo`` and ``hi`` (:func:`calls_interval`); both None where
+    the pay-off is undecided: either difference's interval reaches zero."""
 
     slow_compile: str
     fast_compile: str
     extra_ms: float
     saved_ns: float
     calls: float
-    lo: float
-    hi: float
+    extra_lo: float
+    extra_hi: float
+    saved_lo: float
+    saved_hi: float
+    lo: float | None
+    hi: float | None
+
+    @property
+    def decided(self) -> bool:
+        return self.lo is not None and self.hi is not None
 
     def sentence(self) -> str:
-        hi = "∞" if math.isinf(self.hi) else f"{self.hi:,.0f}"
-        return (
-            f"{self.slow_compile} compiles {format_ms(self.extra_ms)} longer than {self.fast_compile} and saves "
-            f"{format_ns(self.saved_ns)} a call: it pays off after ≈ {self.calls:,.0f} calls (95 % CI "
-            f"{self.lo:,.0f}–{hi})"
+        head = (
+            f"{self.slow_compile} compiles {format_ms(self.extra_ms)} longer than {self.fast_compile} "
+            f"[95 % CI {_signed_ms(self.extra_lo)} to {_signed_ms(self.extra_hi)}] and saves "
+            f"{format_ns(self.saved_ns)} a call [{_signed_ns(self.saved_lo)} to {_signed_ns(self.saved_hi)}]"
         )
+        if self.lo is None or self.hi is None:
+            why = [
+                "the per-call saving's interval includes no saving (0 ns or less)" if self.saved_lo <= 0 else "",
+                "the compile difference's interval includes no difference (0 ms or less)" if self.extra_lo <= 0 else "",
+            ]
+            return f"{head}: undecided — {' and '.join(w for w in why if w)}, so no count of calls is said"
+        return (
+            f"{head}: it pays off after ≈ {self.calls:,.0f} calls ({self.lo:,.0f}–{self.hi:,.0f}: the compile "
+            "difference's interval over the saving's)"
+        )
+
+
+def _signed_ms(ms: float) -> str:
+    return _signed_ns(ms * 1e6)
+
+
+def _signed_ns(ns: float) -> str:
+    return "0 ns" if ns == 0 else ("−" if ns < 0 else "+") + format_ns(abs(ns))
 
 
 def payoff_of(
@@ -501,11 +565,18 @@ def payoff_of(
     compile_b_ms: Sequence[float],
     call_b_ns: Sequence[float],
     *,
+    call_ratio_ci: tuple[float, float] | None = None,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> Payoff | None:
-    """Where one of the two compiles longer but calls faster: the calls after which its extra compile is
-    repaid, (compile difference) / (per-call difference), of medians, with a bootstrap interval."""
+    """Where one of the two compiles longer but calls faster (by their medians): the calls after which
+    its extra compile is repaid, (compile difference) / (per-call difference) of medians, its interval
+    from the two differences' intervals (:func:`calls_interval`). Each difference's interval is a
+    bootstrap of the medians; ``call_ratio_ci``, the run's own 95 % interval of median(call a) /
+    median(call b) (the report's, process-to-process spread included where calibrated), replaces the
+    saving's bootstrap where given: saved = t × (1 − ratio), t the slower call's median, over the
+    interval of the faster call's ratio to it, so the pay-off never decides a saving the report calls
+    noise."""
     ca, cb = float(np.median(compile_a_ms)), float(np.median(compile_b_ms))
     ta, tb = float(np.median(call_a_ns)), float(np.median(call_b_ns))
     if ca > cb and ta < tb:
@@ -514,20 +585,17 @@ def payoff_of(
         slow, fast = (name_b, compile_b_ms, call_b_ns), (name_a, compile_a_ms, call_a_ns)
     else:
         return None
-    rng = np.random.default_rng(seed)
-
-    def boot(x: Sequence[float]) -> np.ndarray:
-        return _boot_medians(np.asarray(x, dtype=float), n_boot, rng)
-
-    extra = boot(slow[1]) - boot(fast[1])  # ms
-    saved = boot(fast[2]) - boot(slow[2])  # ns
-    with np.errstate(divide="ignore", invalid="ignore"):
-        calls = np.where(saved > 0, extra * 1e6 / saved, np.inf)
-    ordered = np.sort(calls)  # a draw with no saving is infinite: order statistics, not interpolation
-    lo, hi = ordered[int(0.025 * n_boot)], ordered[min(n_boot - 1, math.ceil(0.975 * n_boot) - 1)]
-    extra_ms = float(np.median(slow[1]) - np.median(fast[1]))
-    saved_ns = float(np.median(fast[2]) - np.median(slow[2]))
-    return Payoff(slow[0], fast[0], extra_ms, saved_ns, extra_ms * 1e6 / saved_ns, float(max(lo, 0.0)), float(hi))
+    extra, extra_lo, extra_hi = difference_ci(slow[1], fast[1], n_boot=n_boot, seed=seed)
+    saved, saved_lo, saved_hi = difference_ci(fast[2], slow[2], n_boot=n_boot, seed=seed + 1)
+    if call_ratio_ci is not None and min(call_ratio_ci) > 0:
+        # the longer compile calls faster: its call over the other's, from median(call a) / median(call b)
+        lo_ab, hi_ab = call_ratio_ci
+        low, high = (lo_ab, hi_ab) if slow[0] == name_a else (1 / hi_ab, 1 / lo_ab)
+        slower_call = float(np.median(fast[2]))
+        saved_lo, saved_hi = slower_call * (1 - high), slower_call * (1 - low)
+    bounds = calls_interval((extra_lo, extra_hi), (saved_lo, saved_hi))
+    lo, hi = bounds if bounds is not None else (None, None)
+    return Payoff(slow[0], fast[0], extra, saved, extra * 1e6 / saved, extra_lo, extra_hi, saved_lo, saved_hi, lo, hi)
 
 
 def payoffs(result: RunResult) -> list[Payoff]:
@@ -545,10 +613,21 @@ def payoffs(result: RunResult) -> list[Payoff]:
                 b.name,
                 b.stages.total.samples_ms,
                 b.sampling.samples_ns,
+                call_ratio_ci=_call_ratio_ci(result, a.name, b.name),
             )
             if p is not None:
                 found.append(p)
     return found
+
+
+def _call_ratio_ci(result: RunResult, a: str, b: str) -> tuple[float, float] | None:
+    """The run's 95 % interval of median(call a) / median(call b), as its comparisons hold it (None: none)."""
+    for c in result.comparisons:
+        if (c.a, c.b) == (a, b):
+            return c.ci95
+        if (c.a, c.b) == (b, a) and min(c.ci95) > 0:
+            return 1 / c.ci95[1], 1 / c.ci95[0]
+    return None
 
 
 def _has_both(v: VariantResult) -> bool:

@@ -321,12 +321,16 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
     if sizes:
         size_slopes = ct.size_slopes(result)
         rows = [
-            [_cell(point.params.get(sweep.parameter)), *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()]]
+            [
+                _code(sweep.label(i)) if sweep.grid else _cell(point.params.get(sweep.parameter)),
+                *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()],
+            ]
             for i, point in enumerate(result.points)
         ]
-        rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
+        if not sweep.grid:  # a grid's cells have no order to fit a slope over
+            rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
         lines += ["", "Compiled program size, HLO instructions:", ""]
-        lines += _table([_code(sweep.parameter), *map(_code, sizes)], rows)
+        lines += _table(["cell" if sweep.grid else _code(sweep.parameter), *map(_code, sizes)], rows)
     remedies = ct.sweep_remedies(result)
     return lines + ([""] + [f"- {_cell(line)}" for line in remedies] if remedies else [])
 
@@ -362,7 +366,36 @@ def _compile_section(shown: RunResult, level: str) -> list[str]:
         *ct.cache_lines(shown),
         *(p.sentence() for p in ct.payoffs(shown)),
     ]
-    return lines + ([""] + [f"- {_cell(line)}" for line in extra] if extra else [])
+    lines += ([""] + [f"- {_cell(line)}" for line in extra]) if extra else []
+    return lines + _trace_profile_section(shown)
+
+
+def _trace_profile_section(shown: RunResult) -> list[str]:
+    """``--measure compile``: where one trace's Python time goes, a short table per variant (the
+    functions with most own time, then the scenario file's own, marked ◆), and how to read it."""
+    from tuiperf.results import compile_time as ct
+
+    found = ct.trace_profile_rows(shown)
+    if not found:
+        return []
+    lines = ["", "Tracing's Python profile, one trace, functions by own time:"]
+    for name in dict.fromkeys(name for name, _ in found):
+        rows = [
+            [
+                ("◆ " if row.kind == "scenario" else "") + _code(row.function),
+                f"{row.ncalls:,.0f}",
+                format_ns(row.tottime_us * 1e3),
+                format_ns(row.cumtime_us * 1e3),
+            ]
+            for of, row in found
+            if of == name
+        ]
+        lines += ["", f"{_code(name)}:", ""]
+        lines += _table(["function", "calls", "own", "cum."], rows)
+    note = ct.trace_profile_note(shown)
+    if any(row.kind == "scenario" for _, row in found):
+        note += "; cum.: with the functions it calls; ◆ the scenario file's own functions, by cumulative time"
+    return [*lines, "", f"_{_cell(note[:1].upper() + note[1:])}._"]
 
 
 def _grid_section(result: RunResult) -> list[str]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tuiperf.common.text import inert
-from tuiperf.common.units import format_ns, how_much, interval_words
+from tuiperf.common.units import counted, format_ns, how_much, interval_words
 from tuiperf.results.findings import holds_one
 from tuiperf.results.model import REPEATED_STAGES, Comparison, RunResult, StageSeries
 from tuiperf.results.ratios import against
@@ -187,7 +187,7 @@ def _by_commit(scenario: str, commits: Sequence[Commit]) -> list[str]:
         return parts
     steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
     parts.append(
-        f"<p>{len(commits)} commits, oldest first; {steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % "
+        f"<p>{counted(len(commits), 'commit')}, oldest first; {steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % "
         "intervals (a commit's interval wholly above or below the previous one's). * marks changes not "
         "committed.</p>"
     )

@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from tuiperf.common.units import article
 from tuiperf.results.settings import RunSettings
 
 SCHEMA_VERSION = 3
@@ -355,10 +356,10 @@ class Program(Part, frozen=True):
 
 
 def loop_words(loops: Sequence[int | None]) -> str:
-    """``a 16-step loop``, ``a loop`` (trip count unknown), ``2 loops (16 and ? steps)``."""
+    """``a 16-step loop``, ``an 8-step loop``, ``a loop`` (trip count unknown), ``2 loops (16 and ? steps)``."""
     steps = [str(n) if n is not None else "?" for n in loops]
     if len(steps) == 1:
-        return f"a {steps[0]}-step loop" if steps[0] != "?" else "a loop"
+        return f"{article(loops[0])} {steps[0]}-step loop" if loops[0] is not None else "a loop"
     return f"{len(steps)} loops ({' and '.join(steps)} steps)"
 
 
