@@ -275,6 +275,15 @@ def test_a_persistent_cache_hit_is_seen_as_a_hit_with_its_saved_seconds():
     assert found.misses == 1 and found.entries >= 1 and found.hits == 1 and found.note == ""
     assert found.saved_s is not None and found.read_s is not None and found.read_s > 0
     assert jax.config.jax_compilation_cache_dir is None  # the private folder is gone again
+    # JAX keeps the entry's compile time in whole seconds: this one's (well under 1 s) is 0, and JAX's
+    # "saved" is minus the read, which the report explains rather than shows bare.
+    assert found.saved_s == pytest.approx(-found.read_s, rel=0.05, abs=1e-4)
+    assert "kept as 0 and its saving as minus the read" in ct.jax_saved(found.saved_s, found.read_s)
+
+
+def test_a_saving_jax_recorded_is_shown_as_jax_gave_it():
+    assert ct.jax_saved(2.5, 0.01) == " (JAX's compile_time_saved_sec: 2.5 s)"
+    assert ct.jax_saved(None, 0.01) == ""
 
 
 # -- a run in a measuring process -----------------------------------------------------------------------
