@@ -191,16 +191,28 @@ def _by_commit(scenario: str, commits: Sequence[Commit]) -> list[str]:
         "intervals (a commit's interval wholly above or below the previous one's). * marks changes not "
         "committed.</p>"
     )
-    names = list(dict.fromkeys(name for c in commits for name in c.variants))
-    for name in names:
+    parts += _commit_plots(commits, "call")
+    parts.append(_commit_table(commits, "call"))
+    return parts
+
+
+def _commit_plots(commits: Sequence[Commit], measure: str) -> list[str]:
+    """A plot per variant across the commits (``measure`` "call": its medians per call; "compile": its
+    compile times), each with its 95 % intervals and steps."""
+    parts = []
+    figures = [c.variants if measure == "call" else c.compile for c in commits]
+    heading, what = ("", "median per commit") if measure == "call" else (": compile time", "compile time per commit")
+    for name in dict.fromkeys(name for f in figures for name in f):
         points = [
             (c.label, m.median_ns, m.low_ns, m.high_ns, m.step is not None)
-            for c in commits
-            if (m := c.variants.get(name)) is not None
+            for c, f in zip(commits, figures, strict=True)
+            if (m := f.get(name)) is not None
         ]
-        parts.append(f"<h3><code>{_e(name)}</code></h3>")
-        parts.append(_plot(f"{name}: median per commit, 95 % intervals", points, "commit"))
-    parts.append(_commit_table(commits, "call"))
+        heading, what = (
+            ("", "median per commit") if measure == "call" else (": compile time", "compile time per commit")
+        )
+        parts.append(f"<h3><code>{_e(name)}</code>{heading}</h3>")
+        parts.append(_plot(f"{name}: {what}, 95 % intervals", points, "commit"))
     return parts
 
 
@@ -214,14 +226,7 @@ def _by_commit_compile(commits: Sequence[Commit]) -> list[str]:
         "with <code>--measure compile</code>; a step: a commit's interval wholly above or below the previous "
         "one's.</p>",
     ]
-    for name in dict.fromkeys(name for c in commits for name in c.compile):
-        points = [
-            (c.label, m.median_ns, m.low_ns, m.high_ns, m.step is not None)
-            for c in commits
-            if (m := c.compile.get(name)) is not None
-        ]
-        parts.append(f"<h3><code>{_e(name)}</code>: compile time</h3>")
-        parts.append(_plot(f"{name}: compile time per commit, 95 % intervals", points, "commit"))
+    parts += _commit_plots(commits, "compile")
     parts.append(_commit_table(commits, "compile"))
     return parts
 
