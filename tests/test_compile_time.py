@@ -180,6 +180,79 @@ def test_pay_off_needs_both_a_compile_and_a_call_measurement():
     assert ct.payoffs(msgspec.structs.replace(result, variants=[result.variants[0], no_call])) == []
 
 
+def test_no_pay_off_for_a_call_gap_inside_noise():
+    # Two loops 9 ns apart whose call ratio's interval holds 1 (1.00× [0.998–1.01]) read "lax.scan compiles
+    # 6.78 ms longer than fori_loop and saves 9.00 ns a call: it pays off after ≈ 753,860 calls (95 % CI 0–∞)".
+    result = with_stages(
+        factories.result({"scan": factories.steady(5450.0), "fori": factories.steady(5451.0)}),
+        {"scan": 60.0, "fori": 30.0},
+    )
+    (row,) = result.comparisons
+    assert row.ci95[0] <= 1.0 <= row.ci95[1]
+    assert ct.payoffs(result) == []
+    assert "pays off" not in shown(result)
+
+
+def test_no_pay_off_for_a_compile_gap_inside_noise():
+    # A call gap beyond noise but compiles whose ratio interval holds 1 (1.08× [0.737–1.67]) count no pay-off.
+    result = factories.result({"scan": factories.steady(20.0), "unrolled": factories.steady(10.0)})
+    spread = {"scan": [40.0, 80.0, 55.0, 70.0, 45.0, 62.0], "unrolled": [44.0, 85.0, 58.0, 66.0, 50.0, 75.0]}
+    variants = [
+        msgspec.structs.replace(
+            v,
+            stages=msgspec.structs.replace(
+                repeated(60.0),
+                repeated={
+                    **repeated(60.0).repeated,
+                    "total": StageSeries(samples_ms=spread[v.name], median_ms=60.0, ci95_ms=(40.0, 85.0)),
+                },
+            ),
+        )
+        for v in result.variants
+    ]
+    assert ct.payoffs(msgspec.structs.replace(result, variants=variants)) == []
+
+
+def test_a_loop_count_said_with_a_vowel_takes_an():
+    from tuiperf.results.model import loop_words
+
+    # the report read "lax.scan's program holds a 8-step loop" at steps=8
+    assert [loop_words([n]) for n in (8, 11, 18, 16, 80, 800, 8000, 11000, 110, 1100)] == [
+        "an 8-step loop",
+        "an 11-step loop",
+        "an 18-step loop",
+        "a 16-step loop",
+        "an 80-step loop",
+        "an 800-step loop",
+        "an 8000-step loop",
+        "an 11000-step loop",
+        "a 110-step loop",
+        "a 1100-step loop",
+    ]
+    assert loop_words([None]) == "a loop"
+
+
+def test_jaxs_negative_saved_seconds_are_explained():
+    # JAX stores a cache entry's compile time as int(seconds) (jax/_src/compiler.py), so a 36 ms compile's
+    # hit records compile_time_saved_sec = 0 − the read time: "warm saves 31.0 ms (JAX's
+    # compile_time_saved_sec: -0.00537 s)" read as a contradiction.
+    result = with_stages(factories.result({"scan": factories.steady(10.0)}), {"scan": 30.0})
+    stages = result.variants[0].stages
+    hit = msgspec.structs.replace(stages.cache[1], saved_s=-0.00537, read_s=0.00537)
+    variant = msgspec.structs.replace(
+        result.variants[0], stages=msgspec.structs.replace(stages, cache=[stages.cache[0], hit])
+    )
+    (_, line) = ct.cache_lines(msgspec.structs.replace(result, variants=[variant]))
+    assert line.endswith(
+        "warm saves 28.0 ms (JAX's compile_time_saved_sec: -0.00537 s: JAX keeps the compile time in whole "
+        "seconds, so a compile under 1 s counts as 0)"
+    )
+    positive = msgspec.structs.replace(hit, saved_s=1.5)
+    variant = msgspec.structs.replace(variant, stages=msgspec.structs.replace(stages, cache=[positive]))
+    (line,) = ct.cache_lines(msgspec.structs.replace(result, variants=[variant]))
+    assert line.endswith("(JAX's compile_time_saved_sec: 1.5 s)")
+
+
 # -- in this process: real compiles --------------------------------------------------------------------
 def test_repeats_of_a_real_compile_give_an_interval():
     import jax

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tuiperf.common.units import format_ns
+from tuiperf.results.findings import comparison_finding
 from tuiperf.results.model import (
     REPEATED_STAGES,
     ProfileRow,
@@ -272,7 +273,11 @@ def cache_lines(result: RunResult) -> list[str]:
             if cache.hits:
                 read = "" if cache.read_s is None else f", read in {format_ms(cache.read_s * 1e3)}"
                 saved = f"; warm saves {format_ms(cache.cold_ms - cache.warm_ms)}"
-                said = "" if cache.saved_s is None else f" (JAX's compile_time_saved_sec: {cache.saved_s:.3g} s)"
+                said = "" if cache.saved_s is None else f" (JAX's compile_time_saved_sec: {cache.saved_s:.3g} s"
+                if cache.saved_s is not None and cache.saved_s <= 0:
+                    # JAX stores the compile time it saved as int(seconds): under 1 s it is 0, less the read
+                    said += ": JAX keeps the compile time in whole seconds, so a compile under 1 s counts as 0"
+                said += ")" if said else ""
                 lines.append(f"{head}: {cache.hits} hit{read}{saved}{said}")
             else:
                 lines.append(f"{head}: no hit — {cache.note}")
@@ -532,12 +537,21 @@ def payoff_of(
 
 def payoffs(result: RunResult) -> list[Payoff]:
     """Every pair of variants with both a compile and a call measurement where one compiles longer but
-    calls faster."""
+    calls faster, each gap beyond noise: a pair whose per-call ratio is not a finding (its interval holds
+    1) or whose compile ratio's interval holds 1 has no pay-off to count (it read "pays off after ≈ 753,860
+    calls (95 % CI 0–∞)" for two loops 9 ns apart, ratio 1.00× [0.998–1.01])."""
+    rows = {(row.a, row.b): row for row in result.comparisons}
     both = [v for v in result.variants if _has_both(v)]
     found = []
     for i, a in enumerate(both):
         for b in both[i + 1 :]:
             assert a.stages.total is not None and b.stages.total is not None
+            row = rows.get((a.name, b.name)) or rows.get((b.name, a.name))
+            if row is None or not comparison_finding(result, row):
+                continue
+            _, lo, hi = ratio_ci(a.stages.total.samples_ms, b.stages.total.samples_ms)
+            if lo <= 1.0 <= hi:
+                continue
             p = payoff_of(
                 a.name,
                 a.stages.total.samples_ms,

@@ -358,8 +358,15 @@ def loop_words(loops: Sequence[int | None]) -> str:
     """``a 16-step loop``, ``a loop`` (trip count unknown), ``2 loops (16 and ? steps)``."""
     steps = [str(n) if n is not None else "?" for n in loops]
     if len(steps) == 1:
-        return f"a {steps[0]}-step loop" if steps[0] != "?" else "a loop"
+        return f"{_article(steps[0])} {steps[0]}-step loop" if steps[0] != "?" else "a loop"
     return f"{len(steps)} loops ({' and '.join(steps)} steps)"
+
+
+def _article(number: str) -> str:
+    """``an`` before a count said with a vowel first (8, 11, 18, 80–89, 800–899, 8,000, 11,000, 18,000…)."""
+    digits = len(number)
+    eleven = number[:2] in ("11", "18") and digits % 3 == 2  # eleven, eighteen (thousand, million)
+    return "an" if number.startswith("8") or eleven else "a"
 
 
 class Recompiles(Part, frozen=True):
