@@ -253,6 +253,24 @@ def test_jaxs_negative_saved_seconds_are_explained():
     assert line.endswith("(JAX's compile_time_saved_sec: 1.5 s)")
 
 
+def test_the_apps_breakdown_gives_the_repeated_compile_medians_with_intervals():
+    # The app showed a --measure compile run's one-time stages only: one sample each, no interval, no ratio.
+    from tuiperf.tui.widgets.breakdown import detail_text
+
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(20.0)}),
+        {"scan": 30.0, "unrolled": 90.0},
+    )
+    wide = detail_text(result, 200).plain
+    assert "compile time, repeated with caches cleared: median [95 % CI]" in wide
+    assert "unrolled  90.0 ms [88.2 ms–91.8 ms]" in wide
+    assert "trace+lower+compile against scan [95 % CI]: unrolled 3.00× [" in wide
+    narrow = detail_text(result, 80).plain.splitlines()
+    assert max(len(line) for line in narrow) <= 80
+    assert any(line.startswith("  trace+lower+compile 90.0 ms [88.2 ms–91.8 ms]") for line in narrow)
+    assert "repeated with caches cleared" not in detail_text(factories.result({"a": [1.0] * 5}), 200).plain
+
+
 # -- in this process: real compiles --------------------------------------------------------------------
 def test_repeats_of_a_real_compile_give_an_interval():
     import jax
