@@ -308,6 +308,8 @@ async def test_m_plots_a_sweeps_compile_time_after_its_memory(saved, scenario_di
         assert picture[2].split()[2:] == ["16.0", "ms", "512", "ms", "8.19", "s"], picture
         caption = main.query_one("#sweep-caption")  # the legend follows: compile times, not medians per call
         assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())
+        # with its log-log slope, as the report's table and the per-call legend give one (it gave none)
+        assert "16.0 ms → 8.19 s  slope 1.00" in str(caption.render()), str(caption.render())
         main.show_result(with_compile)  # shown again (a run's end) while compile time is plotted
         await pilot.pause()
         assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())

@@ -22,6 +22,7 @@ from tuiperf.results.model import (
     ProgramSize,
     RunResult,
     StageSeries,
+    Sweep,
     VariantResult,
     loop_words,
 )
@@ -292,13 +293,18 @@ def sweep_medians(result: RunResult) -> dict[str, list[float | None]]:
 
 def sweep_slopes(result: RunResult) -> dict[str, float | None]:
     """The log-log slope of each variant's compile median against the swept value (None: not numeric)."""
-    if result.sweep is None or result.sweep.grid:
+    return compile_slopes(result.sweep) if result.sweep is not None else {}
+
+
+def compile_slopes(sweep: Sweep) -> dict[str, float | None]:
+    """:func:`sweep_slopes` of a sweep (empty for a grid, or where the swept values are not numbers)."""
+    if sweep.grid:
         return {}
-    values = result.sweep.values
+    values = sweep.values
     if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in values):
         return {}
     slopes = {}
-    for name, medians in sweep_medians(result).items():
+    for name, medians in sweep.compile_ms.items():
         pairs = [(float(x), m) for x, m in zip(values, medians, strict=False) if m is not None]
         slopes[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 2 else None
     return slopes
