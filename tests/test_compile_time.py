@@ -332,6 +332,33 @@ def test_a_persistent_cache_hit_is_seen_as_a_hit_with_its_saved_seconds():
     assert jax.config.jax_compilation_cache_dir is None  # the private folder is gone again
 
 
+def test_no_hit_is_said_of_the_backend_compile_that_jax_weighs_not_of_trace_lower_and_compile():
+    # JAX writes an entry when XLA's compile alone took its minimum (jax/_src/compiler.py); a slow trace
+    # and a quick compile read "trace, lower and compile took 0.0665 s, under …" or, above the minimum,
+    # "its entry may be under jax_persistent_cache_min_entry_size_bytes", a size it never looked at.
+    import time
+
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import Subject, persistent_cache
+
+    def slow_to_trace(x):
+        time.sleep(0.4)  # at trace time: in no compile JAX weighs
+        return jnp.cos(x) * 3
+
+    subject = Subject("slow trace", jax.jit(slow_to_trace), (jnp.ones(4),))
+    before = jax.config.jax_persistent_cache_min_compile_time_secs
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.3)
+    try:
+        found = persistent_cache(subject)
+    finally:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before)
+    assert found.cold_ms > 400 and found.entries == 0 and found.hits == 0
+    assert found.note.startswith("nothing written: XLA's backend compile took ")
+    assert found.note.endswith(", under jax_persistent_cache_min_compile_time_secs (0.3 s)")
+
+
 # -- a run in a measuring process -----------------------------------------------------------------------
 @pytest.mark.slow
 def test_measure_compile_repeats_every_variant_at_every_point_of_a_sweep(runner):
