@@ -96,3 +96,8 @@ def test_a_sweeps_page_names_the_swept_values_not_one_value_it_did_not_measure_a
     assert "n_args=32" not in facts.group(1)
     grid = page(factories.grid({"a": [1e3] * 6}, params={"size": 1, "n_args": 32}))
     assert "n_args=1, 4, 16 (swept)" in grid and "size=1, 64 (swept)" in grid
+
+
+def test_one_commit_is_said_in_the_singular():
+    runs = series()[:1]  # the HTML of a first run read "1 commits, oldest first"
+    assert "<p>1 commit, oldest first; no steps beyond" in page(runs[-1][1], by_commit(runs))

@@ -192,7 +192,8 @@ def _by_commit(scenario: str, commits: Sequence[Commit]) -> list[str]:
         return parts
     steps = sum(1 for c in commits for m in c.variants.values() if m.step is not None)
     parts.append(
-        f"<p>{len(commits)} commits, oldest first; {steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % "
+        f"<p>{len(commits)} commit{'s' * (len(commits) != 1)}, oldest first; "
+        f"{steps or 'no'} step{'s' * (steps != 1)} beyond the 95 % "
         "intervals (a commit's interval wholly above or below the previous one's). * marks changes not "
         "committed.</p>"
     )
