@@ -451,7 +451,7 @@ def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, caps
     out = capsys.readouterr().out
     assert "s: compile time (trace + lower + compile, repeated), new / old median" in out
     line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and "ms" in row)
-    assert "40 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
+    assert "40.0 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
     assert (
         compare_runs(
             factories.result({"a": factories.steady(1.0)}), factories.result({"a": factories.steady(1.0)})
@@ -473,9 +473,12 @@ def test_a_run_over_two_environments_says_each_variants_compile_time_against_the
     result = document.run_result(factories.header(), variants, duration_s=1.0)
     result.environments = [EnvironmentRun(name="old", python="/py"), EnvironmentRun(name="new", python="/py")]
     text = shown(result).replace("\n", " ")
-    assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40 ms, 2.500×" in text
+    assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40.0 ms, 2.500×" in text
     assert "undecided: one process each" in text
-    assert "• scan compile (trace+lower+compile) in new: 30 ms against 30 ms, 1.000×" in text and "within noise" in text
+    assert (
+        "• scan compile (trace+lower+compile) in new: 30.0 ms against 30.0 ms, 1.000×" in text
+        and "within noise" in text
+    )
 
 
 def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
@@ -490,6 +493,28 @@ def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
     assert "scan's program holds a 32-step loop, unrolled's none" in said
     assert "· unrolled compiles 130 ms longer" in shown(result)
     assert ct.gap_sentences(with_stages(result, {"scan": 30.0, "unrolled": 30.0}), "scan") == []  # in noise
+
+
+def test_compile_gaps_of_seconds_read_in_seconds(tmp_path, capsys):
+    # The issue's own case, unrolled 13.3 s against scan 148 ms, read "unrolled compiles 1.32e+04 ms longer
+    # than scan (89.9×): XLA's backend compile +1.32e+04 ms", and compare's table "1.33e+04 ms".
+    from tuiperf.cli import main
+
+    def run(unrolled_ms: float) -> RunResult:
+        result = factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}, scenario="s")
+        return with_stages(result, {"scan": 148.0, "unrolled": unrolled_ms})
+
+    [said] = ct.gap_sentences(run(13_300.0), "scan")
+    assert said.startswith("unrolled compiles 13.2 s longer than scan (89.9×): XLA's backend compile +13.2 s (100%)")
+    assert "e+0" not in said
+    paths = []
+    for name, result in (("old", run(13_300.0)), ("new", run(6_000.0))):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_bytes(encode(result))
+    assert main(["compare", *map(str, paths), "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and " s " in row)
+    assert "13.3 s" in line and "6.00 s" in line and "e+0" not in out
 
 
 def test_a_grid_shows_every_cells_compile_median():

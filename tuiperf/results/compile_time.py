@@ -42,6 +42,11 @@ def format_ms(ms: float) -> str:
     return format_ns(ms * 1e6)
 
 
+def _signed_ms(ms: float) -> str:
+    """``+4.12 ms``, ``−13.2 s`` (``:+.3g`` read ``+1.32e+04 ms`` for a 13.2 s compile)."""
+    return ("+" if ms > 0 else "−" if ms < 0 else "") + format_ms(abs(ms))
+
+
 def median_text(series: StageSeries | None) -> str:
     """``31.6 ms [30.7–39.9]``: the median and its 95 % interval."""
     if series is None:
@@ -105,9 +110,9 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
         if total == 0:
             continue
         held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
-        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in held)
+        stages = ", ".join(f"{STAGE_WORDS[key]} {_signed_ms(gap)} ({gap / total:.0%})" for key, gap in held)
         longer = "longer" if total > 0 else "shorter"
-        sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
+        sentence = f"{v.name} compiles {format_ms(abs(total))} {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
         evidence = [_program_words(v, base), size_words(v, base, row.ratio, held[0][0]), _trace_words(v, base)]
         said.append("; ".join([sentence, *[words for words in evidence if words]]))
     return said
