@@ -517,6 +517,38 @@ def test_compile_gaps_of_seconds_read_in_seconds(tmp_path, capsys):
     assert "13.3 s" in line and "6.00 s" in line and "e+0" not in out
 
 
+def test_a_grids_markdown_names_each_cell_of_its_program_size_table():
+    # The Markdown export of `--sweep steps=4,8 --sweep size=8,16` labelled the program size rows by steps
+    # alone ("4, 4, 8, 8") under a log-log slope row of "—".
+    from tuiperf.results.model import ProgramSize
+
+    base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
+    points = []
+    for p in base.points:
+        p = with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]})
+        variants = [
+            msgspec.structs.replace(
+                v,
+                stages=msgspec.structs.replace(
+                    v.stages, size=ProgramSize(compiled_instructions=34 if v.name == "scan" else 4 * p.params["steps"])
+                ),
+            )
+            for v in p.variants
+        ]
+        points.append(msgspec.structs.replace(p, variants=variants))
+    header = factories.header(params={"steps": 8, "size": 4})
+    result = document.sweep_result("steps", [8, 32], points, header, duration_s=4.0, columns=("size", [4, 64]))
+    md = markdown(result)
+    table = md.split("Compiled program size, HLO instructions:")[1].split("\n\n")[1].splitlines()
+    assert table[0] == "| cell | `scan` | `unrolled` |"
+    assert table[2:] == [
+        "| `steps=8, size=4` | 34 | 32 |",
+        "| `steps=8, size=64` | 34 | 32 |",
+        "| `steps=32, size=4` | 34 | 128 |",
+        "| `steps=32, size=64` | 34 | 128 |",
+    ]
+
+
 def test_a_grid_shows_every_cells_compile_median():
     base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
     points = [with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]}) for p in base.points]

@@ -321,12 +321,16 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
     if sizes:
         size_slopes = ct.size_slopes(result)
         rows = [
-            [_cell(point.params.get(sweep.parameter)), *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()]]
+            [
+                _code(sweep.label(i)) if sweep.grid else _cell(point.params.get(sweep.parameter)),
+                *["—" if n[i] is None else f"{n[i]:,}" for n in sizes.values()],
+            ]
             for i, point in enumerate(result.points)
-        ]
-        rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
+        ]  # a grid's cells by both values (by the first alone they read "4, 4, 8, 8" and a slope of "—")
+        if not sweep.grid:
+            rows.append(["log-log slope", *[ct.slope_text(size_slopes.get(name), "—") for name in sizes]])
         lines += ["", "Compiled program size, HLO instructions:", ""]
-        lines += _table([_code(sweep.parameter), *map(_code, sizes)], rows)
+        lines += _table(["cell" if sweep.grid else _code(sweep.parameter), *map(_code, sizes)], rows)
     remedies = ct.sweep_remedies(result)
     return lines + ([""] + [f"- {_cell(line)}" for line in remedies] if remedies else [])
 
