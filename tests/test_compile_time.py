@@ -228,6 +228,109 @@ def test_pay_off_needs_both_a_compile_and_a_call_measurement():
     assert ct.payoffs(msgspec.structs.replace(result, variants=[result.variants[0], no_call])) == []
 
 
+def test_no_pay_off_for_a_call_gap_inside_noise():
+    # Two loops 9 ns apart whose call ratio's interval holds 1 (1.00× [0.998–1.01]) read "lax.scan compiles
+    # 6.78 ms longer than fori_loop and saves 9.00 ns a call: it pays off after ≈ 753,860 calls (95 % CI 0–∞)".
+    result = with_stages(
+        factories.result({"scan": factories.steady(5450.0), "fori": factories.steady(5451.0)}),
+        {"scan": 60.0, "fori": 30.0},
+    )
+    (row,) = result.comparisons
+    assert row.ci95[0] <= 1.0 <= row.ci95[1]
+    assert ct.payoffs(result) == []
+    assert "pays off" not in shown(result)
+
+
+def test_no_pay_off_for_a_compile_gap_inside_noise():
+    # A call gap beyond noise but compiles whose ratio interval holds 1 (1.08× [0.737–1.67]) count no pay-off.
+    result = factories.result({"scan": factories.steady(20.0), "unrolled": factories.steady(10.0)})
+    spread = {"scan": [40.0, 80.0, 55.0, 70.0, 45.0, 62.0], "unrolled": [44.0, 85.0, 58.0, 66.0, 50.0, 75.0]}
+    variants = [
+        msgspec.structs.replace(
+            v,
+            stages=msgspec.structs.replace(
+                repeated(60.0),
+                repeated={
+                    **repeated(60.0).repeated,
+                    "total": StageSeries(samples_ms=spread[v.name], median_ms=60.0, ci95_ms=(40.0, 85.0)),
+                },
+            ),
+        )
+        for v in result.variants
+    ]
+    assert ct.payoffs(msgspec.structs.replace(result, variants=variants)) == []
+
+
+def test_a_loop_count_said_with_a_vowel_takes_an():
+    from tuiperf.results.model import loop_words
+
+    # the report read "lax.scan's program holds a 8-step loop" at steps=8
+    assert [loop_words([n]) for n in (8, 11, 18, 16, 80, 800, 8000, 11000, 110, 1100)] == [
+        "an 8-step loop",
+        "an 11-step loop",
+        "an 18-step loop",
+        "a 16-step loop",
+        "an 80-step loop",
+        "an 800-step loop",
+        "an 8000-step loop",
+        "an 11000-step loop",
+        "a 110-step loop",
+        "a 1100-step loop",
+    ]
+    assert loop_words([None]) == "a loop"
+
+
+def test_jaxs_negative_saved_seconds_are_explained():
+    # JAX stores a cache entry's compile time as int(seconds) (jax/_src/compiler.py), so a 36 ms compile's
+    # hit records compile_time_saved_sec = 0 − the read time: "warm saves 31.0 ms (JAX's
+    # compile_time_saved_sec: -0.00537 s)" read as a contradiction.
+    result = with_stages(factories.result({"scan": factories.steady(10.0)}), {"scan": 30.0})
+    stages = result.variants[0].stages
+    hit = msgspec.structs.replace(stages.cache[1], saved_s=-0.00537, read_s=0.00537)
+    variant = msgspec.structs.replace(
+        result.variants[0], stages=msgspec.structs.replace(stages, cache=[stages.cache[0], hit])
+    )
+    (_, line) = ct.cache_lines(msgspec.structs.replace(result, variants=[variant]))
+    assert line.endswith(
+        "warm saves 28.0 ms (JAX's compile_time_saved_sec reads -0.00537 s: JAX keeps an entry's compile time in "
+        "whole seconds, so a compile under 1 s is kept as 0 and its saving as minus the read)"
+    )
+    positive = msgspec.structs.replace(hit, saved_s=1.5)
+    variant = msgspec.structs.replace(variant, stages=msgspec.structs.replace(stages, cache=[positive]))
+    (line,) = ct.cache_lines(msgspec.structs.replace(result, variants=[variant]))
+    assert line.endswith("(JAX's compile_time_saved_sec: 1.5 s)")
+
+
+def test_the_apps_breakdown_gives_the_repeated_compile_medians_with_intervals():
+    # The app showed a --measure compile run's one-time stages only: one sample each, no interval, no ratio.
+    from tuiperf.tui.widgets.breakdown import detail_text
+
+    result = with_stages(
+        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(20.0)}),
+        {"scan": 30.0, "unrolled": 90.0},
+    )
+    wide = detail_text(result, 200).plain
+    assert "compile time, repeated with caches cleared: median [95 % CI]" in wide
+    assert "unrolled  90.0 ms [88.2 ms–91.8 ms]" in wide
+    assert "trace+lower+compile against scan [95 % CI]: unrolled 3.00× [" in wide
+    narrow = detail_text(result, 80).plain.splitlines()
+    assert max(len(line) for line in narrow) <= 80
+    assert any(line.startswith("  trace+lower+compile 90.0 ms [88.2 ms–91.8 ms]") for line in narrow)
+    assert "repeated with caches cleared" not in detail_text(factories.result({"a": [1.0] * 5}), 200).plain
+
+
+def test_the_markdown_gives_the_cache_and_the_pay_off_under_titles_of_their_own():
+    # They ran on, as one list, from the program size table: "- lax.scan: cold 66.5 ms, warm 67.5 ms: no hit"
+    result = with_stages(
+        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
+    )
+    md = markdown(result).splitlines()
+    cache = md.index("Persistent compilation cache, private folder, cold then warm:")
+    assert md[cache + 1] == "" and md[cache + 2].startswith("- fast: cold 100 ms, warm 99.0 ms: no hit")
+    paid = md.index("Does the longer compile pay off?")
+    assert paid > cache and md[paid + 2].startswith("- fast compiles 59.7 ms longer than slow \\[95 % CI +58.7 ms")
+
+
 # -- in this process: real compiles --------------------------------------------------------------------
 def test_repeats_of_a_real_compile_give_an_interval():
     import jax
@@ -284,6 +387,33 @@ def test_a_persistent_cache_hit_is_seen_as_a_hit_with_its_saved_seconds():
 def test_a_saving_jax_recorded_is_shown_as_jax_gave_it():
     assert ct.jax_saved(2.5, 0.01) == " (JAX's compile_time_saved_sec: 2.5 s)"
     assert ct.jax_saved(None, 0.01) == ""
+
+
+def test_no_hit_is_said_of_the_backend_compile_that_jax_weighs_not_of_trace_lower_and_compile():
+    # JAX writes an entry when XLA's compile alone took its minimum (jax/_src/compiler.py); a slow trace
+    # and a quick compile read "trace, lower and compile took 0.0665 s, under …" or, above the minimum,
+    # "its entry may be under jax_persistent_cache_min_entry_size_bytes", a size it never looked at.
+    import time
+
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.measuring.compile_time import Subject, persistent_cache
+
+    def slow_to_trace(x):
+        time.sleep(0.4)  # at trace time: in no compile JAX weighs
+        return jnp.cos(x) * 3
+
+    subject = Subject("slow trace", jax.jit(slow_to_trace), (jnp.ones(4),))
+    before = jax.config.jax_persistent_cache_min_compile_time_secs
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.3)
+    try:
+        found = persistent_cache(subject)
+    finally:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before)
+    assert found.cold_ms > 400 and found.entries == 0 and found.hits == 0
+    assert found.note.startswith("nothing written: XLA's backend compile took ")
+    assert found.note.endswith(", under jax_persistent_cache_min_compile_time_secs (0.3 s)")
 
 
 # -- a run in a measuring process -----------------------------------------------------------------------
@@ -378,7 +508,7 @@ def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, caps
     out = capsys.readouterr().out
     assert "s: compile time (trace + lower + compile, repeated), new / old median" in out
     line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and "ms" in row)
-    assert "40 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
+    assert "40.0 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
     assert (
         compare_runs(
             factories.result({"a": factories.steady(1.0)}), factories.result({"a": factories.steady(1.0)})
@@ -400,9 +530,12 @@ def test_a_run_over_two_environments_says_each_variants_compile_time_against_the
     result = document.run_result(factories.header(), variants, duration_s=1.0)
     result.environments = [EnvironmentRun(name="old", python="/py"), EnvironmentRun(name="new", python="/py")]
     text = shown(result).replace("\n", " ")
-    assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40 ms, 2.500×" in text
+    assert "• unrolled compile (trace+lower+compile) in new: 100 ms against 40.0 ms, 2.500×" in text
     assert "undecided: one process each" in text
-    assert "• scan compile (trace+lower+compile) in new: 30 ms against 30 ms, 1.000×" in text and "within noise" in text
+    assert (
+        "• scan compile (trace+lower+compile) in new: 30.0 ms against 30.0 ms, 1.000×" in text
+        and "within noise" in text
+    )
 
 
 def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
@@ -444,6 +577,60 @@ def test_a_gap_held_by_no_single_stage_says_so():
     unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=same))
     [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
     assert "no single stage's difference is beyond its 95 % interval" in said
+
+
+def test_compile_gaps_of_seconds_read_in_seconds(tmp_path, capsys):
+    # The issue's own case, unrolled 13.3 s against scan 148 ms, read "unrolled compiles 1.32e+04 ms longer
+    # than scan (89.9×): XLA's backend compile +1.32e+04 ms", and compare's table "1.33e+04 ms".
+    from tuiperf.cli import main
+
+    def run(unrolled_ms: float) -> RunResult:
+        result = factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}, scenario="s")
+        return with_stages(result, {"scan": 148.0, "unrolled": unrolled_ms})
+
+    [said] = ct.gap_sentences(run(13_300.0), "scan")
+    assert said.startswith("unrolled compiles 13.2 s longer than scan (89.9×): XLA's backend compile +13.2 s (100%)")
+    assert "e+0" not in said
+    paths = []
+    for name, result in (("old", run(13_300.0)), ("new", run(6_000.0))):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_bytes(encode(result))
+    assert main(["compare", *map(str, paths), "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and " s " in row)
+    assert "13.3 s" in line and "6.00 s" in line and "e+0" not in out
+
+
+def test_a_grids_markdown_names_each_cell_of_its_program_size_table():
+    # The Markdown export of `--sweep steps=4,8 --sweep size=8,16` labelled the program size rows by steps
+    # alone ("4, 4, 8, 8") under a log-log slope row of "—".
+    from tuiperf.results.model import ProgramSize
+
+    base = factories.grid({"scan": [10.0] * 4, "unrolled": [12.0] * 4}, ("steps", (8, 32)), ("size", (4, 64)))
+    points = []
+    for p in base.points:
+        p = with_stages(p, {"scan": 30.0, "unrolled": 5.0 * p.params["steps"]})
+        variants = [
+            msgspec.structs.replace(
+                v,
+                stages=msgspec.structs.replace(
+                    v.stages, size=ProgramSize(compiled_instructions=34 if v.name == "scan" else 4 * p.params["steps"])
+                ),
+            )
+            for v in p.variants
+        ]
+        points.append(msgspec.structs.replace(p, variants=variants))
+    header = factories.header(params={"steps": 8, "size": 4})
+    result = document.sweep_result("steps", [8, 32], points, header, duration_s=4.0, columns=("size", [4, 64]))
+    md = markdown(result)
+    table = md.split("Compiled program size, HLO instructions:")[1].split("\n\n")[1].splitlines()
+    assert table[0] == "| cell | `scan` | `unrolled` |"
+    assert table[2:] == [
+        "| `steps=8, size=4` | 34 | 32 |",
+        "| `steps=8, size=64` | 34 | 32 |",
+        "| `steps=32, size=4` | 34 | 128 |",
+        "| `steps=32, size=64` | 34 | 128 |",
+    ]
 
 
 def test_a_grid_shows_every_cells_compile_median():

@@ -87,3 +87,22 @@ def test_a_sweeps_and_a_grids_page_plots_every_point_not_an_empty_run():
     assert text.count("<svg") == 3 and text.count('<g class="point">') == 2 * 3 + 2  # a, b per point; the last
     grid = page(factories.grid({"a": [1e3] * 6, "b": [2e3] * 6}))
     assert "grid over n_args × size (6 cells)" in grid and grid.count('<g class="point">') == 2 * 6 + 2
+
+
+def test_a_sweeps_page_names_the_swept_values_not_one_value_it_did_not_measure_alone():
+    """A sweep over steps=4,16,64 of a scenario whose default is steps=32: the page's facts said "steps=32
+    size=8" (the stored params hold the default for what was swept)."""
+    import msgspec
+
+    sweep = factories.sweep({"a": [1000.0, 2000.0, 4000.0]})
+    sweep = msgspec.structs.replace(sweep, params={"size": 1, "n_args": 32})
+    facts = re.search(r'<p class="muted">(.*?)</p>', page(sweep))
+    assert facts is not None and "size=1 n_args=1, 4, 16 (swept)" in facts.group(1)
+    assert "n_args=32" not in facts.group(1)
+    grid = page(factories.grid({"a": [1e3] * 6}, params={"size": 1, "n_args": 32}))
+    assert "n_args=1, 4, 16 (swept)" in grid and "size=1, 64 (swept)" in grid
+
+
+def test_one_commit_is_said_in_the_singular():
+    runs = series()[:1]  # the HTML of a first run read "1 commits, oldest first"
+    assert "<p>1 commit, oldest first; no steps beyond" in page(runs[-1][1], by_commit(runs))

@@ -51,6 +51,14 @@ def test_a_tried_remedy_is_said_with_its_measured_effect_and_replaces_the_profil
     assert sentence.endswith(
         f"tried by tuiperf, as {EVIDENCE}: put jax.jit around the call, 300× → 1.01× against jit-grad, same outputs."
     )
+    # it read "…: no breakdown of both, so the evidence names no cause; tried by tuiperf, as one call ran a
+    # derivative taken outside jax.jit …": the remedy it measured is the evidence
+    assert sentence == (
+        f"grad-eager is 300× as slow as jit-grad: no breakdown of both; tried by tuiperf, as {EVIDENCE}: put "
+        "jax.jit around the call, 300× → 1.01× against jit-grad, same outputs."
+    )
+    slower = verdicts(_with_tried(1.01, (0.99, 1.03), True, 3_030_000.0), "jit-grad")
+    assert "so the evidence names no cause; tried by tuiperf" in dict(slower)["grad-eager"]  # tried, no help
     assert [v.name for v in result.variants] == ["jit-grad", "grad-eager"]  # apart from the user's variants
     text = markdown(result)
     row = "| `grad-eager` | put jax.jit around the call | 3.00 ms | 10.1 µs | 0.00340× \\[0.00330–0.00350\\] |"

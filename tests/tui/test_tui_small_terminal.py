@@ -308,6 +308,8 @@ async def test_m_plots_a_sweeps_compile_time_after_its_memory(saved, scenario_di
         assert picture[2].split()[2:] == ["16.0", "ms", "512", "ms", "8.19", "s"], picture
         caption = main.query_one("#sweep-caption")  # the legend follows: compile times, not medians per call
         assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())
+        # with its log-log slope, as the report's table and the per-call legend give one (it gave none)
+        assert "16.0 ms → 8.19 s  slope 1.00" in str(caption.render()), str(caption.render())
         main.show_result(with_compile)  # shown again (a run's end) while compile time is plotted
         await pilot.pause()
         assert "compile time  16.0 ms → 8.19 s" in str(caption.render()), str(caption.render())
@@ -378,3 +380,49 @@ async def test_the_profile_tabs_executable_row_fits_80_columns(saved, tmp_path):
         lines = ["".join(cell[0] for cell in row) for row in screen_cells(app)]
         whole = [line for line in lines if re.search(r"C\+\+ dispatch \+ (the )?XLA executable\s*$", line)]
         assert whole, "\n".join(lines)  # the row's name whole, not cut at the panel's edge
+
+
+@sync
+async def test_the_profile_tab_of_a_compile_run_shows_its_functions_at_80x24(saved, tmp_path):
+    """A --measure compile run with operations tables: at 80x24 the Profile tab's note took 8 lines, the
+    functions' table (the trace rows among them) got 1 blank line and the operations table ran under the
+    footer. The note scrolls in at most a third of the tab; the functions keep rows of their own."""
+    import copy
+
+    import msgspec
+    from drawn import screen_cells
+
+    from tuiperf.results.model import Operations, OpRow, ProfileRow, TraceProfile
+
+    result = copy.deepcopy(saved["result"])
+    ops = Operations(
+        rows=[OpRow(op=f"fusion.{k}", kind="elementwise", shapes="f32[8] → f32[8]", ns=300.0) for k in range(3)]
+    )
+    traced = TraceProfile(
+        rows=[ProfileRow(function="_trace_for_jit (jax/…/pjit.py:466)", ncalls=4, cumtime_us=900.0, tottime_us=300.0)]
+    )
+    result.variants = [
+        msgspec.structs.replace(
+            v,
+            profile=msgspec.structs.replace(v.profile, note="median 5.45 µs, profiled 6.89 µs per call"),
+            program=msgspec.structs.replace(v.program, ops=ops),
+            stages=msgspec.structs.replace(v.stages, trace_profile=traced),
+        )
+        for v in result.variants
+    ]
+    app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        main.show_result(result)
+        await pilot.press("f2")
+        main.action_show_tab("profile")
+        await pilot.pause(0.2)
+        lines = ["".join(cell[0] for cell in row) for row in screen_cells(app)]
+        rows, ops_rows = app.screen.query_one("#profile-rows"), app.screen.query_one("#ops-rows")
+        assert rows.region.height >= 4, "\n".join(lines)  # a header and three rows, not one blank line
+        header = rows.region.y
+        assert "cumulative µs" in lines[header] and lines[header + 1].strip(), "\n".join(lines)
+        footer = app.screen.query_one("Footer").region.y
+        assert ops_rows.region.bottom <= footer, (ops_rows.region, footer)  # not under the footer
+        note = app.screen.query_one("#profile-note-box")
+        assert note.max_scroll_y > 0  # the rest of the note is a scroll away, not cut

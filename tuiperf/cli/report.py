@@ -208,7 +208,7 @@ def environments(result: RunResult) -> list[Any]:
         lines.append(
             Hanging(
                 f"• {one_line(change.variant)} compile (trace+lower+compile) in {one_line(name)}: "
-                f"{change.new_ms:.3g} ms against {change.old_ms:.3g} ms, {change.ratio:.3f}× "
+                f"{format_ns(change.new_ms * 1e6)} against {format_ns(change.old_ms * 1e6)}, {change.ratio:.3f}× "
                 f"[95 % CI {lo:.3f}–{hi:.3f}, {verdict}]",
                 indent=2,
             )

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from tuiperf.common.units import format_ns
+from tuiperf.results.findings import comparison_finding
 from tuiperf.results.model import (
     REPEATED_STAGES,
     ProfileRow,
     ProgramSize,
     RunResult,
     StageSeries,
+    Sweep,
     VariantResult,
     loop_words,
 )
@@ -104,12 +106,12 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
             continue
         held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
         beyond = [(key, gap) for key, gap in held if _beyond_noise(v, base, key)]
-        stages = ", ".join(f"{STAGE_WORDS[key]} {gap:+.3g} ms ({gap / total:.0%})" for key, gap in beyond)
+        stages = ", ".join(f"{STAGE_WORDS[key]} {_signed_ms(gap)} ({gap / total:.0%})" for key, gap in beyond)
         if not beyond:
             stages = "no single stage's difference is beyond its 95 % interval"
         held = beyond or held
         longer = "longer" if total > 0 else "shorter"
-        sentence = f"{v.name} compiles {abs(total):.3g} ms {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
+        sentence = f"{v.name} compiles {format_ms(abs(total))} {longer} than {base.name} ({row.ratio:.3g}×): {stages}"
         evidence = [_program_words(v, base), size_words(v, base, row.ratio, held[0][0]), _trace_words(v, base)]
         said.append("; ".join([sentence, *[words for words in evidence if words]]))
     return said
@@ -314,13 +316,18 @@ def sweep_medians(result: RunResult) -> dict[str, list[float | None]]:
 
 def sweep_slopes(result: RunResult) -> dict[str, float | None]:
     """The log-log slope of each variant's compile median against the swept value (None: not numeric)."""
-    if result.sweep is None or result.sweep.grid:
+    return compile_slopes(result.sweep) if result.sweep is not None else {}
+
+
+def compile_slopes(sweep: Sweep) -> dict[str, float | None]:
+    """:func:`sweep_slopes` of a sweep (empty for a grid, or where the swept values are not numbers)."""
+    if sweep.grid:
         return {}
-    values = result.sweep.values
+    values = sweep.values
     if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in values):
         return {}
     slopes = {}
-    for name, medians in sweep_medians(result).items():
+    for name, medians in sweep.compile_ms.items():
         pairs = [(float(x), m) for x, m in zip(values, medians, strict=False) if m is not None]
         slopes[name] = loglog_slope([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 2 else None
     return slopes
@@ -564,6 +571,7 @@ class Payoff:
 
 
 def _signed_ms(ms: float) -> str:
+    """``+4.12 ms``, ``−13.2 s`` (``:+.3g`` read ``+1.32e+04 ms`` for a 13.2 s compile)."""
     return _signed_ns(ms * 1e6)
 
 
@@ -614,12 +622,21 @@ def payoff_of(
 
 def payoffs(result: RunResult) -> list[Payoff]:
     """Every pair of variants with both a compile and a call measurement where one compiles longer but
-    calls faster."""
+    calls faster, each gap beyond noise: a pair whose per-call ratio is not a finding (its interval holds
+    1) or whose compile ratio's interval holds 1 has no pay-off to count (it read "pays off after ≈ 753,860
+    calls (95 % CI 0–∞)" for two loops 9 ns apart, ratio 1.00× [0.998–1.01])."""
+    rows = {(row.a, row.b): row for row in result.comparisons}
     both = [v for v in result.variants if _has_both(v)]
     found = []
     for i, a in enumerate(both):
         for b in both[i + 1 :]:
             assert a.stages.total is not None and b.stages.total is not None
+            row = rows.get((a.name, b.name)) or rows.get((b.name, a.name))
+            if row is None or not comparison_finding(result, row):
+                continue
+            _, lo, hi = ratio_ci(a.stages.total.samples_ms, b.stages.total.samples_ms)
+            if lo <= 1.0 <= hi:
+                continue
             p = payoff_of(
                 a.name,
                 a.stages.total.samples_ms,

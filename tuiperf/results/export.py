@@ -360,13 +360,17 @@ def _compile_section(shown: RunResult, level: str) -> list[str]:
         lines += ["", "Program size, counted once per variant:", ""]
         headers = ["variant", "jaxpr equations", "HLO lowered", "HLO compiled", "while loops"]
         lines += _table(headers, [[_code(r[0]), *map(_cell, r[1:])] for r in sizes])
-    extra = [
-        *ct.gap_sentences(shown, base),
-        *ct.remedies(shown),
-        *ct.cache_lines(shown),
-        *(p.sentence() for p in ct.payoffs(shown)),
+    # each list under its own title, as the report gives them (the cache's and pay-off's lines ran on
+    # from the why's under no title)
+    said = [
+        ("", [*ct.gap_sentences(shown, base), *ct.remedies(shown)]),
+        ("Persistent compilation cache, private folder, cold then warm:", ct.cache_lines(shown)),
+        ("Does the longer compile pay off?", [p.sentence() for p in ct.payoffs(shown)]),
     ]
-    lines += ([""] + [f"- {_cell(line)}" for line in extra]) if extra else []
+    for title, items in said:
+        if items:
+            lines += ["", title, ""] if title else [""]
+            lines += [f"- {_cell(line)}" for line in items]
     return lines + _trace_profile_section(shown)
 
 

@@ -60,7 +60,12 @@ def _e(text: object) -> str:
 
 
 def _facts(result: RunResult) -> str:
-    params = " ".join(f"{k}={v}" for k, v in result.params.items()) or "defaults"
+    values = dict(result.params)  # a sweep's stored params hold the scenario's default for what it swept
+    sweep = result.sweep
+    if sweep is not None:
+        axes = [(a.parameter, list(a.values)) for a in sweep.grid] or [(sweep.parameter, list(sweep.values))]
+        values.update({name: ", ".join(map(str, swept)) + " (swept)" for name, swept in axes})
+    params = " ".join(f"{k}={v}" for k, v in values.items()) or "defaults"
     facts = [f"scenario <code>{_e(result.scenario.id)}</code>", _e(params), f"device {_e(result.device.id)}"]
     facts.append(f"{_e(result.options.dispatch)} dispatch")
     source = result.env.source if result.env is not None else None

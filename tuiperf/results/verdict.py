@@ -194,6 +194,8 @@ def verdict(
         if memory or extra or profiled:
             found = "; ".join(x for x in (memory, extra, profiled) if x)
             return f"{opening}: no breakdown of both; the evidence that differs is {found}{tail}."
+        if measured and tried.helps(measured[0]):  # the remedy tried, said after this, is the evidence
+            return f"{opening}: no breakdown of both{tail}."
         return f"{opening}: no breakdown of both, so the evidence names no cause{tail}."
     cause = _cause(split, slow, fast, result.scenario.path or None, bool(measured))
     cause = ops.in_compute(cause, split, slow, fast)

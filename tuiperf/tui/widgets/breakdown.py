@@ -21,10 +21,12 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tuiperf.common.text import one_line
+from tuiperf.common.units import ratio_with_interval
 from tuiperf.results.evidence import first_compile_note
 from tuiperf.results.model import (
     BREAKDOWN_STAGES,
     COMPILE_STAGES,
+    REPEATED_STAGES,
     Breakdown,
     RunResult,
     VariantResult,
@@ -336,8 +338,29 @@ def detail_text(result: RunResult | None, width: int) -> Text:
     if note:
         lines += _note(note, width)
     if result is not None:
+        lines += repeated_compile_lines(result, width)
         lines += memory_lines(result, width)
     return Text("\n").join(lines)
+
+
+def repeated_compile_lines(result: RunResult, width: int = 0) -> list[Text]:
+    """``--measure compile``: each stage's median [95 % CI] over its repeats and the total's ratio to the
+    baseline's, as the report gives them (the one-time stages above are one sample each)."""
+    from tuiperf.results import compile_time as ct
+
+    rows = ct.stage_rows(result)
+    if not rows:
+        return []
+    header = [Text("variant", style="bold"), *[Text(label, style="bold") for _, label in REPEATED_STAGES]]
+    table = [[*header, Text("repeats", style="bold")]]
+    table += [[Text(one_line(row[0], NAME_WIDTH)), *map(Text, row[1:])] for row in rows]
+    lines = [Text(""), Text("compile time, repeated with caches cleared: median [95 % CI]", style="bold")]
+    lines += fitted(table, "l" + "r" * (len(REPEATED_STAGES) + 1), width)
+    base, found = ct.ratios(result, result.options.baseline)
+    if found:
+        pairs = "   ".join(f"{one_line(r.name, NAME_WIDTH)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found)
+        lines += _note(f"trace+lower+compile against {one_line(base or '', NAME_WIDTH)} [95 % CI]: {pairs}", width)
+    return lines
 
 
 def _note(text: str, width: int) -> list[Text]:

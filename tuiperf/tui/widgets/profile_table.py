@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 
 from tuiperf.common.text import one_line
 from tuiperf.results.model import NOT_ATTRIBUTED, RunResult
@@ -37,23 +37,30 @@ class ProfileTable(Vertical):
     ProfileTable {
         height: 1fr;
     }
+    #profile-note-box {
+        height: auto;
+        max-height: 35%;  /* at 80x24 the note's 8 lines left the functions' rows 1 line, blank: it scrolls */
+        scrollbar-size-vertical: 1;
+    }
     #profile-note {
         height: auto;
         padding: 0 1;
     }
     #profile-rows {
         height: 1fr;
+        min-height: 4;
         scrollbar-size-horizontal: 1;
     }
     #ops-rows {
         height: auto;
-        max-height: 50%;
+        max-height: 40%;
         scrollbar-size-horizontal: 1;
     }
     """
 
     def compose(self) -> ComposeResult:
-        yield TextBlock("", id="profile-note")
+        with VerticalScroll(id="profile-note-box"):
+            yield TextBlock("", id="profile-note")
         # Aligned text, not a DataTable: its first draw after a fill rendered every cell (56 ms of the
         # UI thread for a two-variant result, `benchmarks/ui_responsiveness.py`'s profile key).
         yield TextGrid(COLUMNS, JUSTIFY, id="profile-rows")

@@ -51,12 +51,20 @@ def legend_rows(sweep: Sweep, order: list[str], quantity: str = "time") -> list[
     """A row per variant under the plot: its line and marker, slope, first and last medians, memory; where
     compile time is plotted, its first and last compile times instead (marked as such: not a call's)."""
     if quantity == "compile":  # each variant by its index in the plot's order, as its line is drawn
+        from tuiperf.results.compile_time import compile_slopes
+
         names = order or list(sweep.compile_ms)
+        slopes = compile_slopes(sweep)  # as the report's table gives them (none over runs or a grid)
         return [
             [
                 legend_label(names.index(name), name),
                 Text("compile time"),
                 Text(_span([m * 1e6 if m else None for m in ms])),
+                *(
+                    [Text("slope " + ("—" if slopes[name] is None else f"{slopes[name]:.2f}"))]
+                    if name in slopes
+                    else []
+                ),
             ]
             for name, ms in sweep.compile_ms.items()
             if name in names
