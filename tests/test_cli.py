@@ -64,7 +64,8 @@ def test_run_writes_json_with_stable_keys(fixture_dir, tmp_path, capsys):
     assert all(v.sampling.stats is not None and v.sampling.stats.n == 15 for v in doc.variants)
     raw = json.loads(out.read_text())
     one_time = {"trace", "lower", "compile", "first_call"}
-    repeated = {"repeated", "rounds", "stopped", "process_first_ms", "tiny_ms", "cache"}  # --measure compile's
+    # --measure compile's: its repeats, the persistent cache, the program's size and tracing's profile
+    repeated = {"repeated", "rounds", "stopped", "process_first_ms", "tiny_ms", "cache", "size", "trace_profile"}
     assert raw["schema_version"] == 3 and one_time | repeated == set(raw["variants"][0]["stages"])
     printed = capsys.readouterr().out
     assert "eqx.filter_jit" in printed and "median" in printed
