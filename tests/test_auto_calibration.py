@@ -18,6 +18,7 @@ from tuiperf.contract.events import PhaseChanged, RunStarted
 from tuiperf.processes import calibrating
 from tuiperf.processes.runner import ProcessRunner
 from tuiperf.results import calibration, document
+from tuiperf.results.intervals import processes_of
 
 PROCESSES, ROUNDS, PER_TURN = 6, 40, 10
 
@@ -231,3 +232,32 @@ def test_a_calibration_beside_other_work_that_left_a_core_spare_is_refused_too(k
     FakeProcesses(quiet, answer=beside(0.1))
     quiet.run(user_request())
     assert kept.exists() and not calibration.needed()
+
+
+def test_one_process_landing_far_off_does_not_set_the_calibrated_spread():
+    """Six fresh processes here read the ratio 2.97, 2.92, 2.93, 3.09, 2.91, 2.90 and the fourth landed 65 %
+    slow in both variants: a plain standard deviation read a median's spread ±21 % from that one process
+    (and, in another calibration, a ratio's ±11 % where re-runs moved 1.7 %)."""
+    from tuiperf.contract.request import RunRequest
+
+    request = RunRequest(scenario="filter-jit-overhead", variants=["jax.jit", "eqx.filter_jit"])
+    run = pooled_run(request, seed=3)
+    slow = 1.65  # the fourth process's samples, both variants
+    variants = []
+    for v in run.variants:
+        samples = list(v.sampling.samples_ns)
+        start, end = v.sampling.process_starts[3], v.sampling.process_starts[4]
+        samples[start:end] = [x * slow for x in samples[start:end]]
+        variants.append(
+            factories.variant(
+                v.name, samples=samples, round_starts=v.sampling.round_starts, process_starts=v.sampling.process_starts
+            )
+        )
+    run = document.RunResult(scenario=run.scenario, device=run.device, variants=variants)
+    point = calibration.point_from(run, "one far", "eqx.filter_jit", "jax.jit")
+    assert point is not None
+    logs = np.log([np.median(p.samples_ns) for p in processes_of(variants[0].sampling)])
+    plain = float(np.std(logs, ddof=1))
+    assert plain > 0.15  # what the plain standard deviation said: the far process's
+    assert point.median_sd < 0.1 < 0.5 * plain  # nearer the other five's spread (each ~2 % apart)
+    assert calibration.robust_sd(np.log([2.97, 2.924, 2.925, 3.086, 2.91, 2.899])) == pytest.approx(0.0164, abs=5e-4)
