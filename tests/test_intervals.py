@@ -185,10 +185,14 @@ def test_calibration_interpolates_in_log_call_time(monkeypatch, tmp_path):
         calibration.SpreadPoint(case="slow", call_ns=5e5, processes=6, ratio_sd=0.05, median_sd=0.08),
     ]
     calibration.save(calibration.ProcessSpread(date="2026-11-27T15:00:00Z", points=points))
-    assert calibration.ratio_sd(1e3) == (0.01, "this machine's fresh-process spread, calibrated 2026-11-27")
+    t = intervals.t95(5) / intervals.Z95  # estimated from 6 processes: Student's t, not the normal's 1.96
+    assert t == pytest.approx(1.312, abs=1e-3)
+    low = calibration.ratio_sd(1e3)
+    assert low is not None and low[0] == pytest.approx(0.01 * t)
+    assert low[1] == "this machine's fresh-process spread, calibrated 2026-11-27"
     middle = calibration.ratio_sd(5e4)
-    assert middle is not None and middle[0] == pytest.approx(0.03)
-    assert calibration.median_sd(1e7) is not None and calibration.median_sd(1e7)[0] == pytest.approx(0.08)  # type: ignore[index]
+    assert middle is not None and middle[0] == pytest.approx(0.03 * t)
+    assert calibration.median_sd(1e7) is not None and calibration.median_sd(1e7)[0] == pytest.approx(0.08 * t)  # type: ignore[index]
     (tmp_path / "c.json").write_text("{not json")
     assert calibration.ratio_sd(5e4) is None  # unreadable: intervals say they cover one process
 
