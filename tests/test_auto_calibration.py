@@ -22,6 +22,7 @@ from tuiperf.results.intervals import Z95, processes_of, t95
 
 PROCESSES, ROUNDS, PER_TURN = 6, 40, 10
 T = t95(5) / Z95  # a spread estimated from 6 processes is widened by Student's t
+OURS = "this machine's fresh-process spread, calibrated 2026-12-07"
 
 
 def pooled_run(request, *, seed: int = 0, processes: int = PROCESSES) -> document.RunResult:
@@ -159,23 +160,24 @@ def test_each_environment_keeps_its_own_calibration(kept):
     assert calibration.needed()  # another environment's calibration is not this one's
     # Until this environment has its own, this machine's other one is used, and named.
     sd, source = calibration.ratio_sd(1e4)  # type: ignore[misc]
-    assert sd == pytest.approx(0.05 * T) and source.endswith("calibrated 2026-12-07 with Python 3.12.0, jax 0.7.2, jaxlib 0.7.2")
+    assert sd == pytest.approx(0.05 * T)
+    assert source.endswith("calibrated 2026-12-07 with Python 3.12.0, jax 0.7.2, jaxlib 0.7.2")
     calibration.save(_spread(environment, 0.01))
     calibration.save(_spread(environment, 0.02))  # measured again: replaces its own, keeps the other's
     calibration.save(_spread(environment, 0.09, machine="4 × another CPU"))
-    assert calibration.ratio_sd(1e4) == (pytest.approx(0.02 * T), "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert calibration.ratio_sd(1e4) == (pytest.approx(0.02 * T), OURS)
     assert len(calibration.stored()) == 3 and not calibration.needed()
 
 
 def test_a_calibration_file_written_before_still_applies(kept):
     # One calibration per file, no machine or environment key: it stood for this machine.
     kept.write_bytes(msgspec.json.encode(_spread("", 0.03, machine="")))
-    assert calibration.ratio_sd(1e4) == (pytest.approx(0.03 * T), "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert calibration.ratio_sd(1e4) == (pytest.approx(0.03 * T), OURS)
     assert not calibration.needed()
     # Or it named the CPU model alone, as `tuiperf calibrate` wrote it from a result's environment.
     cpu = calibration.here()[0].split(" × ", 1)[1]
     kept.write_bytes(msgspec.json.encode(_spread("", 0.04, machine=cpu)))
-    assert calibration.ratio_sd(1e4) == (pytest.approx(0.04 * T), "this machine's fresh-process spread, calibrated 2026-12-07")
+    assert calibration.ratio_sd(1e4) == (pytest.approx(0.04 * T), OURS)
     assert not calibration.needed()
     kept.write_bytes(msgspec.json.encode(_spread("", 0.05, machine="another CPU")))
     assert calibration.ratio_sd(1e4) is None and calibration.needed()
