@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 
 from tuiperf.common.text import one_line
 from tuiperf.results.model import NOT_ATTRIBUTED, RunResult
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
+from tuiperf.tui.widgets.scenario_info import DescriptionBox
 from tuiperf.tui.widgets.text_block import TextBlock
 from tuiperf.tui.widgets.text_grid import TextGrid, grid_lines
 
@@ -59,7 +60,8 @@ class ProfileTable(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="profile-note-box"):
+        # A tab stop only while the note scrolls, its focus bar kept clear without colour (nocolor.tcss)
+        with DescriptionBox(id="profile-note-box"):
             yield TextBlock("", id="profile-note")
         # Aligned text, not a DataTable: its first draw after a fill rendered every cell (56 ms of the
         # UI thread for a two-variant result, `benchmarks/ui_responsiveness.py`'s profile key).
