@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 pytestmark = pytest.mark.slow
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(documents())
 def test_a_generated_result_document_prints_inert_and_never_a_traceback(data):
     with scratch() as folder:

@@ -42,7 +42,7 @@ CASES: tuple[tuple[str, str, dict[str, Any], str, str], ...] = (
 )
 PROCESSES = 6  # per case: 5 degrees of freedom for each standard deviation
 BUDGET_S = 2.0  # each process's, for `tuiperf calibrate`
-AUTO_BUDGET_S = 1.0  # each process's, for the calibration a first run makes by itself (~35 s in all)
+AUTO_BUDGET_S = 1.0  # each process's, for the calibration a first run makes by itself (53-55 s in all, idle)
 # A calibration is kept for good and widens every later interval: it is refused when other processes used
 # more than this many cores meanwhile. The run-level busy rule (more than the cores a run leaves spare)
 # let through one taken beside other sessions' tests at load ~1.9 on 2 cores that read a 21 % spread.
