@@ -642,3 +642,17 @@ def test_a_grid_shows_every_cells_compile_median():
     assert "grid over steps × size (4 cells): compile (trace+lower+compile), median of repeats" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("unrolled") and "ms" in line)
     assert row.split()[1:] == ["40.0", "ms", "40.0", "ms", "160", "ms", "160", "ms"]
+
+
+def test_a_compile_run_leads_with_its_compile_time_and_a_call_run_has_none():
+    """`--measure compile` asked for compile time: the report gave the per-call table first and the
+    compile table after the spread and one-time stages, 30 lines down at 100 columns."""
+    compiled = shown(
+        with_stages(
+            factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
+            {"scan": 30.0, "unrolled": 60.0},
+        )
+    )
+    assert compiled.index("compile time, repeated with caches cleared") < compiled.index("per-call latency")
+    calls = shown(factories.result({"scan": factories.steady(10.0)}))
+    assert "compile time, repeated" not in calls and "per-call latency" in calls
