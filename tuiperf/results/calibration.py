@@ -52,6 +52,7 @@ class SpreadFile(msgspec.Struct, kw_only=True):
     spreads: list[ProcessSpread] = []
 
 
+@lru_cache(maxsize=1)  # fixed for the process; asked for every ratio and median a result holds
 def here() -> tuple[str, str]:
     """(machine, environment) of this process, the key a calibration is kept under: the CPU model and the
     cores this process may use; Python's version and the installed jax's and jaxlib's (read from their
@@ -88,8 +89,11 @@ def load() -> ProcessSpread | None:
     """The calibration for this machine and environment, else one of this machine's in another
     environment (its source then names that environment), else None (none yet, turned off, or
     unreadable: then intervals say so)."""
+    spreads = stored()
+    if not spreads:
+        return None
     machine, environment = here()
-    on_machine = [s for s in stored() if _on(s, machine)]
+    on_machine = [s for s in spreads if _on(s, machine)]
     exact = [s for s in on_machine if s.environment in ("", environment)]
     chosen = exact or on_machine
     return chosen[-1] if chosen else None
