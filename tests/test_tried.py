@@ -185,3 +185,14 @@ def test_an_nnx_module_walked_on_every_call_is_tried_split_once(runner):
     (sentence,) = [s for name, s in verdicts(doc, "nnx.jit") if name == "split-once"]
     assert "split the module once (nnx.split)" in sentence and "same outputs" in sentence
     assert "nnx.jit(graph=False)" not in sentence  # the profile's guess is not said beside the remedy tried
+
+
+def test_the_html_page_gives_the_tried_remedy_apart_from_the_users_variants():
+    # The report, the app's Statistics tab and the Markdown had the table; the HTML page had none.
+    from tuiperf.results.html_page import page
+
+    html = page(_with_tried(0.0034, (0.0033, 0.0035), True, 10_100.0))
+    section = html.split("<h2>Remedies tuiperf tried</h2>")[1]
+    assert "<td>grad-eager</td><td>put jax.jit around the call</td><td>3.00 ms</td><td>10.1 µs</td>" in section
+    assert "same outputs" in section.split("</table>")[0]
+    assert "Remedies tuiperf tried" not in page(factories.result({"a": factories.steady(10.0)}))

@@ -45,7 +45,7 @@ def page(result: RunResult, commits: Sequence[Commit] = ()) -> str:
     says why it is missing)."""
     title = f"tuiperf: {result.scenario.title or result.scenario.id}"
     body = [f"<h1>{_e(title)}</h1>", _facts(result), *_sweep(result), *_sweep_compile(result)]
-    body += [*_this_run(result.shown, result), *_compile(result.shown, result)]
+    body += [*_this_run(result.shown, result), *_tried(result.shown), *_compile(result.shown, result)]
     body += _by_commit(result.scenario.id, commits)
     body += _by_commit_compile(commits)
     body.append(f'<p class="muted">Measured with tuiperf {_e(result.tool.version)}; every figure comes from a run.</p>')
@@ -117,6 +117,21 @@ def _this_run(result: RunResult, whole: RunResult) -> list[str]:
         f"<h2>{_e(heading)}</h2>",
         _table(["variant", "median", "95% interval", f"against {baseline or '–'}"], rows),
         _plot("median per call, 95 % intervals", points, "this run's variants", joined=False),
+    ]
+
+
+def _tried(result: RunResult) -> list[str]:
+    """The remedies tuiperf tried itself, apart from the user's variants (the report's and Markdown's table)."""
+    from tuiperf.results import tried
+
+    rows = [list(row) for row in tried.rows(result)]
+    if not rows:
+        return []
+    headers = ["variant", "remedy tried", "median", "remedied", "remedied / original [95% CI]", "outputs"]
+    return [
+        "<h2>Remedies tuiperf tried</h2>",
+        '<p class="muted">Built by tuiperf, not your variants; sampled in the same rounds as the original.</p>',
+        _table(headers, rows),
     ]
 
 
