@@ -656,3 +656,23 @@ def test_a_compile_run_leads_with_its_compile_time_and_a_call_run_has_none():
     assert compiled.index("compile time, repeated with caches cleared") < compiled.index("per-call latency")
     calls = shown(factories.result({"scan": factories.steady(10.0)}))
     assert "compile time, repeated" not in calls and "per-call latency" in calls
+
+
+def test_compile_repeats_of_several_processes_are_pooled_not_the_first_processes_alone():
+    # `--processes 3 --measure compile` kept the first process's repeats and dropped the others'.
+    from tuiperf.processes.repeat import combine
+
+    runs = [
+        with_stages(factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}), totals)
+        for totals in ({"scan": 30.0, "unrolled": 60.0}, {"scan": 34.0, "unrolled": 70.0})
+    ]
+    combined = combine(runs, 2)
+    unrolled = combined.variant("unrolled")
+    assert unrolled is not None and unrolled.stages.total is not None
+    one = runs[0].variant("unrolled").stages.total.samples_ms  # type: ignore[union-attr]
+    assert len(unrolled.stages.total.samples_ms) == 2 * len(one)
+    assert unrolled.stages.rounds == 24
+    # 12 repeats around 60 ms (58.8–61.2) and 12 around 70 ms (68.6–71.4): the pooled median between them
+    assert unrolled.stages.total.median_ms == pytest.approx((61.2 + 68.6) / 2)
+    lo, hi = unrolled.stages.total.ci95_ms
+    assert 58.8 <= lo < hi <= 71.4

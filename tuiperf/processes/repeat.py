@@ -16,7 +16,7 @@ import itertools
 import msgspec
 
 from tuiperf.results import document
-from tuiperf.results.model import Recompiles, RunResult, VariantResult
+from tuiperf.results.model import CompileStagesMs, Recompiles, RunResult, StageSeries, VariantResult
 
 
 def combine(results: list[RunResult], planned: int) -> RunResult:
@@ -62,7 +62,7 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             msgspec.structs.replace(sampling, process_medians_ns=medians),
             notes=entry.notes,
             warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
-            stages=entry.stages,
+            stages=pooled_stages(measured),
             program=entry.program,
             recompiles=recompiles,
             profile=entry.profile,
@@ -92,6 +92,27 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
     kept = [w for w in first.warnings if not any(w.startswith(f"{name} failed: ") for name in measured_now)]
     base.warnings = list(dict.fromkeys([*warnings, *kept]))
     return base
+
+
+def pooled_stages(measured: list[VariantResult]) -> CompileStagesMs:
+    """``--measure compile`` in several processes: each stage's repeats pooled over them (each repeat
+    a compile with JAX's caches cleared, so one process's are as good as another's), with the median and
+    its interval made again; the one-time figures, cache and sizes are the first process's. Only the
+    first process's repeats were kept before."""
+    from tuiperf.results.stats import median_ci
+
+    first = measured[0].stages
+    if len(measured) < 2 or not first.repeated:
+        return first
+    repeated = {}
+    for key in first.repeated:
+        values = [x for v in measured if key in v.stages.repeated for x in v.stages.repeated[key].samples_ms]
+        ordered = sorted(values)
+        n = len(ordered)
+        median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+        lo, hi = median_ci(values)
+        repeated[key] = StageSeries(samples_ms=values, median_ms=median, ci95_ms=(float(lo), float(hi)))
+    return msgspec.structs.replace(first, repeated=repeated, rounds=sum(v.stages.rounds for v in measured))
 
 
 def _combine_sweep(results: list[RunResult], planned: int) -> RunResult:
