@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import threading
+from pathlib import Path
 
 import factories
 import msgspec
@@ -264,3 +265,15 @@ def test_one_process_landing_far_off_does_not_set_the_calibrated_spread():
     assert plain > 0.15  # what the plain standard deviation said: the far process's
     assert point.median_sd < 0.1 < 0.5 * plain  # nearer the other five's spread (each ~2 % apart)
     assert calibration.robust_sd(np.log([2.97, 2.924, 2.925, 3.086, 2.91, 2.899])) == pytest.approx(0.0164, abs=5e-4)
+
+
+def test_the_calibration_measures_the_built_in_files_not_a_users_copy(kept):
+    # A user's folder may hold a filter-jit-overhead of their own (it shadows the built-in in their runs).
+    from tuiperf.catalog.folders import builtin_dir
+
+    runner = ProcessRunner(["/somewhere/with/a/shadowing/copy"], calibrate_first=True)
+    fake = FakeProcesses(runner)
+    runner.run(user_request())
+    paths = [r.scenario_path for r in fake.requests if r.settings.processes == PROCESSES]
+    assert paths == [str(builtin_dir() / "filter_jit_overhead.py")] * len(calibrating.CASES)
+    assert all(Path(p).is_file() for p in paths)

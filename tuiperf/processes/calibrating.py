@@ -69,6 +69,7 @@ def measure(
     ``refuse_busy``, when other processes used more than :data:`QUIET_CORES` during a case: the spread
     would then be theirs (a calibration taken beside a test suite here read a median's spread ±40 % where
     a quiet one read ±1.4 %), and every later run would carry it."""
+    from tuiperf.catalog.folders import builtin_dir
     from tuiperf.common.text import one_line
     from tuiperf.contract import options
     from tuiperf.contract.request import RunRequest
@@ -77,7 +78,11 @@ def measure(
     points = []
     for label, scenario, params, a, b in CASES:
         settings = options.TABLE(dispatch="sync", budget_s=budget_s, processes=processes, profile=False)
-        request = RunRequest(scenario=scenario, params=dict(params), variants=[b, a], settings=settings)
+        # The built-in file itself: a user's folder may hold a copy that shadows it (or broken files)
+        builtin = str(builtin_dir() / f"{scenario.replace('-', '_')}.py")
+        request = RunRequest(
+            scenario=scenario, params=dict(params), variants=[b, a], settings=settings, scenario_path=builtin
+        )
         result = run(request, on_event, cancel)
         if cancel is not None and cancel.is_set():
             return None
