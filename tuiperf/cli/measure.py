@@ -224,7 +224,8 @@ class Progress:
         from tuiperf.processes.calibrating import CALIBRATED, CALIBRATING
 
         if isinstance(event, PhaseChanged) and event.phase in (CALIBRATING, CALIBRATED):
-            self.console.print(Text(one_line(event.message)))  # a line of its own, on a terminal or not
+            said = f"{event.phase}: {event.message}" if event.phase == CALIBRATING else event.message
+            self.console.print(Text(one_line(said)))  # a line of its own, on a terminal or not
         if self.status is None:
             return
 
