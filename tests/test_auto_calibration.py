@@ -191,7 +191,7 @@ def test_the_cli_prints_the_calibration_lines_even_into_a_pipe():
     progress.on_event(PhaseChanged(phase="sample", variant="jax.jit"))
     progress.on_event(PhaseChanged(phase=calibrating.CALIBRATED, message="calibrated \x1b[31mX"))
     assert out.getvalue().splitlines() == [
-        "measuring this machine's spread",
+        "calibrating this machine once: measuring this machine's spread",
         "calibrated ␛[31mX",
     ]  # inert: no terminal control
 
