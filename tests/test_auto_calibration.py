@@ -19,10 +19,10 @@ from tuiperf.contract.events import PhaseChanged, RunStarted
 from tuiperf.processes import calibrating
 from tuiperf.processes.runner import ProcessRunner
 from tuiperf.results import calibration, document
-from tuiperf.results.intervals import Z95, processes_of, t95
+from tuiperf.results.intervals import processes_of
 
 PROCESSES, ROUNDS, PER_TURN = 6, 40, 10
-T = t95(5) / Z95  # a spread estimated from 6 processes is widened by Student's t
+T = calibration.upper_bound_factor(5)  # a spread estimated from 6 processes: its 90 % upper bound
 OURS = "this machine's fresh-process spread, calibrated 2026-12-07"
 
 
@@ -182,6 +182,20 @@ def test_a_calibration_file_written_before_still_applies(kept):
     assert not calibration.needed()
     kept.write_bytes(msgspec.json.encode(_spread("", 0.05, machine="another CPU")))
     assert calibration.ratio_sd(1e4) is None and calibration.needed()
+
+
+def test_calibrate_show_says_intervals_use_the_upper_bound(kept, capsys):
+    # The stored figures are estimates; a run's interval says ±(estimate × 1.76): --show says why they differ.
+    from tuiperf.cli import main
+
+    calibration.save(_spread(calibration.here()[1], 0.02))
+    assert main(["calibrate", "--show"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "a ratio ±2.0 %" in lines[1]
+    assert lines[-1] == (
+        "  intervals use each figure's 90 % upper confidence bound (× 1.76 for 6 processes), "
+        "interpolated in log call time for their call"
+    )
 
 
 def test_the_cli_prints_the_calibration_lines_even_into_a_pipe():

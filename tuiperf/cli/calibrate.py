@@ -82,6 +82,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def _print(console: Console, stored: Any) -> None:
     from tuiperf.common.text import one_line
     from tuiperf.common.units import format_ns
+    from tuiperf.results import calibration
 
     where = ", ".join(one_line(w) for w in (stored.machine, stored.environment) if w) or "this machine"
     console.print(Text(f"fresh-process spread on {where}, {stored.date}:"))
@@ -90,5 +91,14 @@ def _print(console: Console, stored: Any) -> None:
             Text(
                 f"  {one_line(p.case)}: a call of {format_ns(p.call_ns)}: a ratio ±{100 * p.ratio_sd:.1f} %, "
                 f"a median ±{100 * p.median_sd:.1f} % (standard deviations over {p.processes} processes)"
+            )
+        )
+    if stored.points:
+        fewest = min(p.processes for p in stored.points)
+        bound = calibration.upper_bound_factor(max(fewest - 1, 1))
+        console.print(
+            Text(
+                f"  intervals use each figure's {100 * calibration.UPPER_CONFIDENCE:.0f} % upper confidence bound "
+                f"(× {bound:.2f} for {fewest} processes), interpolated in log call time for their call"
             )
         )
