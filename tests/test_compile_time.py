@@ -331,6 +331,23 @@ def test_the_markdown_gives_the_cache_and_the_pay_off_under_titles_of_their_own(
     assert paid > cache and md[paid + 2].startswith("- fast compiles 59.7 ms longer than slow \\[95 % CI +58.7 ms")
 
 
+def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the_markdown_does():
+    # The page had the stages' table and a plot only: no ratio against the baseline, no cache, no pay-off.
+    from tuiperf.results.html_page import page
+
+    result = with_stages(
+        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
+    )
+    text = page(result)
+    assert "<th>against fast</th>" in text and "<td>baseline</td>" in text
+    base, (ratio,) = ct.ratios(result)
+    assert base == "fast" and f"<td>{ratio.ratio:.3f}× [{ratio.lo:.3f} – {ratio.hi:.3f}]</td>" in text
+    cache = text.index("<h3>Persistent compilation cache, private folder, cold then warm</h3>")
+    assert text.index("<li>fast: cold 100 ms, warm 99.0 ms: no hit", cache) > cache
+    paid = text.index("<h3>Does the longer compile pay off?</h3>")
+    assert text.index("<li>fast compiles 59.7 ms longer than slow [95 % CI +58.7 ms", paid) > paid
+
+
 # -- in this process: real compiles --------------------------------------------------------------------
 def test_repeats_of_a_real_compile_give_an_interval():
     import jax

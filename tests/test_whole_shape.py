@@ -308,3 +308,32 @@ def test_several_processes_keep_every_process_s_recompile_causes_and_say_them_on
     assert jit.recompiles.causes == ["x: shape (2,) -> (3,)", "y: dtype float32 -> int32"]
     compiles = [w for w in jit.warnings if "XLA compilation(s)" in w]
     assert len(compiles) == 1 and compiles[0].startswith("2 XLA compilation(s)") and "y: dtype" in compiles[0]
+
+
+def test_several_processes_pool_a_tried_remedy_and_make_its_ratio_again():
+    """`--processes 2` kept the first process's tried remedy: its samples and its ratio were that process's
+    alone (here 0.50×), beside an original pooled from both; now both are pooled (≈ 0.40×)."""
+    from tuiperf.processes.repeat import combine
+    from tuiperf.results import document
+    from tuiperf.results.model import Tried
+
+    def one(eager: float, jitted: float, same: bool | None):
+        run = factories.result({"eager": factories.steady(eager)}, scenario="grad-eager", processes=2)
+        remedied = factories.variant("eager ⟨jit⟩", factories.steady(jitted))
+        rows = document.comparisons([run.variants[0], remedied])
+        remedy = "put jax.jit around the call"
+        run.tried = [Tried(of="eager", remedy=remedy, evidence="e", result=remedied, ratio=rows[0], same_outputs=same)]
+        return run
+
+    first, second = one(1000.0, 500.0, True), one(1000.0, 300.0, None)
+    combined = combine([first, second], planned=2)
+    (tried,) = combined.tried
+    assert tried.result is not None and tried.result.sampling.stats is not None
+    assert len(tried.result.sampling.samples_ns) == 2 * len(first.tried[0].result.sampling.samples_ns)
+    assert tried.result.sampling.process_medians_ns == pytest.approx([500.0, 300.0], rel=0.02)
+    assert tried.ratio is not None and first.tried[0].ratio is not None
+    assert first.tried[0].ratio.ratio == pytest.approx(0.5, rel=0.02)
+    assert tried.ratio.ratio == pytest.approx(tried.result.sampling.stats.median_ns / 1000.0, rel=0.02)
+    assert tried.ratio.ratio < 0.45  # the pooled median lies between the processes' 300 and 500
+    assert tried.same_outputs is None  # one process could not compare them: not "same"
+    assert combine([first, one(1000.0, 300.0, False)], planned=2).tried[0].same_outputs is False

@@ -16,7 +16,7 @@ import itertools
 import msgspec
 
 from tuiperf.results import document
-from tuiperf.results.model import CompileStagesMs, Recompiles, RunResult, StageSeries, VariantResult
+from tuiperf.results.model import CompileStagesMs, Recompiles, RunResult, StageSeries, Tried, VariantResult
 
 
 def combine(results: list[RunResult], planned: int) -> RunResult:
@@ -37,47 +37,8 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
             why = f" (failed in the others: {failed})" if failed is not None else ""
             warnings.append(f"{entry.name}: measured in {len(measured)} of {len(runs)} processes{why}")
             entry = measured[0]  # its figures are those of the processes that measured it
-        pooled = [s for v in measured for s in v.sampling.samples_ns]
-        process_starts = list(itertools.accumulate((len(v.sampling.samples_ns) for v in measured[:-1]), initial=0))
-        round_starts = [
-            start + r for start, v in zip(process_starts, measured, strict=True) for r in v.sampling.round_starts
-        ]
-        medians = [v.sampling.stats.median_ns for v in measured if v.sampling.stats is not None]
-        sampling = document.sampling(
-            pooled,
-            loops_per_sample=entry.sampling.loops_per_sample,
-            round_starts=round_starts,
-            process_starts=process_starts,
-        )
-        # The compile warning is made again from every process's counts and causes: not the first's copied.
-        recompiles = Recompiles(
-            retraces=sum(v.recompiles.retraces for v in measured),
-            recompiles=sum(v.recompiles.recompiles for v in measured),
-            causes=list(dict.fromkeys(cause for v in measured for cause in v.recompiles.causes)),
-            eager=entry.recompiles.eager,
-        )
-        first_compiles = document.compile_warnings(entry.recompiles)
-        combined = document.variant_result(
-            entry.name,
-            msgspec.structs.replace(sampling, process_medians_ns=medians),
-            notes=entry.notes,
-            warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
-            stages=pooled_stages(measured),
-            program=entry.program,
-            recompiles=recompiles,
-            profile=entry.profile,
-            breakdown=entry.breakdown,
-        )
-        if combined.sampling.stats is not None and len(medians) > 1:
-            lo, hi = combined.sampling.stats.ci95_median_ns
-            half = (hi - lo) / 2
-            spread = max(medians) - min(medians)
-            if spread > 2 * half:
-                warnings.append(
-                    f"{entry.name}: the medians of {len(medians)} processes span {100 * spread / min(medians):.1f} % "
-                    "(more than the pooled median's 95 % CI): process-to-process variation dominates; compare "
-                    "runs with --processes on both sides"
-                )
+        combined, spread = _pooled(entry, measured)
+        warnings.extend(spread)
         variants.append(combined)
     if len(results) < planned:
         warnings.insert(0, f"partial result: {len(results)} of {planned} processes ran")
@@ -85,6 +46,7 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
         first,
         variants=variants,
         comparisons=document.comparisons(variants),
+        tried=[_pooled_tried(t, results, variants) for t in first.tried],
         duration_s=sum(r.duration_s for r in results),
         partial=any(r.partial for r in results) or len(results) < planned,
     )
@@ -92,6 +54,73 @@ def combine(results: list[RunResult], planned: int) -> RunResult:
     kept = [w for w in first.warnings if not any(w.startswith(f"{name} failed: ") for name in measured_now)]
     base.warnings = list(dict.fromkeys([*warnings, *kept]))
     return base
+
+
+def _pooled(entry: VariantResult, measured: list[VariantResult]) -> tuple[VariantResult, list[str]]:
+    """One variant from the processes that measured it: samples pooled, per-process medians kept, and
+    a warning when they spread beyond the pooled median's interval."""
+    warnings: list[str] = []
+    pooled = [s for v in measured for s in v.sampling.samples_ns]
+    process_starts = list(itertools.accumulate((len(v.sampling.samples_ns) for v in measured[:-1]), initial=0))
+    round_starts = [
+        start + r for start, v in zip(process_starts, measured, strict=True) for r in v.sampling.round_starts
+    ]
+    medians = [v.sampling.stats.median_ns for v in measured if v.sampling.stats is not None]
+    sampling = document.sampling(
+        pooled,
+        loops_per_sample=entry.sampling.loops_per_sample,
+        round_starts=round_starts,
+        process_starts=process_starts,
+    )
+    # The compile warning is made again from every process's counts and causes: not the first's copied.
+    recompiles = Recompiles(
+        retraces=sum(v.recompiles.retraces for v in measured),
+        recompiles=sum(v.recompiles.recompiles for v in measured),
+        causes=list(dict.fromkeys(cause for v in measured for cause in v.recompiles.causes)),
+        eager=entry.recompiles.eager,
+    )
+    first_compiles = document.compile_warnings(entry.recompiles)
+    combined = document.variant_result(
+        entry.name,
+        msgspec.structs.replace(sampling, process_medians_ns=medians),
+        notes=entry.notes,
+        warnings=[w for w in entry.warnings if not _derived(w) and w not in first_compiles],
+        stages=pooled_stages(measured),
+        program=entry.program,
+        recompiles=recompiles,
+        profile=entry.profile,
+        breakdown=entry.breakdown,
+    )
+    if combined.sampling.stats is not None and len(medians) > 1:
+        lo, hi = combined.sampling.stats.ci95_median_ns
+        half = (hi - lo) / 2
+        spread = max(medians) - min(medians)
+        if spread > 2 * half:
+            warnings.append(
+                f"{entry.name}: the medians of {len(medians)} processes span {100 * spread / min(medians):.1f} % "
+                "(more than the pooled median's 95 % CI): process-to-process variation dominates; compare "
+                "runs with --processes on both sides"
+            )
+    return combined, warnings
+
+
+def _pooled_tried(tried: Tried, results: list[RunResult], variants: list[VariantResult]) -> Tried:
+    """A remedy tuiperf tried, from every process that tried it (each chose it from its own evidence):
+    its samples pooled, its ratio made again against the pooled original (the first process's alone
+    before), its outputs the same only where every process found them so."""
+    same = [t for r in results for t in r.tried if (t.of, t.remedy) == (tried.of, tried.remedy)]
+    measured = [t.result for t in same if t.result is not None and t.result.measured]
+    original = next((v for v in variants if v.name == tried.of and v.measured), None)
+    if len(measured) < 2 or original is None:
+        return tried
+    remedied, _ = _pooled(measured[0], measured)
+    rows = document.comparisons([original, remedied])
+    checks = [t.same_outputs for t in same if t.result is not None and t.result.measured]
+    agreed = False if False in checks else (None if None in checks else True)
+    differs = next((t.differs for t in same if t.differs), "")
+    return msgspec.structs.replace(
+        tried, result=remedied, ratio=rows[0] if rows else None, same_outputs=agreed, differs=differs
+    )
 
 
 def pooled_stages(measured: list[VariantResult]) -> CompileStagesMs:

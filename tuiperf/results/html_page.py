@@ -149,24 +149,46 @@ def _stage_text(series: StageSeries | None) -> str:
 
 def _compile(result: RunResult, whole: RunResult) -> list[str]:
     """``--measure compile``: each variant's stages repeated with JAX's caches cleared, median [95 % CI],
-    and a plot of the total (trace + lower + compile); ``result``: the run, or a sweep's last point."""
+    its compile against the baseline's, a plot of the total (trace + lower + compile), the programs'
+    sizes, and what the report says of them (where the gap is, the persistent cache, the pay-off);
+    ``result``: the run, or a sweep's last point."""
+    from tuiperf.results import compile_time as ct
+
     repeated = [v for v in result.variants if v.ok and v.stages.total is not None]
     if not repeated:
         return []
+    base, found = ct.ratios(result, result.options.baseline)
+    against_base = {r.name: f"{r.ratio:.3f}× [{r.lo:.3f} – {r.hi:.3f}]" for r in found}
     rows, points = [], []
     for v in repeated:
         rows.append([v.name, *(_stage_text(v.stages.repeated.get(key)) for key, _ in REPEATED_STAGES)])
-        rows[-1].append(str(v.stages.rounds))
+        rows[-1] += [str(v.stages.rounds), "baseline" if v.name == base else against_base.get(v.name, "–")]
         assert v.stages.total is not None
         points.append((v.name, *_ms(v.stages.total), False))
     at = f" at {whole.sweep.label(len(whole.points) - 1)}" if whole.sweep is not None else ""
-    return [
+    first = ct.first_compile_line(result)
+    parts = [
         f"<h2>Compile time{_e(at)}</h2>",
         '<p class="muted">Each stage repeated with JAX\'s caches cleared, variants in turn: median [95 % interval].'
-        " A compile time, not a time per call.</p>",
-        _table(["variant", *(label for _, label in REPEATED_STAGES), "repeats"], rows),
+        f" A compile time, not a time per call.{_e(' ' + first + '.' if first else '')}</p>",
+        _table(["variant", *(label for _, label in REPEATED_STAGES), "repeats", f"against {base or '–'}"], rows),
         _plot("compile time (trace + lower + compile), 95 % intervals", points, "this run's variants", joined=False),
     ]
+    sizes = ct.size_rows(result)
+    if sizes:
+        parts += [
+            "<h3>Program size</h3>",
+            _table(["variant", "jaxpr equations", "HLO lowered", "HLO compiled", "while loops"], sizes),
+        ]
+    said = [
+        ("Where the compile gap is", [*ct.gap_sentences(result, base), *ct.remedies(result)]),
+        ("Persistent compilation cache, private folder, cold then warm", ct.cache_lines(result)),
+        ("Does the longer compile pay off?", [p.sentence() for p in ct.payoffs(result)]),
+    ]
+    for title, items in said:
+        if items:
+            parts += [f"<h3>{_e(title)}</h3>", "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in items) + "</ul>"]
+    return parts
 
 
 def _sweep_compile(result: RunResult) -> list[str]:
