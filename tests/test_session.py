@@ -183,3 +183,18 @@ def test_an_auto_run_stops_at_its_budget_not_at_the_sample_cap(runner):
     doc, _ = run(runner, params={"size": "16"}, variants=["jax.jit"], samples=None, budget_s=0.05, profile=False)
     n = len(variant(doc, "jax.jit").sampling.samples_ns)
     assert 0 < n < MAX_SAMPLES_PER_VARIANT / 10
+
+
+def test_a_compile_run_s_progress_moves_through_its_compile_repeats(runner):
+    # The bar stood at 100 % while the repeats ran (the budget again, then each variant's cache cold and warm).
+    doc, events = run(runner, variants=["jax.jit"], samples=5, profile=False, measure="compile", budget_s=0.3)
+    assert variant(doc, "jax.jit").stages.rounds >= 3
+    fractions, during = [], []
+    for event in events:
+        if isinstance(event, Progress):
+            fractions.append(event.fraction)
+        elif isinstance(event, PhaseChanged) and event.phase == "compile" and "repeat" in event.message:
+            during.append(fractions[-1])
+    assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
+    assert during and max(during) < 0.99  # before: 1.0 from the first repeat on
+    assert len({round(f, 3) for f in fractions if f >= during[0]}) >= 3  # it moves while they run

@@ -4,6 +4,7 @@ its Python profile, its result, then the guard (:mod:`~tuiperf.measuring.guard_s
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import msgspec
@@ -19,7 +20,14 @@ from tuiperf.measuring.guard_step import guard
 from tuiperf.measuring.ops_step import OpsTarget, Programs, operations
 from tuiperf.measuring.prepare import Prepared
 from tuiperf.measuring.profiling import profile_call
-from tuiperf.measuring.progress import ANALYSE_SHARE, PREPARE_SHARE, SAMPLE_SHARE, PassProgress
+from tuiperf.measuring.progress import (
+    ANALYSE_SHARE,
+    COMPILE_SHARE,
+    PREPARE_SHARE,
+    REPEATS_PART,
+    SAMPLE_SHARE,
+    PassProgress,
+)
 from tuiperf.measuring.sampler import Timed
 from tuiperf.measuring.sampling import Sampled
 from tuiperf.results import document
@@ -33,6 +41,8 @@ def analyse(
     broken_down = breakdowns(ctx, measured, sampled, anchor=point.anchor)
     tables = ops_tables(ctx, measured, sampled, broken_down)
     path = ctx.resolved.scenario.path
+    compiling = ctx.settings.measure == "compile"
+    analysed = ANALYSE_SHARE * (1 - COMPILE_SHARE) if compiling else ANALYSE_SHARE  # the rest: compile repeats
     for index, item in enumerate(prepared):
         target = sampled.target(item.name)
         built, notes = item.built, list(item.remarks.notes)
@@ -62,17 +72,21 @@ def analyse(
             )
         )
         if failure is None:
-            progress.report(PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (index + 1) / len(prepared), sampled.targets)
+            progress.report(PREPARE_SHARE + SAMPLE_SHARE + analysed * (index + 1) / len(prepared), sampled.targets)
     own = [p for p in prepared if p.name in ctx.resolved.scenario.variants]  # not the remedies tuiperf tried
     guard(ctx, point.params, own, found)
 
-    if ctx.settings.measure == "compile":
-        compile_repeats(ctx, point, [p for p in own if found.results[p.name].ok], found)
+    if compiling:
+        compile_repeats(ctx, point, [p for p in own if found.results[p.name].ok], found, progress)
 
 
-def compile_repeats(ctx: RunContext, point: Point, prepared: list[Prepared], found: Outcomes) -> None:
+def compile_repeats(
+    ctx: RunContext, point: Point, prepared: list[Prepared], found: Outcomes, progress: PassProgress | None = None
+) -> None:
     """``--measure compile``: every measured variant's compile stages repeated, variants in turn, after
-    everything else that calls them (the repeats clear JAX's caches); then its persistent cache cold and warm."""
+    everything else that calls them (the repeats clear JAX's caches); then its persistent cache cold and warm.
+    The progress bar's last part (:data:`COMPILE_SHARE` of the analysis) follows the repeats' budget, then
+    each variant's profile and cache: it stood at 100 % throughout before."""
     subjects = [
         Subject(p.name, *p.bench.fn.aot_target(), call=False)  # a step may donate its state: not called again
         if isinstance(p.bench.fn, Carrier)
@@ -83,9 +97,18 @@ def compile_repeats(ctx: RunContext, point: Point, prepared: list[Prepared], fou
     if not subjects or ctx.cancel.is_set():
         return
 
+    began = time.monotonic()
+    before = PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (1 - COMPILE_SHARE)
+    repeats_share = ANALYSE_SHARE * COMPILE_SHARE * REPEATS_PART  # then each variant's profile and cache
+
+    def report(share: float) -> None:
+        if progress is not None:
+            progress.report(share)
+
     def on_turn(subject: Subject, round_index: int) -> None:
         ctx.hooks.turn(subject.name, point.index)
         ctx.emit(PhaseChanged("compile", subject.name, f"compile repeat {round_index + 1}, caches cleared"))
+        report(before + repeats_share * min((time.monotonic() - began) / max(ctx.settings.budget_s, 1e-9), 1.0))
 
     try:
         rounds, why = repeat_compiles(subjects, ctx.settings.budget_s, stop=ctx.cancel.is_set, on_turn=on_turn)
@@ -104,6 +127,8 @@ def compile_repeats(ctx: RunContext, point: Point, prepared: list[Prepared], fou
             caches.append(persistent_cache(subject, thresholds_zero=True))
         was = found.results[subject.name]
         found.restage(subject.name, with_repeats(was.stages, subject, rounds, why, caches, profile))
+        rest = ANALYSE_SHARE * COMPILE_SHARE * (1 - REPEATS_PART)
+        report(before + repeats_share + rest * (subjects.index(subject) + 1) / len(subjects))
 
 
 def host_bytes(bench: Bench) -> int:

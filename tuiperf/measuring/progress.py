@@ -19,6 +19,9 @@ from tuiperf.measuring.sampler import Target, Timed
 # Share of a run's progress bar spent in each phase.
 PREPARE_SHARE, SAMPLE_SHARE = 0.25, 0.6
 ANALYSE_SHARE = 1 - PREPARE_SHARE - SAMPLE_SHARE
+# With --measure compile, the analysis's last part is the compile repeats (their budget is the run's), and
+# of that, the first part the repeats themselves, the rest each variant's trace profile and persistent cache.
+COMPILE_SHARE, REPEATS_PART = 0.7, 0.8
 
 LONG_RUN_S = 60.0  # a plan longer than this is announced as soon as the calls' cost is known
 
@@ -70,6 +73,15 @@ class PassProgress:
         breakdown = breakdown_budget(settings.budget_s, len(with_paths)) if with_paths else 0.0
         profile = min(PROFILE_SECONDS + 5 * max((p.first.estimate_ns for p in prepared), default=0) / 1e9, 5.0)
         self.plan_s["after"] = breakdown + (profile * len(prepared) if settings.profile else 0.0)
+        if settings.measure == "compile":  # the repeats take the budget again, then a cold and a warm compile each
+            compiles_s = (
+                sum(
+                    sum(x or 0.0 for x in (p.built.stages.trace, p.built.stages.lower, p.built.stages.compile))
+                    for p in prepared
+                )
+                / 1e3
+            )
+            self.plan_s["after"] += settings.budget_s + 3 * compiles_s
         total = self.plan_s["sample"] + self.plan_s["after"]
         if total > LONG_RUN_S:
             why = (
