@@ -29,6 +29,7 @@ TARGETS = {
     "reconcile": ("tuiperf/results/reconcile.py", ["tests/test_reconcile.py", "tests/test_breakdown.py"]),
     "lockstep": ("tuiperf/processes/lockstep.py", ["tests/test_lockstep.py"]),
     "outputs": ("tuiperf/results/outputs.py", ["tests/test_outputs.py", "tests/test_guard.py"]),
+    "calibration": ("tuiperf/results/calibration.py", ["tests/test_auto_calibration.py", "tests/test_intervals.py"]),
 }
 # Mutants judged equivalent, each with its reason: (module, the mutated source line, the change).
 # They are counted apart, not as survivors; the rate is killed / (tried - equivalent). A new entry
@@ -110,6 +111,30 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ): "a size limit: the boundary itself is tested against a patched limit (test_guard)",
     ("outputs", "scale = max(float(np.max(np.abs(b[finite]))), 1e-30)", "1e-30 -> 2e-30"): (
         "the floor matters only against an all-zero reference, for differences under 1e-30: a precision choice"
+    ),
+    ("calibration", "MAX_BYTES = 1 << 20", "1 -> 2"): "a cap on the bytes read; a calibration file is a few KB",
+    ("calibration", "MAX_BYTES = 1 << 20", "20 -> 21"): "a cap on the bytes read; a calibration file is a few KB",
+    (
+        "calibration",
+        "@lru_cache(maxsize=1)",
+        "1 -> 2",
+    ): "a cache's size: here() takes no argument, one entry either way",
+    ("calibration", "@lru_cache(maxsize=4)", "4 -> 5"): "a cache's size: the same files are read either way",
+    (
+        "calibration",
+        "return float(np.interp(math.log(max(call_ns, 1.0)), xs, ys)) * upper_bound_factor(fewest - 1)",
+        "1.0 -> 2.0",
+    ): "differs only for a call under 2 ns, below the timer's resolution; the spread is constant below 1 µs anyway",
+    (
+        "calibration",
+        "return bool(points) and all(p.call_ns > 0 and p.processes >= MIN_PROCESSES for p in points)",
+        "0 -> 1",
+    ): "differs only for a call between 0 and 1 ns, below the timer's resolution",
+    ("calibration", "if not ((ma > 0).all() and (mb > 0).all()):", "0 -> 1"): (
+        "differs only for a process median between 0 and 1 ns, below the timer's resolution"
+    ),
+    ("calibration", "return math.sqrt(1 / max(cube, 1e-3) ** 3)", "0.001 -> 0.002"): (
+        "the cube falls under 0.002 only for 1 degree of freedom above 99.8 % confidence; 90 % is used"
     ),
 }
 SWAPS: dict[type, type] = {

@@ -291,3 +291,76 @@ def test_the_calibration_measures_the_built_in_files_not_a_users_copy(kept):
     paths = [r.scenario_path for r in fake.requests if r.settings.processes == PROCESSES]
     assert paths == [str(builtin_dir() / "filter_jit_overhead.py")] * len(calibrating.CASES)
     assert all(Path(p).is_file() for p in paths)
+
+
+def test_a_point_needs_both_variants_in_three_processes_or_more_each_with_a_positive_median():
+    from tuiperf.contract.request import RunRequest
+
+    request = RunRequest(scenario="filter-jit-overhead", variants=["jax.jit", "eqx.filter_jit"])
+    three = calibration.point_from(pooled_run(request, processes=3), "c", "eqx.filter_jit", "jax.jit")
+    assert three is not None and three.processes == 3 and three.ratio_sd > 0
+    assert calibration.point_from(pooled_run(request, processes=2), "c", "eqx.filter_jit", "jax.jit") is None
+    assert calibration.point_from(pooled_run(request), "c", "eqx.filter_jit", "missing") is None
+    assert calibration.point_from(pooled_run(request), "c", "missing", "jax.jit") is None
+    for zeroed in ("jax.jit", "eqx.filter_jit"):  # one process timed at 0 ns: no log ratio to take
+        run = pooled_run(request, processes=3)
+        run.variants = [_first_process_at_zero(v) if v.name == zeroed else v for v in run.variants]
+        assert calibration.point_from(run, "c", "eqx.filter_jit", "jax.jit") is None
+    mismatched = pooled_run(request, processes=4)
+    mismatched.variants[0] = pooled_run(request, processes=3).variants[0]
+    assert calibration.point_from(mismatched, "c", "eqx.filter_jit", "jax.jit") is None
+    assert calibration.robust_sd(np.array([0.3])) == 0.0  # one process: no spread to read
+
+
+def _first_process_at_zero(v):
+    s = v.sampling
+    samples = [0.0] * s.process_starts[1] + list(s.samples_ns[s.process_starts[1] :])
+    return factories.variant(v.name, samples=samples, round_starts=s.round_starts, process_starts=s.process_starts)
+
+
+def test_a_calibration_with_no_usable_point_is_not_used(kept):
+    point = calibration.SpreadPoint(case="c", call_ns=0.0, processes=6, ratio_sd=0.01, median_sd=0.01)
+    here = calibration.here()
+    kept.write_bytes(
+        msgspec.json.encode(
+            calibration.ProcessSpread(date="2026-12-07", machine=here[0], environment=here[1], points=[point])
+        )
+    )
+    assert calibration.stored() == [] and calibration.needed()
+    fine = msgspec.structs.replace(point, call_ns=1e4)
+    kept.write_bytes(
+        msgspec.json.encode(
+            calibration.ProcessSpread(date="2026-12-07", machine=here[0], environment=here[1], points=[fine, point])
+        )
+    )
+    assert calibration.stored() == []  # one point at 0 ns: the whole calibration is unusable
+    two = msgspec.structs.replace(fine, processes=2)  # a spread from 2 processes: one degree of freedom
+    kept.write_bytes(
+        msgspec.json.encode(
+            calibration.ProcessSpread(date="2026-12-07", machine=here[0], environment=here[1], points=[fine, two])
+        )
+    )
+    assert calibration.stored() == []
+    three = msgspec.structs.replace(fine, processes=3)
+    kept.write_bytes(
+        msgspec.json.encode(
+            calibration.ProcessSpread(date="2026-12-07", machine=here[0], environment=here[1], points=[fine, three])
+        )
+    )
+    assert calibration.ratio_sd(1e4) == (pytest.approx(0.01 * calibration.upper_bound_factor(2)), OURS)
+
+
+def test_the_calibration_is_kept_in_the_users_data_folder_under_this_machines_key(monkeypatch, tmp_path):
+    import platformdirs
+
+    from tuiperf.results.machine import cpu_model, usable_cores
+
+    monkeypatch.delenv(calibration.ENV_VAR, raising=False)
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda name, appauthor=None: str(tmp_path / name))
+    assert calibration.path() == tmp_path / "tuiperf" / "process-spread.json"
+    calibration.here.cache_clear()
+    try:
+        assert calibration.here()[0] == f"{usable_cores() or '?'} × {cpu_model()}"
+        assert calibration.here()[0].startswith(f"{usable_cores()} × ")
+    finally:
+        calibration.here.cache_clear()

@@ -27,6 +27,7 @@ ENV_VAR = "TUIPERF_CALIBRATION"
 OFF_VALUES = ("off", "none", "0", "false", "no")
 FILE_NAME = "process-spread.json"
 MAX_BYTES = 1 << 20
+MIN_PROCESSES = 3  # a spread needs at least two degrees of freedom
 
 
 class SpreadPoint(msgspec.Struct, kw_only=True):
@@ -140,7 +141,7 @@ def _read(where: str, _mtime: int) -> list[ProcessSpread]:
 
 def _usable(spread: ProcessSpread) -> bool:
     points = [p for p in spread.points if all(map(math.isfinite, (p.call_ns, p.ratio_sd, p.median_sd)))]
-    return bool(points) and all(p.call_ns > 0 for p in points)
+    return bool(points) and all(p.call_ns > 0 and p.processes >= MIN_PROCESSES for p in points)
 
 
 def save(spread: ProcessSpread) -> Path:
@@ -164,7 +165,7 @@ def _at(spread: ProcessSpread, call_ns: float, field: str) -> float:
     xs = [math.log(p.call_ns) for p in points]
     ys = [getattr(p, field) for p in points]
     fewest = min(p.processes for p in points)
-    return float(np.interp(math.log(max(call_ns, 1.0)), xs, ys)) * upper_bound_factor(max(fewest - 1, 1))
+    return float(np.interp(math.log(max(call_ns, 1.0)), xs, ys)) * upper_bound_factor(fewest - 1)
 
 
 UPPER_CONFIDENCE = 0.90
@@ -215,7 +216,7 @@ def point_from(result: RunResult, case: str, a: str, b: str) -> SpreadPoint | No
     if va is None or vb is None:
         return None
     pa, pb = processes_of(va.sampling), processes_of(vb.sampling)
-    if len(pa) < 3 or len(pa) != len(pb):
+    if len(pa) < MIN_PROCESSES or len(pa) != len(pb):
         return None
     ma = np.array([np.median(p.samples_ns) for p in pa])
     mb = np.array([np.median(p.samples_ns) for p in pb])
