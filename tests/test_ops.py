@@ -375,6 +375,9 @@ def test_the_report_and_the_exports_show_each_table_and_the_operations_against_t
     assert "operations against eqx" in text and "`conv.1` (convolution, 1-D, window 3" in text
     markdown = export(result, "markdown")
     assert "Operations inside compute" in markdown and "in linen where eqx runs" in markdown
+    # the operations' names as code spans, as in the report (they read "\\`conv.1\\`" before)
+    said = next(line for line in markdown.splitlines() if line.startswith("- `linen`"))
+    assert "`conv.1` (convolution, 1-D, window 3" in said and "\\`" not in said
     rows = export(result, "ops-csv").splitlines()
     assert rows[0].startswith("run,point,variant,operation,kind")
     assert rows[1].split(",")[2:5] == ["eqx", "conv", "convolution"]

@@ -500,7 +500,7 @@ def _ops_section(shown: RunResult, level: str, top: int = 8) -> list[str]:
     said = []
     for pair in side_by_side(shown, baseline):
         other = "" if pair.against == baseline else f" against {_code(pair.against)}"
-        said.append(f"- {_code(pair.variant)}{other}: {_cell(pair.words)}")
+        said.append(f"- {_code(pair.variant)}{other}: {_prose(pair.words)}")  # its operations' names as code
     if said and baseline is not None:
         lines += ["", f"Operations against {_code(baseline)}:", "", *said]
     return lines
