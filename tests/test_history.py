@@ -39,6 +39,7 @@ def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
             "jit": run.variant("jit").sampling.stats.median_ns,
             "eager": run.variant("eager").sampling.stats.median_ns,
         }
+        assert list(row.medians) == ["jit", "eager"]  # the run's order, not alphabetical as it was listed
 
 
 def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):

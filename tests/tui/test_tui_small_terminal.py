@@ -426,3 +426,19 @@ async def test_the_profile_tab_of_a_compile_run_shows_its_functions_at_80x24(sav
         assert ops_rows.region.bottom <= footer, (ops_rows.region, footer)  # not under the footer
         note = app.screen.query_one("#profile-note-box")
         assert note.max_scroll_y > 0  # the rest of the note is a scroll away, not cut
+
+
+def test_a_compile_runs_rows_give_each_variants_compile_time_first():
+    # A --measure compile run's rows at the top gave the medians per call alone.
+    from tests import factories
+    from tests.test_compile_time import with_stages
+    from tuiperf.tui.widgets.run_progress import result_rows
+
+    result = with_stages(
+        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
+    )
+    lines = result_rows(result, 2).plain.splitlines()
+    assert lines[0].split("  ")[:2] == ["fast", "compile 90.0 ms"] and "· call  10.0 ns" in lines[0]
+    assert "[88.2 ms – 91.8 ms]" in lines[0] and lines[1].startswith("slow  compile 30.0 ms")
+    plain = result_rows(factories.result({"fast": factories.steady(10.0)}), 1).plain
+    assert "compile" not in plain and plain.startswith("fast  10.0 ns")

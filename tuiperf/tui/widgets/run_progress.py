@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar
 
+from tuiperf.results.compile_time import format_ms
 from tuiperf.results.model import RunResult, VariantResult
 from tuiperf.tui.formatting import format_ns, format_seconds
 from tuiperf.tui.run_state import RunState
@@ -20,6 +21,7 @@ from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
 
 JUSTIFY = "lrrl"  # variant, estimate, sample count, state
+COMPILE_JUSTIFY = "lrll" + JUSTIFY[1:]  # variant, compile median, its interval, "· call", then as above
 COMPACT_BELOW = 100  # columns: a shorter bar and time line below this width
 
 
@@ -33,10 +35,10 @@ def time_line(elapsed: float, eta: float | None, compact: bool) -> str:
     return f"{format_seconds(elapsed)} elapsed · {left}"
 
 
-def estimate_lines(rows: list[list[Text]], more: int = 0) -> Text:
+def estimate_lines(rows: list[list[Text]], more: int = 0, justify: str = JUSTIFY) -> Text:
     """Each variant's row, aligned, one line a row (ten live updates a second: no Rich table), and how
     many more variants there are beyond the rows shown."""
-    lines = columns(rows, JUSTIFY)
+    lines = columns(rows, justify)
     if more > 0:
         lines.append(Text(f"… {more} more variant{'s' * (more != 1)} (see Statistics, key 4)", style="dim"))
     return Text("\n").join(lines)
@@ -248,6 +250,7 @@ def result_rows(result: RunResult, shown: int) -> Text:
     many more there are; no Textual, so the run's thread makes them."""
     rows = []
     variants = result.variants
+    compiled = any(v.stages.total is not None for v in variants)  # --measure compile: its repeats' medians
     for i, v in enumerate(variants[:shown]):
         s = v.sampling.stats
         if v.skipped:
@@ -261,12 +264,18 @@ def result_rows(result: RunResult, shown: int) -> Text:
             state_text = Text(f"95% CI {format_ns(lo)} – {format_ns(hi)}", style="dim")
         else:
             state_text = Text("no samples", style="dim")
-        rows.append(
-            [
-                Text(v.name, style=name_style(i)),
-                Text(format_ns(s.median_ns) if s else "—", style="bold"),
-                Text(f"n={s.n:,}" if s else "", style="dim"),
-                state_text,
+        row = [
+            Text(v.name, style=name_style(i)),
+            Text(format_ns(s.median_ns) if s else "—", style="bold"),
+            Text(f"n={s.n:,}" if s else "", style="dim"),
+            state_text,
+        ]
+        if compiled:  # what was asked for first; the call's figures after it (they showed alone before)
+            total = v.stages.total
+            row[1:1] = [
+                Text(f"compile {format_ms(total.median_ms)}" if total else "compile —", style="bold"),
+                Text(f"[{format_ms(total.ci95_ms[0])} – {format_ms(total.ci95_ms[1])}]" if total else "", style="dim"),
+                Text("· call", style="dim"),
             ]
-        )
-    return estimate_lines(rows, len(variants) - shown)
+        rows.append(row)
+    return estimate_lines(rows, len(variants) - shown, COMPILE_JUSTIFY if compiled else JUSTIFY)
