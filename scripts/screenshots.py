@@ -43,6 +43,14 @@ SHOTS = [
         (120, 40),
         {"budget_s": 2.0},
     ),
+    (  # --measure compile: each variant's compile median and interval first, the stages in Breakdown
+        "loop-compile-compile",
+        "loop-compile",
+        {"steps": "64"},
+        "breakdown",
+        (120, 40),
+        {"budget_s": 1.0, "measure": "compile"},
+    ),
     (
         "static-leaves-sweep",
         "static-leaves-partition",
@@ -229,7 +237,10 @@ def main() -> int:
             try:
                 extra = dict(extra)
                 settings = RunSettings(
-                    dispatch=args.dispatch, budget_s=extra.pop("budget_s"), devices=extra.pop("devices", 1)
+                    dispatch=args.dispatch,
+                    budget_s=extra.pop("budget_s"),
+                    devices=extra.pop("devices", 1),
+                    measure=extra.pop("measure", "call"),
                 )
                 take_screenshot(
                     runner,

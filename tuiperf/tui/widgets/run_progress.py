@@ -21,7 +21,7 @@ from tuiperf.tui.widgets.plot_base import no_color, variant_hex
 from tuiperf.tui.widgets.text_block import TextBlock, Wrapped
 
 JUSTIFY = "lrrl"  # variant, estimate, sample count, state
-COMPILE_JUSTIFY = "lrll" + JUSTIFY[1:]  # variant, compile median, its interval, "· call", then as above
+COMPILE_JUSTIFY = "llrll" + JUSTIFY[1:]  # variant, "compile", its median, its interval, "· call", then as above
 COMPACT_BELOW = 100  # columns: a shorter bar and time line below this width
 
 
@@ -273,7 +273,8 @@ def result_rows(result: RunResult, shown: int) -> Text:
         if compiled:  # what was asked for first; the call's figures after it (they showed alone before)
             total = v.stages.total
             row[1:1] = [
-                Text(f"compile {format_ms(total.median_ms)}" if total else "compile —", style="bold"),
+                Text("compile", style="dim"),
+                Text(format_ms(total.median_ms) if total else "—", style="bold"),
                 Text(f"[{format_ms(total.ci95_ms[0])} – {format_ms(total.ci95_ms[1])}]" if total else "", style="dim"),
                 Text("· call", style="dim"),
             ]
