@@ -2,9 +2,10 @@
 
 One measuring process cannot see how far the next one will land (memory placement, code layout: a few
 % on this project's VM). A calibration (:mod:`tuiperf.processes.calibrating`; made by itself before the
-first run in a new machine or environment, or again by ``tuiperf calibrate``) runs a built-in at two sizes (at
-the dispatch floor and a ~0.5 ms call) in several fresh processes and keeps, for each, how much a ratio of two
-variants and a variant's median move from process to process (standard deviations of their logs).
+first run in a new machine or environment, or again by ``tuiperf calibrate``) runs a built-in at two
+sizes (at the dispatch floor and a ~0.5 ms call) in several fresh processes and keeps, for each, how
+much a ratio of two variants and a variant's median move from process to process (standard deviations
+of their logs; intervals use their upper confidence bounds).
 Every later single-process run adds that spread to its intervals, interpolated (in log call time) for
 its call's duration, and says so with the calibration's date. One file in the user's data folder holds
 one calibration per machine and environment (``$TUIPERF_CALIBRATION`` chooses another path; "off"
