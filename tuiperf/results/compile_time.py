@@ -106,7 +106,9 @@ def gap_sentences(result: RunResult, baseline: str | None = None) -> list[str]:
             continue
         held = sorted(gaps.items(), key=lambda kv: -abs(kv[1]))
         beyond = [(key, gap) for key, gap in held if _beyond_noise(v, base, key)]
-        stages = ", ".join(f"{STAGE_WORDS[key]} {_signed_ms(gap)} ({gap / total:.0%})" for key, gap in beyond)
+        stages = ", ".join(
+            f"{STAGE_WORDS[key]} {_signed_ms(gap)} ({gap / total:.0%})".replace("(-", "(−") for key, gap in beyond
+        )
         if not beyond:
             stages = "no single stage's difference is beyond its 95 % interval"
         held = beyond or held
@@ -143,7 +145,12 @@ def size_words(v: VariantResult, base: VariantResult, compile_ratio: float, stag
     figures = "; ".join(counts)
     ratio = (_sizes(a, key) or 0) / (_sizes(b, key) or 1)
     if 1 / SAME_SIZE <= ratio <= SAME_SIZE:
-        return f"their programs are of similar size ({figures}): size names no cause of the gap"
+        # Said of the size compared alone: "similar size (31 vs 34 HLO instructions; 24 vs 4 jaxpr
+        # equations)" read as if 24 and 4 were similar.
+        return (
+            f"their programs are of similar size in {words[key]}, what {STAGE_WORDS[stage]} works on ({figures}): "
+            "size names no cause of the gap"
+        )
     has = f"{v.name}'s program has {ratio:.3g}× the {words[key]} of {base.name}'s ({figures})"
     if (ratio > 1) == (compile_ratio > 1):
         return f"{has}; its compile is {compile_ratio:.3g}× as long"
