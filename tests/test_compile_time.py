@@ -693,3 +693,16 @@ def test_compile_repeats_of_several_processes_are_pooled_not_the_first_processes
     assert unrolled.stages.total.median_ms == pytest.approx((61.2 + 68.6) / 2)
     lo, hi = unrolled.stages.total.ci95_ms
     assert 58.8 <= lo < hi <= 71.4
+
+
+def test_a_flat_variants_slope_reads_0_00_not_minus_0_00_in_the_report_and_the_app():
+    """static-leaves-partition --sweep n_static=10,100,1000: flat-dict's medians 6.79, 6.79, 6.78 µs read
+    "log-log slope -0.00" in the report (and "slope -0.00" in the app's Sweep legend)."""
+    from tuiperf.tui.widgets.sweep_plot import legend_rows
+
+    result = factories.sweep({"flat-dict": [6790.0, 6790.0, 6780.0]}, "n_static", (10, 100, 1000))
+    assert result.sweep is not None and -0.005 < result.sweep.slopes["flat-dict"] < 0
+    row = next(line for line in shown(result).splitlines() if line.startswith("flat-dict"))
+    assert row.split()[-1] == "0.00"
+    [legend] = legend_rows(result.sweep, ["flat-dict"])
+    assert legend[1].plain == "slope 0.00"

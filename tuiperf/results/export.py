@@ -309,7 +309,7 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
         label = _code(sweep.label(index)) if sweep.grid else _cell(point.params.get(sweep.parameter))
         rows.append([label, *cells])
     if not sweep.grid:
-        slope_cells = ["—" if slopes.get(name) is None else f"{slopes[name]:.2f}" for name in names]
+        slope_cells = [ct.slope_text(slopes.get(name), "—") for name in names]
         rows.append(["log-log slope", *slope_cells])
     swept = " × ".join(map(_code, sweep.parameters))
     lines = ["", f"### Compile time over {swept}", ""]
