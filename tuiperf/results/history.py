@@ -506,7 +506,10 @@ class History:
             if rows:
                 marks = ",".join("?" * len(rows))
                 for run_id, variant, median in self._db.execute(
-                    f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks})", [r[0] for r in rows]
+                    # in the run's order (as stored), as its compile times and a sweep's points are listed:
+                    # without ORDER BY, SQLite walked the (run_id, variant) key, alphabetically
+                    f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks}) ORDER BY run_id, rowid",
+                    [r[0] for r in rows],
                 ):
                     medians[run_id][variant] = median
             points = self._points([row[0] for row in rows if row[8]])
