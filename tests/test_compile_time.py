@@ -119,6 +119,7 @@ def test_a_sweep_holds_every_points_compile_figures_in_json_csv_and_markdown():
     assert "| 128 | 30.0 ms [29.4 ms–30.6 ms] | 640 ms [627 ms–653 ms] |" in md
     assert "| log-log slope | 0.00 | 1.00 |" in md
     assert md.count("#### Compile time, repeated with caches cleared") == 3
+    assert "_Median [95% CI]. The process's own first-compile costs" in md  # it read "]. the process's"
 
 
 def test_a_run_without_repeats_keeps_its_csv_as_it_was():

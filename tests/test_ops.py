@@ -529,3 +529,24 @@ def test_a_sweep_says_which_operations_grew_or_appeared_from_its_first_point_to_
     assert (
         "`copy.5` (transpose/copy, f32[4096,8] → f32[4096,8], m.py:4): 40.0 µs a call, only in mlp at size=4096" in said
     )
+
+
+def test_the_markdown_gives_the_operations_and_the_guards_note_as_code_and_counts_the_others():
+    """`tuiperf export 13 --format markdown` (loop-compile): "Operations against `lax.scan`" and the
+    guard's note escaped their backticks (\\`copy.6\\` showed the backticks), and "3 variants compute the
+    same outputs … as `lax.scan`" counted lax.scan among them."""
+    from tuiperf.results.export import markdown
+    from tuiperf.results.model import Equivalence
+
+    scan = _variant("lax.scan", 5_500.0, BASE, _table(_row("copy.6", "transpose/copy", 550), compute=1_670.0))
+    unrolled = _variant("unrolled", 5_250.0, BASE, _table(_row("fusion", "elementwise", 935), compute=1_430.0))
+    result = document.run_result(factories.header(), [scan, unrolled], duration_s=1.0)
+    note = "unrolled and lax.scan: same result, different programs; operations that differ: `copy.6` (…)"
+    result = msgspec.structs.replace(
+        result, equivalence=Equivalence(reference="lax.scan", checked=["lax.scan", "unrolled"], notes=[note])
+    )
+    text = markdown(result)
+    assert "- `unrolled`: operations that differ: `fusion` (elementwise, f32\\[4\\], m.py:1): 935 ns a call" in text
+    assert "- unrolled and lax.scan: same result, different programs; operations that differ: `copy.6` (…)" in text
+    assert "\\`" not in text
+    assert "1 other variant computes the same outputs, FLOPs and parameter counts as `lax.scan`." in text
