@@ -334,6 +334,7 @@ def test_the_markdown_gives_the_cache_and_the_pay_off_under_titles_of_their_own(
 
 def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the_markdown_does():
     # The page had the stages' table and a plot only: no ratio against the baseline, no cache, no pay-off.
+    from tuiperf.common.units import ratio_with_interval
     from tuiperf.results.html_page import page
 
     result = with_stages(
@@ -342,7 +343,10 @@ def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the
     text = page(result)
     assert "<th>against fast</th>" in text and "<td>baseline</td>" in text
     base, (ratio,) = ct.ratios(result)
-    assert base == "fast" and f"<td>{ratio.ratio:.3f}× [{ratio.lo:.3f} – {ratio.hi:.3f}]</td>" in text
+    # as the report gives it, and the Markdown: it read "0.333× [0.329 – 0.337]" (Markdown "(0.329 – 0.337)")
+    assert base == "fast" and f"<td>{ratio_with_interval(ratio.ratio, ratio.lo, ratio.hi)}</td>" in text
+    assert f"`slow` {ratio_with_interval(ratio.ratio, ratio.lo, ratio.hi)}" in markdown(result)
+    assert "call. The process&#x27;s own first-compile costs were paid" in text  # it read "call. the process's"
     cache = text.index("<h3>Persistent compilation cache, private folder, cold then warm</h3>")
     assert text.index("<li>fast: cold 100 ms, warm 99.0 ms: no hit", cache) > cache
     paid = text.index("<h3>Does the longer compile pay off?</h3>")

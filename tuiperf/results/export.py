@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import counted, format_ns
+from tuiperf.common.units import counted, format_ns, ratio_with_interval
 from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.findings import comparison_finding, p_cell
@@ -353,7 +353,8 @@ def _compile_section(shown: RunResult, level: str) -> list[str]:
         lines += [
             "",
             f"Compile against {_code(base or '')}: "
-            + "; ".join(f"{_code(r.name)} {r.ratio:.3f}× ({r.lo:.3f} – {r.hi:.3f})" for r in found),
+            # as the report and the app give them (it read "1.007× (0.992 – 1.015)" beside "1.01× [0.992–1.02]")
+            + "; ".join(f"{_code(r.name)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found),
         ]
     sizes = ct.size_rows(shown)
     if sizes:
