@@ -81,6 +81,24 @@ def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
     return text
 
 
+def legend_lines(width: int, monochrome: bool) -> list[Text]:
+    """The stages' legend, broken between its items to ``width`` cells: wrapped at its spaces, a swatch
+    ended one line and its label ("outputs") began the next at 80 columns."""
+    lines, line = [], Text("Per call: ", style="bold")
+    indent = line.cell_len
+    for i, (_, label, colour, char) in enumerate(PARTS):
+        item = Text()
+        item.append((char if monochrome else "█") * 2 + " ", style="" if monochrome else colour)
+        item.append(label)  # unstyled: a Text's own style would colour the label too
+        gap = "" if i == 0 else "   "
+        if i and line.cell_len + len(gap) + item.cell_len > width:
+            lines.append(line)
+            line, gap = Text(" " * indent, style="bold"), ""
+        line.append(gap)
+        line.append_text(item)
+    return [*lines, line]
+
+
 class OverheadBreakdown(VerticalScroll):
     DEFAULT_CSS = """
     OverheadBreakdown {
@@ -174,11 +192,7 @@ class OverheadBreakdown(VerticalScroll):
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
         width = max(10, self._width - name_w - 14)  # room for the name, the bar and its total
-        legend = Text("Per call: ", style="bold")
-        for _, label, colour, char in PARTS:
-            legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
-            legend.append(label + "   ")
-        lines = [legend, Text("")]
+        lines = [*legend_lines(max(self._width - 3, 20), no_color()), Text("")]
         drawn = [v.breakdown for v in variants if v.breakdown is not None and v.breakdown.reliable]
         totals = [sum(stage_ns(b, k) for k, *_ in PARTS) for b in drawn]
         scale = (max(totals) if totals else 1.0) / width or 1.0
