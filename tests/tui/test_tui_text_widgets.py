@@ -219,3 +219,19 @@ def test_the_breakdowns_legend_breaks_between_its_items_not_inside_one():
     assert [line.plain for line in legend_lines(200, monochrome=True)] == [
         "Per call: ██ framework   ▓▓ jit dispatch   ▒▒ launch   ░░ compute   ▚▚ outputs"
     ]
+
+
+def test_the_breakdowns_process_memory_line_is_wrapped_to_the_tab():
+    """At 80 columns the line ran past the tab's edge: "… host 278 MiB resident, device allocator fig"."""
+    import msgspec
+    from factories import result
+
+    from tuiperf.results.model import ProcessMemory
+    from tuiperf.tui.widgets.breakdown import memory_lines
+
+    run = msgspec.structs.replace(result({"a": [1000.0] * 20}), memory=ProcessMemory(host_rss_bytes=278 << 20))
+    lines = [line.plain for line in memory_lines(run, 60)]
+    assert lines == [
+        "measuring process after sampling: host 278 MiB resident,",
+        "device allocator figures: none on the CPU",
+    ]

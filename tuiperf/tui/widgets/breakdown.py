@@ -395,7 +395,8 @@ def memory_lines(result: RunResult, width: int = 0) -> list[Text]:
         table = [[Text(cell, style="bold" if row is header else "") for cell in row] for row in [header, *rows]]
         lines += [Text(""), Text("memory per call (XLA)", style="bold"), *fitted(table, "l" + "r" * 7, width)]
     process = process_line(result)
-    return [*lines, Text(process, style="dim")] if process else lines
+    # wrapped as the notes above it: on one line it ran past an 80-column tab ("device allocator fig")
+    return [*lines, *_note(process, width)] if process else lines
 
 
 def _signed(ns: float) -> str:
