@@ -35,7 +35,7 @@ from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell
 from tuiperf.tui.environment_lines import environment_splits, several, split_lines
-from tuiperf.tui.explanations import Explanation, Explanations
+from tuiperf.tui.explanations import Explanation, Explanations, why_bullet
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
@@ -249,7 +249,7 @@ class OverheadBreakdown(VerticalScroll):
                 continue
             line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
-        why = [Text(f"• {one_line(sentence, 400)}") for _, sentence in explanation.sentences]
+        why = [why_bullet(sentence) for _, sentence in explanation.sentences]
         if why:
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
         if len(lines) <= 2:
