@@ -249,10 +249,12 @@ class OverheadBreakdown(VerticalScroll):
                 continue
             line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
+        if len(lines) == 2:  # no variant split against the baseline: no title over nothing
+            lines = []
         why = [why_bullet(sentence) for _, sentence in explanation.sentences]
         if why:
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
-        if len(lines) <= 2:
+        if not lines:
             return []
         self._gap_lines = self.query_one("#breakdown-bars", TextBlock).lines_of(Text("\n").join(lines)) or len(lines)
         return lines
