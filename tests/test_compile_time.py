@@ -529,6 +529,9 @@ def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, caps
     assert main(["compare", *map(str, paths), "--width", "200"]) == 0
     out = capsys.readouterr().out
     assert "s: compile time (trace + lower + compile, repeated), new / old median" in out
+    assert out.splitlines()[
+        out.splitlines().index("s: compile time (trace + lower + compile, repeated), new / old median") + 1
+    ].split() == ["variant", "old", "new", "new/old", "95%", "CI", "verdict"]
     line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and "ms" in row)
     assert "40.0 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
     assert (
