@@ -116,3 +116,21 @@ def test_a_file_that_crashes_its_loader_is_one_line(capsys):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     assert main(["check", str(FIXTURES / "hostile" / "segfaults.py")]) == BAD_INPUT
     assert "segfaults.py: does not load: was killed by SIGSEGV at import" in capsys.readouterr().out
+
+
+def test_the_guards_agreement_counts_the_variants_other_than_its_reference(capsys):
+    """`tuiperf check docs/examples/first_scenario.py` said "guard: 2 equivalent variants agree with jit"
+    of jit and eager: jit counted as agreeing with itself."""
+    import msgspec
+    from factories import result
+
+    from tuiperf.cli.check import report
+    from tuiperf.results.model import Equivalence
+
+    run = result({"jit": [1000.0] * 20, "eager": [6000.0] * 20})
+    run = msgspec.structs.replace(run, equivalence=Equivalence(reference="jit", checked=["jit", "eager"]))
+    report(run)
+    assert "guard: 1 other variant agrees with jit\n" in capsys.readouterr().out
+    run = msgspec.structs.replace(run, equivalence=Equivalence(reference="jit", checked=["jit", "eager", "aot"]))
+    report(run)
+    assert "guard: 2 other variants agree with jit\n" in capsys.readouterr().out

@@ -119,6 +119,7 @@ def test_a_sweep_holds_every_points_compile_figures_in_json_csv_and_markdown():
     assert "| 128 | 30.0 ms [29.4 ms–30.6 ms] | 640 ms [627 ms–653 ms] |" in md
     assert "| log-log slope | 0.00 | 1.00 |" in md
     assert md.count("#### Compile time, repeated with caches cleared") == 3
+    assert "_Median [95% CI]. The process's own first-compile costs" in md  # it read "]. the process's"
 
 
 def test_a_run_without_repeats_keeps_its_csv_as_it_was():
@@ -333,6 +334,7 @@ def test_the_markdown_gives_the_cache_and_the_pay_off_under_titles_of_their_own(
 
 def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the_markdown_does():
     # The page had the stages' table and a plot only: no ratio against the baseline, no cache, no pay-off.
+    from tuiperf.common.units import ratio_with_interval
     from tuiperf.results.html_page import page
 
     result = with_stages(
@@ -341,7 +343,10 @@ def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the
     text = page(result)
     assert "<th>against fast</th>" in text and "<td>baseline</td>" in text
     base, (ratio,) = ct.ratios(result)
-    assert base == "fast" and f"<td>{ratio.ratio:.3f}× [{ratio.lo:.3f} – {ratio.hi:.3f}]</td>" in text
+    # as the report gives it, and the Markdown: it read "0.333× [0.329 – 0.337]" (Markdown "(0.329 – 0.337)")
+    assert base == "fast" and f"<td>{ratio_with_interval(ratio.ratio, ratio.lo, ratio.hi)}</td>" in text
+    assert f"`slow` {ratio_with_interval(ratio.ratio, ratio.lo, ratio.hi)}" in markdown(result)
+    assert "call. The process&#x27;s own first-compile costs were paid" in text  # it read "call. the process's"
     cache = text.index("<h3>Persistent compilation cache, private folder, cold then warm</h3>")
     assert text.index("<li>fast: cold 100 ms, warm 99.0 ms: no hit", cache) > cache
     paid = text.index("<h3>Does the longer compile pay off?</h3>")
@@ -524,6 +529,9 @@ def test_compare_gives_compile_time_new_over_old_with_an_interval(tmp_path, caps
     assert main(["compare", *map(str, paths), "--width", "200"]) == 0
     out = capsys.readouterr().out
     assert "s: compile time (trace + lower + compile, repeated), new / old median" in out
+    assert out.splitlines()[
+        out.splitlines().index("s: compile time (trace + lower + compile, repeated), new / old median") + 1
+    ].split() == ["variant", "old", "new", "new/old", "95%", "CI", "verdict"]
     line = next(row for row in out.splitlines() if row.strip().startswith("unrolled") and "ms" in row)
     assert "40.0 ms" in line and "100 ms" in line and "2.500" in line and "undecided (one process each)" in line
     assert (
@@ -693,3 +701,16 @@ def test_compile_repeats_of_several_processes_are_pooled_not_the_first_processes
     assert unrolled.stages.total.median_ms == pytest.approx((61.2 + 68.6) / 2)
     lo, hi = unrolled.stages.total.ci95_ms
     assert 58.8 <= lo < hi <= 71.4
+
+
+def test_a_flat_variants_slope_reads_0_00_not_minus_0_00_in_the_report_and_the_app():
+    """static-leaves-partition --sweep n_static=10,100,1000: flat-dict's medians 6.79, 6.79, 6.78 µs read
+    "log-log slope -0.00" in the report (and "slope -0.00" in the app's Sweep legend)."""
+    from tuiperf.tui.widgets.sweep_plot import legend_rows
+
+    result = factories.sweep({"flat-dict": [6790.0, 6790.0, 6780.0]}, "n_static", (10, 100, 1000))
+    assert result.sweep is not None and -0.005 < result.sweep.slopes["flat-dict"] < 0
+    row = next(line for line in shown(result).splitlines() if line.startswith("flat-dict"))
+    assert row.split()[-1] == "0.00"
+    [legend] = legend_rows(result.sweep, ["flat-dict"])
+    assert legend[1].plain == "slope 0.00"

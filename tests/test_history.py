@@ -39,7 +39,8 @@ def test_a_stored_run_comes_back_whole_and_lists_with_its_medians(tmp_path):
             "jit": run.variant("jit").sampling.stats.median_ns,
             "eager": run.variant("eager").sampling.stats.median_ns,
         }
-        assert list(row.medians) == ["jit", "eager"]  # the run's order, not alphabetical as it was listed
+        # in the run's order, as its compile times are listed: it read "eager …, jit …" (alphabetically)
+        assert list(row.medians) == ["jit", "eager"] and row.median_texts(" · ") == ["jit 1.00 µs", "eager 9.00 µs"]
 
 
 def test_listing_filters_by_scenario_and_date_and_prune_deletes(tmp_path):

@@ -283,7 +283,7 @@ def test_a_ratio_and_its_interval_keep_three_significant_figures():
 
     assert ratio_with_interval(1.07, 0.98, 1.2) == "1.07× [0.980–1.20]"
     assert ratio_with_interval(9.91, 9.908, 11.0) == "9.91× [9.91–11.0]"
-    assert [sig3(x) for x in (100, 9.996, 0.5, 1234.5)] == ["100", "10.0", "0.500", "1.23e+03"]
+    assert [sig3(x) for x in (100, 9.996, 0.5, 1234.5)] == ["100", "10.0", "0.500", "1,230"]
 
 
 def test_the_report_names_the_processes_range_as_a_range():

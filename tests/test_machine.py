@@ -16,7 +16,7 @@ from tests import factories
 from tuiperf.cli.report import print_result
 from tuiperf.results import machine
 from tuiperf.results.machine import Process, Reading
-from tuiperf.results.model import Machine
+from tuiperf.results.model import BusyProcess, Machine
 from tuiperf.results.resultfile import decode, encode
 
 TICKS = 100.0
@@ -84,7 +84,7 @@ def test_a_hog_beyond_the_spare_cores_makes_the_run_busy_and_a_quiet_machine_doe
     flagged = machine.with_machine(result, busy)
     assert len(flagged.warnings) == len(result.warnings) + 1
     warning = flagged.warnings[-1]
-    assert "busy: other processes used 1.5 cores of 2" in warning and "more than the 1 the run left spare" in warning
+    assert "busy: other processes used 1.53 cores of 2" in warning and "more than the 1 the run left spare" in warning
     assert "hog 1.5" in warning and "load 0.5 → 2.5" in warning
     assert machine.with_machine(result, quiet).warnings == result.warnings
     assert flagged.env is not None and flagged.env.machine == busy
@@ -115,6 +115,15 @@ def test_the_machine_is_stored_shown_and_read_back() -> None:
     text = out.getvalue()
     assert "machine: 2 × Test CPU · load 0.50 → 2.50 · others used 1.53 cores" in text
     assert "⚠ the machine was busy" in text
+
+
+def test_a_busy_warning_just_over_the_spare_cores_does_not_read_as_equal_to_them() -> None:
+    """1.01 cores used by others on 2 cores is busy (more than the 1 left spare); at one decimal the
+    warning read "used 1.0 cores of 2 …, more than the 1 the run left spare", a contradiction."""
+    m = Machine(cpu_count=2, others_cores=1.01, busiest=[BusyProcess(pid=9, name="python", cores=1.01)], busy=True)
+    text = machine.busy_warning(m)
+    assert "other processes used 1.01 cores of 2" in text and "more than the 1 the run left spare" in text
+    assert "(busiest: python 1.01)" in text
 
 
 def test_reading_this_machine_gives_its_cores_and_this_process() -> None:
@@ -194,7 +203,7 @@ def test_the_markdown_export_names_the_machine_and_the_commit() -> None:
     assert "| commit | `abcdef012345` (main, dirty) |" in text
     assert "| CPU frequency | governor powersave |" in text and "| load average | 0.50 → 2.50 |" in text
     assert "| other processes' CPU | 1.53 cores (busy) |" in text
-    assert "- the machine was busy: other processes used 1.5 cores of 2" in text
+    assert "- the machine was busy: other processes used 1.53 cores of 2" in text
 
 
 def test_accelerators_governor_and_boost_are_read_where_the_system_has_them(

@@ -260,6 +260,33 @@ def test_the_why_names_the_operations_that_hold_a_compute_gap():
     )
 
 
+def test_operations_within_noise_are_not_named_and_traced_times_beyond_the_gap_are_not_said_as_shares():
+    """loop-compile (steps=8, size=8), lax.scan against unrolled: the why read "compute +236 ns: 233% in
+    `copy.6` …; 146% in `call` …, where unrolled runs `multiply_add_fusion` … (×1.37); 132% in `copy.7`":
+    shares of the gap adding to 511 % (the traced calls ran 1.6× the sampled median), and `call`
+    named although its interval (1.28 µs ±1.92 µs) holds unrolled's 935 ns."""
+
+    def ci(row, half):
+        return msgspec.structs.replace(row, ci95_ns=(row.ns - half, row.ns + half))
+
+    scan = _table(
+        ci(_row("call", "elementwise", 1_280, "(s32[], f32[8]) → (s32[], f32[8])", "l.py:46"), 1_920),
+        ci(_row("copy.6", "transpose/copy", 550, "f32[8] → f32[8]", ""), 375),
+        ci(_row("copy.7", "transpose/copy", 310, "s32[] → s32[]", ""), 88),
+        compute=1_670.0,
+    )
+    unrolled = _table(
+        ci(_row("multiply_add_fusion", "elementwise", 935, "f32[8] → f32[8]", "l.py:33"), 167), compute=1_434.0
+    )
+    said = ops.compute_gap_words("lax.scan", scan, "unrolled", unrolled)
+    assert said == (
+        "compute +236 ns: 550 ns a call in `copy.6` (transpose/copy, f32[8] → f32[8]), absent from unrolled's "
+        "program; 310 ns a call in `copy.7` (transpose/copy, s32[] → s32[]), absent from unrolled's program "
+        "(the traced calls' times: 860 ns in all, more than compute's gap, so no share of it is said)"
+    )
+    assert "%" not in said and "call` (" not in said
+
+
 def test_a_compute_gap_the_operations_do_not_explain_is_said_as_unexplained():
     slow_ops = _table(_row("dot", "matrix product", 6_100, "f32[64,512]", "m.py:42"), compute=36_500.0)
     fast_ops = _table(_row("dot", "matrix product", 6_000, "f32[64,512]", "m.py:42"), compute=6_500.0)
@@ -505,3 +532,24 @@ def test_a_sweep_says_which_operations_grew_or_appeared_from_its_first_point_to_
     assert (
         "`copy.5` (transpose/copy, f32[4096,8] → f32[4096,8], m.py:4): 40.0 µs a call, only in mlp at size=4096" in said
     )
+
+
+def test_the_markdown_gives_the_operations_and_the_guards_note_as_code_and_counts_the_others():
+    """`tuiperf export 13 --format markdown` (loop-compile): "Operations against `lax.scan`" and the
+    guard's note escaped their backticks (\\`copy.6\\` showed the backticks), and "3 variants compute the
+    same outputs … as `lax.scan`" counted lax.scan among them."""
+    from tuiperf.results.export import markdown
+    from tuiperf.results.model import Equivalence
+
+    scan = _variant("lax.scan", 5_500.0, BASE, _table(_row("copy.6", "transpose/copy", 550), compute=1_670.0))
+    unrolled = _variant("unrolled", 5_250.0, BASE, _table(_row("fusion", "elementwise", 935), compute=1_430.0))
+    result = document.run_result(factories.header(), [scan, unrolled], duration_s=1.0)
+    note = "unrolled and lax.scan: same result, different programs; operations that differ: `copy.6` (…)"
+    result = msgspec.structs.replace(
+        result, equivalence=Equivalence(reference="lax.scan", checked=["lax.scan", "unrolled"], notes=[note])
+    )
+    text = markdown(result)
+    assert "- `unrolled`: operations that differ: `fusion` (elementwise, f32\\[4\\], m.py:1): 935 ns a call" in text
+    assert "- unrolled and lax.scan: same result, different programs; operations that differ: `copy.6` (…)" in text
+    assert "\\`" not in text
+    assert "1 other variant computes the same outputs, FLOPs and parameter counts as `lax.scan`." in text

@@ -45,6 +45,10 @@ def test_hang_keeps_figures_with_their_units_and_folds_only_a_word_wider_than_th
         lines = [line.plain for line in hang(text, width, indent=2)]
         assert all(cell_len(line) <= width and line == line.rstrip() for line in lines)
         assert all(not line.lstrip().startswith(("%", "µs")) for line in lines)
+    # loop-compile's cache line at 100 columns read "… took 0.073 s" then "  , under jax_persistent…"
+    cache = "· unrolled: no hit — nothing written: XLA's backend compile took 0.073 s, under the threshold"
+    for width in range(24, 90):
+        assert not any(line.plain.lstrip().startswith(",") for line in hang(cache, width, indent=2))
     word = "x" * 50
     lines = [line.plain for line in hang(f"a {word} b", 20, indent=4)]
     assert "".join(lines).replace(" ", "") == f"a{word}b"

@@ -288,3 +288,11 @@ def test_bootstrap_medians_of_an_even_sample_average_the_middle_pair():
 def test_identical_samples_give_no_evidence_of_a_difference():
     assert mann_whitney_p([5.0, 5.0, 5.0], [5.0, 5.0, 5.0]) == 1.0
     assert mann_whitney_p([5.0], [5.0]) == 1.0
+
+
+def test_a_ratio_of_a_thousand_or_more_is_never_in_exponent_form():
+    """A recompiling variant's ratio read "973× [884–1.06e+03]" in the report's per-call table."""
+    from tuiperf.common.units import ratio_with_interval, sig3
+
+    assert ratio_with_interval(973.0, 884.0, 1060.4) == "973× [884–1,060]"
+    assert [sig3(x) for x in (999.4, 999.6, 12_345.0)] == ["999", "1,000", "12,300"]

@@ -196,3 +196,25 @@ def test_the_html_page_gives_the_tried_remedy_apart_from_the_users_variants():
     assert "<td>grad-eager</td><td>put jax.jit around the call</td><td>3.00 ms</td><td>10.1 µs</td>" in section
     assert "same outputs" in section.split("</table>")[0]
     assert "Remedies tuiperf tried" not in page(factories.result({"a": factories.steady(10.0)}))
+
+
+def test_a_call_that_traces_on_every_call_is_eager_evidence_for_jit_around():
+    """tests/fixtures/scenarios/eager.py's eager-tracing (jax.eval_shape of a new function on every call,
+    like eager Linen) was 67.8× as slow as jit and read "no breakdown of both, so the evidence names no
+    cause", nothing tried: JAX 0.10 dispatches eager jnp operations through cached programs, so its
+    profile has no apply_primitive row, only the trace."""
+    import jax
+    import jax.numpy as jnp
+
+    from tuiperf.api.scenario import Bench
+    from tuiperf.measuring.candidates import eager_evidence
+
+    x = jnp.arange(8, dtype=jnp.float32)
+
+    def traced_each_call(v):
+        jax.eval_shape(lambda w: jnp.sin(w), v)
+        return jnp.sin(v)
+
+    evidence = eager_evidence(Bench(traced_each_call, x, eager=True))
+    assert evidence is not None and "a function traced on every call (trace_to_jaxpr" in evidence
+    assert eager_evidence(Bench(jax.jit(jnp.sin), x)) is None  # jitted already: nothing to try

@@ -202,3 +202,36 @@ async def test_text_shown_wrapped_once_draws_what_textual_draws_without_renderin
     ours, rendered = await drawn("show_text", monkeypatch)
     assert ours == textual
     assert rendered_by_textual == 3 and rendered == 0
+
+
+def test_the_breakdowns_legend_breaks_between_its_items_not_inside_one():
+    """At 80 columns (NO_COLOR) the legend wrapped at its spaces: "… ░░ compute   ▚▚" on one line and
+    "outputs" alone on the next."""
+    from tuiperf.tui.widgets.breakdown import legend_lines
+
+    lines = [line.plain.rstrip() for line in legend_lines(75, monochrome=True)]
+    assert lines == [
+        "Per call: ██ framework   ▓▓ jit dispatch   ▒▒ launch   ░░ compute",
+        "          ▚▚ outputs",
+    ]
+    [coloured] = legend_lines(200, monochrome=False)
+    assert [coloured.plain[span.start : span.end] for span in coloured.spans] == ["██ "] * 5  # not the labels
+    assert [line.plain for line in legend_lines(200, monochrome=True)] == [
+        "Per call: ██ framework   ▓▓ jit dispatch   ▒▒ launch   ░░ compute   ▚▚ outputs"
+    ]
+
+
+def test_the_breakdowns_process_memory_line_is_wrapped_to_the_tab():
+    """At 80 columns the line ran past the tab's edge: "… host 278 MiB resident, device allocator fig"."""
+    import msgspec
+    from factories import result
+
+    from tuiperf.results.model import ProcessMemory
+    from tuiperf.tui.widgets.breakdown import memory_lines
+
+    run = msgspec.structs.replace(result({"a": [1000.0] * 20}), memory=ProcessMemory(host_rss_bytes=278 << 20))
+    lines = [line.plain for line in memory_lines(run, 60)]
+    assert lines == [
+        "measuring process after sampling: host 278 MiB resident,",
+        "device allocator figures: none on the CPU",
+    ]

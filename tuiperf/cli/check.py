@@ -18,6 +18,7 @@ from pathlib import Path
 from tuiperf.api.params import parse_assignments, parse_name_list
 from tuiperf.common.errors import ParamError, ScenarioError
 from tuiperf.common.text import one_line
+from tuiperf.common.units import counted
 from tuiperf.contract.catalog import LoadError, ScenarioEntry
 from tuiperf.contract.options import RunSettings
 from tuiperf.contract.request import Runner, RunRequest
@@ -123,7 +124,10 @@ def report(result: RunResult) -> int:
         a, b, quantity = one_line(mismatch.a), one_line(mismatch.b), one_line(mismatch.quantity)
         print(f"guard: {a} differs from {b} in {quantity}: {one_line(mismatch.detail)}")
     if len(guard.checked) > 1 and not guard.mismatches:
-        print(f"guard: {len(guard.checked)} equivalent variants agree with {one_line(guard.reference)}")
+        # the reference is among the checked: "2 equivalent variants agree with jit" counted jit
+        others = len([name for name in guard.checked if name != guard.reference])
+        verb = "agrees" if others == 1 else "agree"
+        print(f"guard: {counted(others, 'other variant')} {verb} with {one_line(guard.reference)}")
     for note in guard.notes:
         print(f"guard note: {one_line(note)}")
     print("FAILED: a run would report the failures above" if failed else "fine: a run would measure every variant")

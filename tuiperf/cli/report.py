@@ -412,7 +412,7 @@ def sweep_compile_grid(result: RunResult, width: int, console: Console) -> list[
         [
             one_line(name),
             *["–" if m is None else ct.format_ms(m) for m in medians],
-            "–" if slopes.get(name) is None else f"{slopes[name]:.2f}",
+            ct.slope_text(slopes.get(name)),
         ]
         for name, medians in ct.sweep_medians(result).items()
     ]
@@ -660,12 +660,14 @@ def processes(result: RunResult) -> list[Any]:
 
 
 def sweep_grid(sweep: Sweep, width: int, console: Console) -> Any:
+    from tuiperf.results import compile_time as ct
+
     headers = ["variant", *[f"{one_line(sweep.parameter)}={one_line(v)}" for v in sweep.values], "log-log slope"]
     rows = [
         [
             one_line(name),
             *[_ns(m) for m in medians],
-            "–" if sweep.slopes.get(name) is None else f"{sweep.slopes[name]:.2f}",
+            ct.slope_text(sweep.slopes.get(name)),  # a flat variant read "-0.00"
         ]
         for name, medians in sweep.medians_ns.items()
     ]

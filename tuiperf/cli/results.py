@@ -112,7 +112,7 @@ def compile_grid(changes: list[CompileChange], scenario: str, console: Console) 
         for c in changes
     ]
     title = f"{one_line(scenario)}: compile time (trace + lower + compile, repeated), new / old median"
-    headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", ""]
+    headers = ["point"] * by_point + ["variant", "old", "new", "new/old", "95% CI", "verdict"]  # it had none
     return grid(title, headers, rows, console.width, console)
 
 

@@ -21,8 +21,9 @@ from rich.text import Text
 from tuiperf.common.errors import TuiperfError
 
 MIN_WIDTH = 20
-# A word with its leading spaces; a unit after a number stays with it ("12.6 µs", "9 %", "3 MiB").
-_WORD = re.compile(r"\s*\S+(?: (?:%|[µnm]?s|[KMGT]?i?B|×)(?=[\s,;:.)\]]|$))*")
+# A word with its leading spaces; a unit after a number stays with it ("12.6 µs", "9 %", "3 MiB"), and
+# so does the punctuation after the unit ("0.073 s, under": the comma began the next line).
+_WORD = re.compile(r"\s*\S+(?: (?:%|[µnm]?s|[KMGT]?i?B|×)(?=[\s,;:.)\]]|$))*[,;:.)\]]*")
 
 
 def checked_width(width: int | None) -> int | None:

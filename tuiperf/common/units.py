@@ -49,7 +49,10 @@ def format_bytes(count: float | None) -> str:
 
 def sig3(value: float) -> str:
     """Three significant figures, trailing zeros kept so that a range reads evenly: ``0.980``, ``1.20``,
-    ``12.0``, ``123`` (``.3g`` drops them: ``[0.98–1.2]``)."""
+    ``12.0``, ``123`` (``.3g`` drops them: ``[0.98–1.2]``); ``1,060`` from a thousand up, never in
+    exponent form (a ratio's interval read ``[884–1.06e+03]``)."""
+    if abs(value) >= 999.5:
+        return f"{float(f'{value:.3g}'):,.0f}"
     text = f"{value:#.3g}"
     return text[:-1] if text.endswith(".") else text
 

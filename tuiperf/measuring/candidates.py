@@ -3,8 +3,8 @@
 Each finder looks at one kind of evidence, gathered from the prepared variant itself, and returns a
 :class:`Candidate` (the remedy, the evidence in words, and a builder of the remedied variant) or None:
 
-- :func:`jit_around`: one profiled call ran JAX operations one at a time, or took a derivative outside
-  ``jax.jit`` → ``jax.jit`` around the whole call;
+- :func:`jit_around`: one profiled call ran JAX operations one at a time, took a derivative outside
+  ``jax.jit`` or traced a function → ``jax.jit`` around the whole call;
 - :func:`scalar_as_array`: a ``Step`` whose state holds a Python scalar that changed between two calls
   that each compiled again (static under ``eqx.filter_jit``: a new program per value) → the same step
   with that scalar passed as a weakly typed JAX array, so the program compiles once;
@@ -52,6 +52,11 @@ EAGER = {
     "apply_primitive": "JAX operations dispatched one at a time",
     "vjp": "a derivative taken outside jax.jit",
     "linearize": "a derivative taken outside jax.jit",
+    # a trace on every call (jax.eval_shape, a function jitted anew each call, eager Linen's shape
+    # inference): JAX 0.10 dispatches eager jnp operations through cached programs, with no
+    # apply_primitive row, so this is what such a call's profile shows
+    "trace_to_jaxpr": "a function traced on every call",
+    "trace_to_jaxpr_dynamic": "a function traced on every call",
 }
 SCALAR_CALLS = 2  # calls of a Step watched for a changing Python scalar (each one compiles, if it does)
 PROFILED_CALLS = 11  # calls of an eqx.filter_jit call profiled (one each, medianed) for Equinox's share

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import format_ns
+from tuiperf.common.units import counted, format_ns, ratio_with_interval
 from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.findings import comparison_finding, p_cell
@@ -309,7 +309,7 @@ def _sweep_compile_section(result: RunResult) -> list[str]:
         label = _code(sweep.label(index)) if sweep.grid else _cell(point.params.get(sweep.parameter))
         rows.append([label, *cells])
     if not sweep.grid:
-        slope_cells = ["—" if slopes.get(name) is None else f"{slopes[name]:.2f}" for name in names]
+        slope_cells = [ct.slope_text(slopes.get(name), "—") for name in names]
         rows.append(["log-log slope", *slope_cells])
     swept = " × ".join(map(_code, sweep.parameters))
     lines = ["", f"### Compile time over {swept}", ""]
@@ -347,13 +347,14 @@ def _compile_section(shown: RunResult, level: str) -> list[str]:
     headers = ["variant", *[label for _, label in REPEATED_STAGES], "repeats"]
     lines += _table(headers, [[_code(r[0]), *r[1:]] for r in rows])
     first = ct.first_compile_line(shown)
-    lines += ["", f"_Median [95% CI]. {_cell(first)}._"] if first else []
+    lines += ["", f"_Median [95% CI]. {_cell(first[:1].upper() + first[1:])}._"] if first else []
     base, found = ct.ratios(shown, shown.options.baseline)
     if found:
         lines += [
             "",
             f"Compile against {_code(base or '')}: "
-            + "; ".join(f"{_code(r.name)} {r.ratio:.3f}× ({r.lo:.3f} – {r.hi:.3f})" for r in found),
+            # as the report and the app give them (it read "1.007× (0.992 – 1.015)" beside "1.01× [0.992–1.02]")
+            + "; ".join(f"{_code(r.name)} {ratio_with_interval(r.ratio, r.lo, r.hi)}" for r in found),
         ]
     sizes = ct.size_rows(shown)
     if sizes:
@@ -500,7 +501,7 @@ def _ops_section(shown: RunResult, level: str, top: int = 8) -> list[str]:
     said = []
     for pair in side_by_side(shown, baseline):
         other = "" if pair.against == baseline else f" against {_code(pair.against)}"
-        said.append(f"- {_code(pair.variant)}{other}: {_prose(pair.words)}")  # its operations' names as code
+        said.append(f"- {_code(pair.variant)}{other}: {_prose(pair.words)}")  # `copy.6` read \`copy.6\`
     if said and baseline is not None:
         lines += ["", f"Operations against {_code(baseline)}:", "", *said]
     return lines
@@ -584,8 +585,11 @@ def _point(shown: RunResult, level: str) -> list[str]:
         same = (
             "outputs and parameter counts" if looped else "outputs, FLOPs and parameter counts"
         )  # a loop's FLOPs: not compared
-        lines += [f"{len(eq.checked)} variants compute the same {same} as {_code(eq.reference)}."]
+        # the reference is among the checked: "3 variants … as lax.scan" counted lax.scan against itself
+        others = [name for name in eq.checked if name != eq.reference]
+        verb = "computes" if len(others) == 1 else "compute"
+        lines += [f"{counted(len(others), 'other variant')} {verb} the same {same} as {_code(eq.reference)}."]
     else:
         lines += ["Not checked (fewer than two equivalent variants measured)."]
-    lines += [f"- {_cell(note)} (a note: the values agree)" for note in eq.notes]
+    lines += [f"- {_prose(note)} (a note: the values agree)" for note in eq.notes]
     return lines

@@ -506,7 +506,8 @@ class History:
             if rows:
                 marks = ",".join("?" * len(rows))
                 for run_id, variant, median in self._db.execute(
-                    # in the run's order, as every other view gives them (the key's index read them alphabetically)
+                    # in the run's order (as stored), as its compile times and a sweep's points are listed:
+                    # without ORDER BY, SQLite walked the (run_id, variant) key, alphabetically
                     f"SELECT run_id, variant, median_ns FROM medians WHERE run_id IN ({marks}) ORDER BY run_id, rowid",
                     [r[0] for r in rows],
                 ):

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tuiperf.common.text import inert
-from tuiperf.common.units import counted, format_ns, how_much, interval_words
+from tuiperf.common.units import counted, format_ns, how_much, interval_words, ratio_with_interval
 from tuiperf.results.findings import holds_one
 from tuiperf.results.model import REPEATED_STAGES, Comparison, RunResult, StageSeries
 from tuiperf.results.ratios import against
@@ -158,7 +158,7 @@ def _compile(result: RunResult, whole: RunResult) -> list[str]:
     if not repeated:
         return []
     base, found = ct.ratios(result, result.options.baseline)
-    against_base = {r.name: f"{r.ratio:.3f}× [{r.lo:.3f} – {r.hi:.3f}]" for r in found}
+    against_base = {r.name: ratio_with_interval(r.ratio, r.lo, r.hi) for r in found}  # as the report gives it
     rows, points = [], []
     for v in repeated:
         rows.append([v.name, *(_stage_text(v.stages.repeated.get(key)) for key, _ in REPEATED_STAGES)])
@@ -170,7 +170,7 @@ def _compile(result: RunResult, whole: RunResult) -> list[str]:
     parts = [
         f"<h2>Compile time{_e(at)}</h2>",
         '<p class="muted">Each stage repeated with JAX\'s caches cleared, variants in turn: median [95 % interval].'
-        f" A compile time, not a time per call.{_e(' ' + first + '.' if first else '')}</p>",
+        f" A compile time, not a time per call.{_e(' ' + first[:1].upper() + first[1:] + '.' if first else '')}</p>",
         _table(["variant", *(label for _, label in REPEATED_STAGES), "repeats", f"against {base or '–'}"], rows),
         _plot("compile time (trace + lower + compile), 95 % intervals", points, "this run's variants", joined=False),
     ]

@@ -117,14 +117,15 @@ def busy_warning(machine: Machine) -> str:
     """The line a busy run's report and the app's Warnings show."""
     spare = spare_cores(machine.cpu_count)
     used = (
-        f"other processes used {machine.others_cores:.1f} cores"
+        f"other processes used {machine.others_cores:.2f} cores"
         if machine.others_cores is not None
         else f"the load average was {machine.load_after[0]:.1f}"
     )
     load = ""
     if machine.load_before and machine.load_after:
         load = f" (load {machine.load_before[0]:.1f} → {machine.load_after[0]:.1f})"
-    names = ", ".join(f"{one_line(b.name)} {b.cores:.1f}" for b in machine.busiest[:3])
+    # Two decimals, as the report's machine line: 1.01 cores read "1.0", not more than the 1 left spare.
+    names = ", ".join(f"{one_line(b.name)} {b.cores:.2f}" for b in machine.busiest[:3])
     return (
         f"the machine was busy: {used} of {machine.cpu_count or '?'} during the run{load}, more than the "
         f"{spare} the run left spare; the figures may be unstable"

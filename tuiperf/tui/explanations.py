@@ -11,9 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.text import Text
+
+from tuiperf.common.text import one_line
 from tuiperf.results.model import RunResult
 from tuiperf.results.reconcile import Reconciliation, Resampled, reconcile
 from tuiperf.results.verdict import verdicts
+
+# A why holds its evidence, a remedy tried and the operations that differ: at 400 characters, the
+# Statistics and Breakdown tabs cut loop-compile's "…, absent from u…" and the rest was nowhere in the app.
+WHY_CHARS = 2000
+
+
+def why_bullet(sentence: str) -> Text:
+    """One variant's why as the Statistics and Breakdown tabs list it: one line (wrapped by its block),
+    whole unless it is longer than :data:`WHY_CHARS` (a name of pathological length)."""
+    return Text(f"• {one_line(sentence, WHY_CHARS)}")
 
 
 @dataclass(frozen=True)

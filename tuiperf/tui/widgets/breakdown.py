@@ -35,7 +35,7 @@ from tuiperf.results.ratios import against
 from tuiperf.results.reconcile import Reconciliation
 from tuiperf.results.verdict import BY_CONSTRUCTION_NOTE, gap_words, stage_cell
 from tuiperf.tui.environment_lines import environment_splits, several, split_lines
-from tuiperf.tui.explanations import Explanation, Explanations
+from tuiperf.tui.explanations import Explanation, Explanations, why_bullet
 from tuiperf.tui.formatting import format_ms, format_ns
 from tuiperf.tui.text_table import fitted
 from tuiperf.tui.widgets.plot_base import no_color
@@ -79,6 +79,24 @@ def stacked_bar(breakdown: Breakdown, scale: float, width: int) -> Text:
         text.append((char if no_color() else "█") * cells, style="" if no_color() else colour)
         used += cells
     return text
+
+
+def legend_lines(width: int, monochrome: bool) -> list[Text]:
+    """The stages' legend, broken between its items to ``width`` cells: wrapped at its spaces, a swatch
+    ended one line and its label ("outputs") began the next at 80 columns."""
+    lines, line = [], Text("Per call: ", style="bold")
+    indent = line.cell_len
+    for i, (_, label, colour, char) in enumerate(PARTS):
+        item = Text()
+        item.append((char if monochrome else "█") * 2 + " ", style="" if monochrome else colour)
+        item.append(label)  # unstyled: a Text's own style would colour the label too
+        gap = "" if i == 0 else "   "
+        if i and line.cell_len + len(gap) + item.cell_len > width:
+            lines.append(line)
+            line, gap = Text(" " * indent, style="bold"), ""
+        line.append(gap)
+        line.append_text(item)
+    return [*lines, line]
 
 
 class OverheadBreakdown(VerticalScroll):
@@ -174,11 +192,7 @@ class OverheadBreakdown(VerticalScroll):
             return
         name_w = min(max([len(v.name) for v in variants] + [8]), NAME_WIDTH)
         width = max(10, self._width - name_w - 14)  # room for the name, the bar and its total
-        legend = Text("Per call: ", style="bold")
-        for _, label, colour, char in PARTS:
-            legend.append((char if no_color() else "█") * 2 + " ", style="" if no_color() else colour)
-            legend.append(label + "   ")
-        lines = [legend, Text("")]
+        lines = [*legend_lines(max(self._width - 3, 20), no_color()), Text("")]
         drawn = [v.breakdown for v in variants if v.breakdown is not None and v.breakdown.reliable]
         totals = [sum(stage_ns(b, k) for k, *_ in PARTS) for b in drawn]
         scale = (max(totals) if totals else 1.0) / width or 1.0
@@ -235,10 +249,12 @@ class OverheadBreakdown(VerticalScroll):
                 continue
             line = Text.assemble((one_line(v.name), "bold"), f" {_signed(split.gap_ns)}: {gap_words(split)}")
             lines.append(line)
-        why = [Text(f"• {one_line(sentence, 400)}") for _, sentence in explanation.sentences]
+        if len(lines) == 2:  # no variant split against the baseline: no title over nothing
+            lines = []
+        why = [why_bullet(sentence) for _, sentence in explanation.sentences]
         if why:
             lines += [Text(""), Text(f"why, against {one_line(base.name)}", style="bold"), *why]
-        if len(lines) <= 2:
+        if not lines:
             return []
         self._gap_lines = self.query_one("#breakdown-bars", TextBlock).lines_of(Text("\n").join(lines)) or len(lines)
         return lines
@@ -381,7 +397,8 @@ def memory_lines(result: RunResult, width: int = 0) -> list[Text]:
         table = [[Text(cell, style="bold" if row is header else "") for cell in row] for row in [header, *rows]]
         lines += [Text(""), Text("memory per call (XLA)", style="bold"), *fitted(table, "l" + "r" * 7, width)]
     process = process_line(result)
-    return [*lines, Text(process, style="dim")] if process else lines
+    # wrapped as the notes above it: on one line it ran past an 80-column tab ("device allocator fig")
+    return [*lines, *_note(process, width)] if process else lines
 
 
 def _signed(ns: float) -> str:

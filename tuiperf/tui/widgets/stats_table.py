@@ -22,7 +22,7 @@ from tuiperf.results.model import RunResult
 from tuiperf.results.ratios import against
 from tuiperf.results.tried import rows as tried_rows
 from tuiperf.tui.environment_lines import environment_lines
-from tuiperf.tui.explanations import Explanation, Explanations
+from tuiperf.tui.explanations import Explanation, Explanations, why_bullet
 from tuiperf.tui.formatting import format_ns
 from tuiperf.tui.view import partial_cause
 from tuiperf.tui.widgets.plot_base import no_color, variant_hex
@@ -292,7 +292,7 @@ class StatsTable(VerticalScroll):
             self._put("stats-why", Text("\n").join(lines))
             return
         sentences = [sentence for _, sentence in explanation.sentences] if explanation else []
-        self._put("stats-why", Text("\n").join(Text(f"• {one_line(s, 400)}") for s in sentences))
+        self._put("stats-why", Text("\n").join(why_bullet(s) for s in sentences))
         following = self.next_baseline()
         if explanation is not None and following is not None and following != self.baseline:
             self.call_after_refresh(self._explain_ahead, explanation.result, following)

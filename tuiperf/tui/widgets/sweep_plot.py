@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from tuiperf.common.units import format_bytes
+from tuiperf.results.compile_time import slope_text
 from tuiperf.results.grid import GridTable
 from tuiperf.results.model import Sweep
 from tuiperf.tui.formatting import format_ns, log_ticks
@@ -60,11 +61,7 @@ def legend_rows(sweep: Sweep, order: list[str], quantity: str = "time") -> list[
                 legend_label(names.index(name), name),
                 Text("compile time"),
                 Text(_span([m * 1e6 if m else None for m in ms])),
-                *(
-                    [Text("slope " + ("—" if slopes[name] is None else f"{slopes[name]:.2f}"))]
-                    if name in slopes
-                    else []
-                ),
+                *([Text("slope " + slope_text(slopes[name], "—"))] if name in slopes else []),
             ]
             for name, ms in sweep.compile_ms.items()
             if name in names
@@ -75,11 +72,11 @@ def legend_rows(sweep: Sweep, order: list[str], quantity: str = "time") -> list[
         ms = sweep.medians_ns.get(name, [])
         first = next((m for m in ms if m), None)
         last = next((m for m in reversed(ms) if m), None)
-        slope_text = "slope " + (f"{slope:.2f}" if slope is not None else "—")
+        slope_words = "slope " + slope_text(slope, "—")  # a flat variant read "slope -0.00"
         span = f"{format_ns(first)} → {format_ns(last)}" if first else "no result"
         sizes = [b for b in sweep.memory_bytes.get(name, []) if b is not None]
         memory = f"memory {format_bytes(sizes[0])} → {format_bytes(sizes[-1])}" if sizes else ""
-        rows.append([legend_label(i, name), Text(slope_text), Text(span), Text(memory)])
+        rows.append([legend_label(i, name), Text(slope_words), Text(span), Text(memory)])
     return rows
 
 
