@@ -238,7 +238,7 @@ def test_exports_hold_every_sample_and_a_pasteable_report(tmp_path, capsys):
     out_file = tmp_path / "report.md"
     assert main(["export", str(run_id), "--history", path, "--out", str(out_file)]) == 0
     text = out_file.read_text()
-    assert "`size=8`" in text and "| `jit` | 1.00 µs |" in text and "| `eager` | 2.000× |" in text
+    assert "`size=8`" in text and "| `jit` | 1.00 µs |" in text and "| `eager` | 2.00× |" in text
     assert "| jax | 0.10.2 |" in text and "| dispatch | sync |" in text
     assert main(["export", str(run_id), "--history", path, "--out", str(out_file)]) == 2  # never overwritten
 

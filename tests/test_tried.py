@@ -217,4 +217,27 @@ def test_a_call_that_traces_on_every_call_is_eager_evidence_for_jit_around():
 
     evidence = eager_evidence(Bench(traced_each_call, x, eager=True))
     assert evidence is not None and "a function traced on every call (trace_to_jaxpr" in evidence
+    # not declared eager: a jitted call that traces on every call recompiles (a static value changing,
+    # tests/fixtures/scenarios/recompiling.py), and jax.jit around it froze that value: different outputs
+    assert eager_evidence(Bench(traced_each_call, x)) is None
     assert eager_evidence(Bench(jax.jit(jnp.sin), x)) is None  # jitted already: nothing to try
+
+
+def test_a_faster_baselines_own_remedy_names_it_and_gives_its_effect_on_its_own_time():
+    """recompiling (fixture), stable the baseline: recompiling's why ended "tried by tuiperf, as its
+    profile puts 77.7 % of a call in Equinox's own Python …: partition the module once …, 0.000526× →
+    9.18e-05× against recompiling": stable's remedy read as recompiling's, in ratios to recompiling."""
+    base = factories.variant("stable", samples=factories.steady(31_000.0))
+    slow = factories.variant("recompiling", samples=factories.steady(35_000_000.0))
+    remedied = factories.variant("stable ⟨eqx.partition once⟩", samples=factories.steady(5_400.0))
+    result = document.run_result(factories.header(), [base, slow], duration_s=1.0)
+    ratio = Comparison(a=remedied.name, b=base.name, ratio=0.175, ci95=(0.173, 0.176), p_value=1e-9)
+    evidence = "its profile puts 77.7 % of a call in Equinox's own Python"
+    once = "partition the module once"
+    result.tried = [Tried(of="stable", remedy=once, evidence=evidence, result=remedied, ratio=ratio, same_outputs=True)]
+    (sentence,) = [s for name, s in verdicts(result, "stable") if name == "recompiling"]
+    assert sentence.endswith(
+        f"; tried by tuiperf on stable, as {evidence}: partition the module once, 0.175× the original's time, "
+        "same outputs."
+    )
+    assert "e-0" not in sentence

@@ -110,7 +110,10 @@ def test_every_export_holds_every_point(tmp_path):
     run = sweep(devices=4)
     text = export(run, "markdown")
     assert "Sweep over `n_args` (3 points) = 1, 4, 16" in text and "Scenario `dispatch-floor` with `size=1`." in text
-    assert "| 16 | 1.50 µs | 30.0 µs (20.000×, 19.980 – 20.020) |" in text
+    assert "| 16 | 1.50 µs | 30.0 µs (20.0×, 20.0 – 20.0) |" in text  # three figures, as the report
+    # each variant's slope, as the report's sweep table gives it (the Markdown had none)
+    slopes = run.sweep.slopes if run.sweep else {}
+    assert f"| log-log slope | {slopes['jit']:.2f} | {slopes['eager']:.2f} |" in text
     assert "| devices | 4 |" in text
     for value in (1, 4, 16):
         assert f"### At `n_args={value}`" in text

@@ -4,7 +4,7 @@ Each finder looks at one kind of evidence, gathered from the prepared variant it
 :class:`Candidate` (the remedy, the evidence in words, and a builder of the remedied variant) or None:
 
 - :func:`jit_around`: one profiled call ran JAX operations one at a time, took a derivative outside
-  ``jax.jit`` or traced a function → ``jax.jit`` around the whole call;
+  ``jax.jit`` or (declared eager) traced a function → ``jax.jit`` around the whole call;
 - :func:`scalar_as_array`: a ``Step`` whose state holds a Python scalar that changed between two calls
   that each compiled again (static under ``eqx.filter_jit``: a new program per value) → the same step
   with that scalar passed as a weakly typed JAX array, so the program compiles once;
@@ -58,6 +58,9 @@ EAGER = {
     "trace_to_jaxpr": "a function traced on every call",
     "trace_to_jaxpr_dynamic": "a function traced on every call",
 }
+# Evidence only for a variant declared eager (Bench(eager=True)): a jitted call that traces on every call
+# recompiles (a static value that changes), and jax.jit around it froze that value: "different outputs".
+TRACES = {"trace_to_jaxpr", "trace_to_jaxpr_dynamic"}
 SCALAR_CALLS = 2  # calls of a Step watched for a changing Python scalar (each one compiles, if it does)
 PROFILED_CALLS = 11  # calls of an eqx.filter_jit call profiled (one each, medianed) for Equinox's share
 PROFILE_S = 0.05  # at most about this long profiling them (at least 3 calls)
@@ -111,6 +114,8 @@ def eager_evidence(bench: Bench) -> str | None:
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     seen: dict[str, int] = {}
     for (filename, _, function), (_, ncalls, *_rest) in stats.items():
+        if function in TRACES and not bench.eager:
+            continue
         if function in EAGER and "jax/_src/" in filename.replace("\\", "/"):
             seen[function] = seen.get(function, 0) + int(ncalls)
     if not seen:

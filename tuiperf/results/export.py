@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tuiperf.common.text import one_line
-from tuiperf.common.units import counted, format_ns, ratio_with_interval
+from tuiperf.common.units import counted, format_ns, ratio_with_interval, sig3
 from tuiperf.results import covers, tried
 from tuiperf.results.environments import COMPARED_PACKAGES, changes
 from tuiperf.results.findings import comparison_finding, p_cell
@@ -273,9 +273,14 @@ def _sweep_section(result: RunResult) -> list[str]:
                 cells.append("—")
                 continue
             ratio = ratios.get(name)
-            versus = f" ({ratio.ratio:.3f}×, {ratio.ci95[0]:.3f} – {ratio.ci95[1]:.3f})" if ratio else ""
+            # three significant figures, as the report: ".3f" read "(0.020×, 0.020 – 0.020)" for 0.0200× [0.0200–0.0202]
+            versus = f" ({sig3(ratio.ratio)}×, {sig3(ratio.ci95[0])} – {sig3(ratio.ci95[1])})" if ratio else ""
             cells.append(format_ns(variant.sampling.stats.median_ns) + versus)
         rows.append([_cell(point.params.get(sweep.parameter)), *cells])
+    if not sweep.grid:  # the report's table has each variant's slope; the Markdown had none
+        from tuiperf.results.compile_time import slope_text
+
+        rows.append(["log-log slope", *[slope_text(sweep.slopes.get(name), "—") for name in names]])
     lines += _table([_code(sweep.parameter), *map(_code, names)], rows)
     lines += ["", "_In brackets: median / the baseline's at that point, and its 95% CI._"]
     lines += _sweep_compile_section(result)
@@ -534,8 +539,8 @@ def _point(shown: RunResult, level: str) -> list[str]:
         rows = [
             [
                 _code(name),
-                f"{c.ratio:.3f}×",
-                f"{c.ci95[0]:.3f} – {c.ci95[1]:.3f}",
+                f"{sig3(c.ratio)}×",  # as the report: ".3f" read 0.021 – 0.021 for [0.0212–0.0214]
+                f"{sig3(c.ci95[0])} – {sig3(c.ci95[1])}",
                 p_cell(c.p_value, comparison_finding(shown, c)),
             ]
             for name, c in against_base.items()

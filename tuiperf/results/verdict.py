@@ -258,7 +258,7 @@ def verdicts(
         sentence = verdict(result, name, against_name, split, cache)
         attempt = tried.words(result, name, against_name)
         if attempt is None and against_name not in said:  # the baseline's own, said once
-            attempt = tried.words(result, against_name, name)
+            attempt = tried.words(result, against_name, name, named=True)
             if attempt:
                 said.add(against_name)
         if sentence and attempt:  # what tuiperf tried itself, with its measured effect
