@@ -364,3 +364,28 @@ def test_the_calibration_is_kept_in_the_users_data_folder_under_this_machines_ke
         assert calibration.here()[0].startswith(f"{usable_cores()} × ")
     finally:
         calibration.here.cache_clear()
+
+
+def test_calibrate_beside_other_work_says_how_to_keep_it_and_show_says_it_was_kept_so(kept, monkeypatch, capsys):
+    # `tuiperf calibrate` at load 1.1-1.6 refused with "a later run tries again" and no word of --busy-ok; one
+    # kept with --busy-ok read a median's spread ±15 % and --show did not say it was measured beside other work.
+    from tuiperf.cli import main
+    from tuiperf.results.model import Environment, Machine
+
+    def busy(self, request, on_event=None, cancel=None):
+        result = pooled_run(request)
+        result.env = Environment(python="3.11", packages={}, machine=Machine(cpu_count=2, others_cores=1.3))
+        return result
+
+    monkeypatch.setattr(ProcessRunner, "run", busy)
+    assert main(["calibrate", "--processes", "3", "--budget", "0.1"]) == 2
+    error = capsys.readouterr().err
+    assert "other processes used 1.3 of 2 cores while measuring filter-jit-overhead (identity)" in error
+    assert "run it again when the machine is quieter (`--busy-ok` keeps it anyway" in error
+    assert "a later run tries again" not in error and not kept.exists()
+    assert main(["calibrate", "--processes", "3", "--budget", "0.1", "--busy-ok"]) == 0
+    assert calibration.load() is not None and calibration.load().others_cores == 1.3  # type: ignore[union-attr]
+    capsys.readouterr()
+    assert main(["calibrate", "--show"]) == 0
+    assert "measured while other processes used 1.3 cores (kept with --busy-ok)" in capsys.readouterr().out
+    assert calibration.ratio_sd(1e4)[1].endswith(" beside other work (1.3 cores)")  # type: ignore[index]

@@ -69,6 +69,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         stored = calibrating.measure(run, processes=args.processes, budget_s=args.budget, refuse_busy=not args.busy_ok)
     except KeyboardInterrupt:
         return 130
+    except calibrating.MachineBusy as exc:
+        raise TuiperfError(
+            f"{exc}; nothing stored: run it again when the machine is quieter (`--busy-ok` keeps it anyway, and "
+            "`--show` then says it was measured beside other work)"
+        ) from None
     except calibrating.NotCalibrated as exc:
         raise TuiperfError(f"{exc}; nothing stored") from None
     finally:
@@ -91,6 +96,13 @@ def _print(console: Console, stored: Any) -> None:
             Text(
                 f"  {one_line(p.case)}: a call of {format_ns(p.call_ns)}: a ratio ±{100 * p.ratio_sd:.1f} %, "
                 f"a median ±{100 * p.median_sd:.1f} % (standard deviations over {p.processes} processes)"
+            )
+        )
+    if stored.others_cores > calibration.QUIET_CORES:
+        console.print(
+            Text(
+                f"  measured while other processes used {stored.others_cores:.1f} cores (kept with --busy-ok): its "
+                "spread may be theirs, not this machine's; `tuiperf calibrate` on a quiet machine replaces it"
             )
         )
     if stored.points:

@@ -39,16 +39,16 @@ CASES: tuple[tuple[str, str, dict[str, Any], str, str], ...] = (
 PROCESSES = 6  # per case: 5 degrees of freedom for each standard deviation
 BUDGET_S = 2.0  # each process's, for `tuiperf calibrate`
 AUTO_BUDGET_S = 1.0  # each process's, for the calibration a first run makes by itself (46 s in all, idle)
-# A calibration is kept for good and widens every later interval: it is refused when other processes used
-# more than this many cores meanwhile. The run-level busy rule (more than the cores a run leaves spare)
-# let through one taken beside other sessions' tests at load ~1.9 on 2 cores that read a 21 % spread.
-QUIET_CORES = 0.5
 
 Measure = Callable[["RunRequest", Callable[["Event"], None] | None, threading.Event | None], "RunResult"]
 
 
 class NotCalibrated(Exception):
     """A case could not be measured in enough processes, or the machine was busy: nothing was kept."""
+
+
+class MachineBusy(NotCalibrated):
+    """Other processes used more than :data:`~tuiperf.results.calibration.QUIET_CORES` during a case."""
 
 
 def measure(
@@ -62,9 +62,10 @@ def measure(
 ) -> ProcessSpread | None:
     """Every case in ``processes`` fresh processes through ``run``; the spread made of them (not kept
     yet), or None when ``cancel`` stopped it. Raises :class:`NotCalibrated` when a case failed, or, with
-    ``refuse_busy``, when other processes used more than :data:`QUIET_CORES` during a case: the spread
-    would then be theirs (a calibration taken beside a test suite here read a median's spread ±40 % where
-    a quiet one read ±1.4 %), and every later run would carry it."""
+    ``refuse_busy``, when other processes used more than
+    :data:`~tuiperf.results.calibration.QUIET_CORES` during a case: the spread would then be theirs (a
+    calibration taken beside a test suite here read a median's spread ±40 % where a quiet one read
+    ±1.4 %), and every later run would carry it."""
     from tuiperf.catalog.folders import builtin_dir
     from tuiperf.common.text import one_line
     from tuiperf.contract import options
@@ -72,6 +73,7 @@ def measure(
     from tuiperf.results import calibration
 
     points = []
+    busiest = 0.0  # the most cores other processes used during a case
     for label, scenario, params, a, b in CASES:
         settings = options.TABLE(dispatch="sync", budget_s=budget_s, processes=processes, profile=False)
         # The built-in file itself: a user's folder may hold a copy that shadows it (or broken files)
@@ -87,16 +89,20 @@ def measure(
             why = f": {one_line(result.error)}" if result.error else ""
             raise NotCalibrated(f"{label}: fewer than 3 processes measured both variants{why}")
         seen = result.env.machine if result.env is not None else None
-        if refuse_busy and seen is not None and (seen.busy or (seen.others_cores or 0.0) > QUIET_CORES):
+        if seen is not None and seen.others_cores is not None:
+            busiest = max(busiest, seen.others_cores)
+        if refuse_busy and seen is not None and (seen.busy or (seen.others_cores or 0.0) > calibration.QUIET_CORES):
             used = f"{seen.others_cores:.1f}" if seen.others_cores is not None else "more"
-            raise NotCalibrated(
+            raise MachineBusy(
                 f"other processes used {used} of {seen.cpu_count or '?'} cores while measuring {label} (a "
-                f"calibration needs them under {QUIET_CORES:g}); a later run tries again"
+                f"calibration needs them under {calibration.QUIET_CORES:g})"
             )
         points.append(point)
     machine, environment = calibration.here()
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return calibration.ProcessSpread(date=date, machine=machine, environment=environment, points=points)
+    return calibration.ProcessSpread(
+        date=date, machine=machine, environment=environment, points=points, others_cores=round(busiest, 2)
+    )
 
 
 CALIBRATING = "calibrating this machine once"  # the phase of a run while it measures a calibration first
@@ -149,6 +155,7 @@ def ensure(
                 f"(kept in {where}; later runs reuse it)"
             )
     except (NotCalibrated, OSError) as exc:
-        said = f"no calibration kept ({one_line(str(exc))}): intervals leave process-to-process spread out"
+        later = "; a later run tries again" if isinstance(exc, MachineBusy) else ""
+        said = f"no calibration kept ({one_line(str(exc))}{later}): intervals leave process-to-process spread out"
     tell(PhaseChanged(phase=CALIBRATED, message=said))
     return said
