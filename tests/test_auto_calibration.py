@@ -21,7 +21,7 @@ from tuiperf.processes.runner import ProcessRunner
 from tuiperf.results import calibration, document
 from tuiperf.results.intervals import processes_of
 
-PROCESSES, ROUNDS, PER_TURN = 6, 40, 10
+PROCESSES, ROUNDS, PER_TURN = calibrating.PROCESSES, 40, 10
 T = calibration.upper_bound_factor(5)  # a spread estimated from 6 processes: its 90 % upper bound
 OURS = "this machine's fresh-process spread, calibrated 2026-12-07"
 
@@ -259,7 +259,7 @@ def test_one_process_landing_far_off_does_not_set_the_calibrated_spread():
     from tuiperf.contract.request import RunRequest
 
     request = RunRequest(scenario="filter-jit-overhead", variants=["jax.jit", "eqx.filter_jit"])
-    run = pooled_run(request, seed=3)
+    run = pooled_run(request, seed=3, processes=6)  # as that calibration had
     slow = 1.65  # the fourth process's samples, both variants
     variants = []
     for v in run.variants:
