@@ -223,6 +223,20 @@ def test_a_call_that_traces_on_every_call_is_eager_evidence_for_jit_around():
     assert eager_evidence(Bench(jax.jit(jnp.sin), x)) is None  # jitted already: nothing to try
 
 
+def test_a_custom_jvp_called_eagerly_is_tried_with_jit_around_it(runner):
+    """custom-jvp-eager's why said "put jax.jit around the custom_jvp function" from its profile, untried:
+    its call shows neither apply_primitive nor a derivative, only custom_jvp.__call__ (the signature
+    resolved and the rule bound on every call)."""
+    doc, _ = run(runner, scenario="custom-jvp-eager", samples=30)
+    (t,) = doc.tried
+    assert t.of == "eager-custom_jvp" and t.error is None and t.same_outputs is True
+    assert "a jax.custom_jvp/custom_vjp function called outside jax.jit (custom_derivatives.__call__ ×1" in t.evidence
+    assert t.result is not None and t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    (sentence,) = [s for name, s in verdicts(doc, "jit-around-custom_jvp") if name == "eager-custom_jvp"]
+    assert "tried by tuiperf" in sentence and "put jax.jit around the call" in sentence
+    assert not [t for t in doc.tried if t.of == "jit-around-custom_jvp"]  # jitted: nothing to try
+
+
 def test_a_faster_baselines_own_remedy_names_it_and_gives_its_effect_on_its_own_time():
     """recompiling (fixture), stable the baseline: recompiling's why ended "tried by tuiperf, as its
     profile puts 77.7 % of a call in Equinox's own Python …: partition the module once …, 0.000526× →

@@ -4,7 +4,8 @@ Each finder looks at one kind of evidence, gathered from the prepared variant it
 :class:`Candidate` (the remedy, the evidence in words, and a builder of the remedied variant) or None:
 
 - :func:`jit_around`: one profiled call ran JAX operations one at a time, took a derivative outside
-  ``jax.jit`` or (declared eager) traced a function → ``jax.jit`` around the whole call;
+  ``jax.jit``, called a ``jax.custom_jvp``/``custom_vjp`` function outside ``jax.jit`` or (declared
+  eager) traced a function → ``jax.jit`` around the whole call;
 - :func:`scalar_as_array`: a ``Step`` whose state holds a Python scalar that changed between two calls
   that each compiled again (static under ``eqx.filter_jit``: a new program per value) → the same step
   with that scalar passed as a weakly typed JAX array, so the program compiles once;
@@ -47,6 +48,7 @@ DEVICE_PUT_ONCE = "put the NumPy arguments on the device once (jax.device_put)"
 SCALAR_AS_ARRAY = "pass the changing Python scalar as a JAX array (weakly typed, as the scalar was)"
 PARTITION_ONCE = "partition the module once (eqx.partition) and call jax.jit over its arrays, combined inside"
 SPLIT_ONCE = "split the module once (nnx.split) and call jax.jit over its state, merged inside (nnx.merge)"
+CUSTOM_CALL = "custom_derivatives.__call__"
 # Functions whose calls in one profiled call mean JAX work outside a compiled program.
 EAGER = {
     "apply_primitive": "JAX operations dispatched one at a time",
@@ -57,6 +59,9 @@ EAGER = {
     # apply_primitive row, so this is what such a call's profile shows
     "trace_to_jaxpr": "a function traced on every call",
     "trace_to_jaxpr_dynamic": "a function traced on every call",
+    # custom_jvp.__call__ / custom_vjp.__call__ (jax/_src/custom_derivatives.py): resolves the function's
+    # signature (inspect.signature) and binds the rule on every call outside jax.jit
+    CUSTOM_CALL: "a jax.custom_jvp/custom_vjp function called outside jax.jit",
 }
 # Evidence only for a variant declared eager (Bench(eager=True)): a jitted call that traces on every call
 # recompiles (a static value that changes), and jax.jit around it froze that value: "different outputs".
@@ -116,7 +121,10 @@ def eager_evidence(bench: Bench) -> str | None:
     for (filename, _, function), (_, ncalls, *_rest) in stats.items():
         if function in TRACES and not bench.eager:
             continue
-        if function in EAGER and "jax/_src/" in filename.replace("\\", "/"):
+        path = filename.replace("\\", "/")
+        if function == "__call__" and path.endswith("jax/_src/custom_derivatives.py"):
+            function = CUSTOM_CALL
+        if function in EAGER and "jax/_src/" in path:
             seen[function] = seen.get(function, 0) + int(ncalls)
     if not seen:
         return None
