@@ -153,6 +153,16 @@ def test_the_table_adds_up_to_compute_with_a_row_for_what_the_trace_does_not_att
     assert (table.calls, table.batches, table.traced_ns) == (5, 5, pytest.approx(11_000.0))
 
 
+def test_traced_operations_beyond_the_compute_stage_leave_no_negative_row_and_say_why():
+    # The report read "(not attributed) −471 ns, −28 %" where the traced calls ran slower than the sampled ones.
+    program = hlo.parse(FRAMES)
+    calls = _calls({"conv_fusion": [10.0] * 5, "transpose_fusion": [1.0] * 5}, module="jit_top")
+    table = ops.table(calls, program, compute_ns=8_000.0, user_file="/home/user/model.py", batches=5)
+    assert [r.kind for r in table.rows if r.kind == NOT_ATTRIBUTED] == [] and len(table.rows) == 2
+    assert table.note is not None and "(11.0 µs vs 8.00 µs): the traced calls ran slower" in table.note
+    assert sum(r.share for r in table.rows) == pytest.approx(11 / 8)
+
+
 def test_without_a_compute_stage_shares_are_of_the_traced_time_and_the_table_says_so():
     table = ops.table(_calls({"a": [3.0] * 4, "b": [1.0] * 4}), None, compute_ns=None, batches=2)
     assert [r.op for r in table.rows] == ["a", "b"]

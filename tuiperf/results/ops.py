@@ -144,9 +144,15 @@ def table(
     rows.sort(key=lambda r: -r.ns)
     rows = [_with_share(r, whole) for r in rows]
     note = None
-    if compute_ns is not None:
+    if compute_ns is not None and compute_ns >= traced:
         rest = compute_ns - traced
         rows.append(OpRow(op=NOT_ATTRIBUTED_OP, kind=NOT_ATTRIBUTED, ns=rest, share=rest / whole if whole else None))
+    elif compute_ns is not None:  # a negative "(not attributed)" row read as time the program gave back
+        note = (
+            f"the traced operations hold more than the compute stage measured while sampling ({format_ns(traced)} "
+            f"vs {format_ns(compute_ns)}): the traced calls ran slower, so nothing is left unattributed and the "
+            "shares add up to more than 100 %"
+        )
     else:
         note = "no compute stage to compare with (no reliable breakdown): shares are of the traced operations' time"
     call_ns = statistics.median((c.end_us - c.start_us) * 1e3 for c in calls)
