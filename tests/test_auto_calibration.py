@@ -387,5 +387,14 @@ def test_calibrate_beside_other_work_says_how_to_keep_it_and_show_says_it_was_ke
     assert calibration.load() is not None and calibration.load().others_cores == 1.3  # type: ignore[union-attr]
     capsys.readouterr()
     assert main(["calibrate", "--show"]) == 0
-    assert "measured while other processes used 1.3 cores (kept with --busy-ok)" in capsys.readouterr().out
-    assert calibration.ratio_sd(1e4)[1].endswith(" beside other work (1.3 cores)")  # type: ignore[index]
+    assert "measured while other processes used 1.30 cores (kept with --busy-ok)" in capsys.readouterr().out
+    assert calibration.ratio_sd(1e4)[1].endswith(" beside other work (1.30 cores)")  # type: ignore[index]
+
+
+def test_a_calibration_at_the_quiet_limit_is_not_said_to_be_beside_other_work(kept):
+    # A calibration is refused above QUIET_CORES, so one kept at exactly that many is a quiet one.
+    quiet = msgspec.structs.replace(_spread(calibration.here()[1], 0.02), others_cores=calibration.QUIET_CORES)
+    calibration.save(quiet)
+    assert calibration.ratio_sd(1e4) == (pytest.approx(0.02 * T), OURS)
+    calibration.save(msgspec.structs.replace(quiet, others_cores=calibration.QUIET_CORES + 0.01))
+    assert calibration.ratio_sd(1e4)[1] == f"{OURS} beside other work (0.51 cores)"  # type: ignore[index]

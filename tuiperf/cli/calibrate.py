@@ -101,7 +101,7 @@ def _print(console: Console, stored: Any) -> None:
     if stored.others_cores > calibration.QUIET_CORES:
         console.print(
             Text(
-                f"  measured while other processes used {stored.others_cores:.1f} cores (kept with --busy-ok): its "
+                f"  measured while other processes used {stored.others_cores:.2f} cores (kept with --busy-ok): its "
                 "spread may be theirs, not this machine's; `tuiperf calibrate` on a quiet machine replaces it"
             )
         )

@@ -211,7 +211,7 @@ def median_sd(call_ns: float) -> tuple[float, str] | None:
 def source(spread: ProcessSpread) -> str:
     said = f"this machine's fresh-process spread, calibrated {spread.date[:10]}"
     if spread.others_cores > QUIET_CORES:  # kept with --busy-ok
-        said += f" beside other work ({spread.others_cores:.1f} cores)"
+        said += f" beside other work ({spread.others_cores:.2f} cores)"
     other = spread.environment and spread.environment != here()[1]
     return f"{said} with {spread.environment}" if other else said
 
