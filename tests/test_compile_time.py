@@ -56,6 +56,13 @@ def with_stages(result: RunResult, totals: dict[str, float]) -> RunResult:
     return msgspec.structs.replace(result, variants=variants)
 
 
+def fast_and_slow() -> RunResult:
+    """fast (10 ns a call, 90 ms to compile) against slow (20 ns, 30 ms): a compile that pays off."""
+    return with_stages(
+        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
+    )
+
+
 def compile_sweep() -> RunResult:
     """A sweep over steps where 'unrolled' compiles ∝ steps and 'scan' stays flat."""
     values = [8, 32, 128]
@@ -218,9 +225,7 @@ def test_a_compile_difference_whose_interval_holds_zero_leaves_the_pay_off_undec
 
 
 def test_pay_off_needs_both_a_compile_and_a_call_measurement():
-    result = with_stages(
-        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
-    )
+    result = fast_and_slow()
     (found,) = ct.payoffs(result)
     assert (found.slow_compile, found.fast_compile) == ("fast", "slow")
     no_call = msgspec.structs.replace(
@@ -322,9 +327,7 @@ def test_the_apps_breakdown_gives_the_repeated_compile_medians_with_intervals():
 
 def test_the_markdown_gives_the_cache_and_the_pay_off_under_titles_of_their_own():
     # They ran on, as one list, from the program size table: "- lax.scan: cold 66.5 ms, warm 67.5 ms: no hit"
-    result = with_stages(
-        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
-    )
+    result = fast_and_slow()
     md = markdown(result).splitlines()
     cache = md.index("Persistent compilation cache, private folder, cold then warm:")
     assert md[cache + 1] == "" and md[cache + 2].startswith("- fast: cold 100 ms, warm 99.0 ms: no hit")
@@ -337,9 +340,7 @@ def test_the_html_page_gives_the_compile_ratios_the_cache_and_the_pay_off_as_the
     from tuiperf.common.units import ratio_with_interval
     from tuiperf.results.html_page import page
 
-    result = with_stages(
-        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
-    )
+    result = fast_and_slow()
     text = page(result)
     assert "<th>against fast</th>" in text and "<td>baseline</td>" in text
     base, (ratio,) = ct.ratios(result)
@@ -563,11 +564,23 @@ def test_a_run_over_two_environments_says_each_variants_compile_time_against_the
     )
 
 
+def scan_and_unrolled(totals: dict[str, float]) -> RunResult:
+    """scan (10 ns a call) and unrolled (12 ns), compiled in ``totals`` ms each, repeated."""
+    return with_stages(factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}), totals)
+
+
+def with_repeated_stage(result: RunResult, stage: str, repeats: StageSeries) -> RunResult:
+    """``result`` with its second variant's ``stage`` repeats replaced."""
+    first, second = result.variants
+    repeated = {**second.stages.repeated, stage: repeats}
+    second = msgspec.structs.replace(second, stages=msgspec.structs.replace(second.stages, repeated=repeated))
+    return msgspec.structs.replace(result, variants=[first, second])
+
+
 def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
     from tuiperf.results.model import Program
 
-    result = factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)})
-    result = with_stages(result, {"scan": 30.0, "unrolled": 160.0})
+    result = scan_and_unrolled({"scan": 30.0, "unrolled": 160.0})
     scan = msgspec.structs.replace(result.variants[0], program=Program(loops=[32]))
     result = msgspec.structs.replace(result, variants=[scan, result.variants[1]])
     [said] = ct.gap_sentences(result, "scan")
@@ -578,29 +591,19 @@ def test_the_why_of_a_compile_gap_names_the_stage_that_holds_it_and_the_loop():
 
 
 def test_the_gap_sentence_leaves_out_stages_whose_difference_is_within_noise():
-    result = with_stages(
-        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
-        {"scan": 30.0, "unrolled": 160.0},
-    )
-    scan, unrolled = result.variants
     # lowering 0.04 ms longer, inside its repeats' ±20 % spread; tracing the same: neither is named
-    noisy = {**unrolled.stages.repeated, "lower": series(2.04, spread=0.2)}
-    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=noisy))
-    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    noisy = with_repeated_stage(scan_and_unrolled({"scan": 30.0, "unrolled": 160.0}), "lower", series(2.04, spread=0.2))
+    [said] = ct.gap_sentences(noisy, "scan")
     assert said.startswith("unrolled compiles 130 ms longer than scan (5.33×): XLA's backend compile +130 ms (100%)")
     assert "tracing" not in said and "lowering" not in said and "+0 ms" not in said
 
 
 def test_a_gap_held_by_no_single_stage_says_so():
-    result = with_stages(
-        factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
-        {"scan": 30.0, "unrolled": 160.0},
-    )
-    scan, unrolled = result.variants
     # every stage the same within noise (compile 0.5 ms longer, ±30 % spread); only the total differs
-    same = {**unrolled.stages.repeated, "compile": series(27.5, spread=0.3)}
-    unrolled = msgspec.structs.replace(unrolled, stages=msgspec.structs.replace(unrolled.stages, repeated=same))
-    [said] = ct.gap_sentences(msgspec.structs.replace(result, variants=[scan, unrolled]), "scan")
+    same = with_repeated_stage(
+        scan_and_unrolled({"scan": 30.0, "unrolled": 160.0}), "compile", series(27.5, spread=0.3)
+    )
+    [said] = ct.gap_sentences(same, "scan")
     assert "no single stage's difference is beyond its 95 % interval" in said
 
 
@@ -672,12 +675,7 @@ def test_a_grid_shows_every_cells_compile_median():
 def test_a_compile_run_leads_with_its_compile_time_and_a_call_run_has_none():
     """`--measure compile` asked for compile time: the report gave the per-call table first and the
     compile table after the spread and one-time stages, 30 lines down at 100 columns."""
-    compiled = shown(
-        with_stages(
-            factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}),
-            {"scan": 30.0, "unrolled": 60.0},
-        )
-    )
+    compiled = shown(scan_and_unrolled({"scan": 30.0, "unrolled": 60.0}))
     assert compiled.index("compile time, repeated with caches cleared") < compiled.index("per-call latency")
     calls = shown(factories.result({"scan": factories.steady(10.0)}))
     assert "compile time, repeated" not in calls and "per-call latency" in calls
@@ -688,8 +686,7 @@ def test_compile_repeats_of_several_processes_are_pooled_not_the_first_processes
     from tuiperf.processes.repeat import combine
 
     runs = [
-        with_stages(factories.result({"scan": factories.steady(10.0), "unrolled": factories.steady(12.0)}), totals)
-        for totals in ({"scan": 30.0, "unrolled": 60.0}, {"scan": 34.0, "unrolled": 70.0})
+        scan_and_unrolled(totals) for totals in ({"scan": 30.0, "unrolled": 60.0}, {"scan": 34.0, "unrolled": 70.0})
     ]
     combined = combine(runs, 2)
     unrolled = combined.variant("unrolled")

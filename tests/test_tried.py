@@ -84,18 +84,26 @@ def test_a_remedy_that_does_not_help_or_changes_the_outputs_is_said_so():
 
 
 @pytest.mark.slow
+def helped(doc, of: str, remedy: str, evidence: str, baseline: str, said_of: str = "") -> tuple[Tried, str]:
+    """The one remedy tried in ``doc``: for ``of``, faster beyond noise, same outputs; and the why of
+    ``said_of`` (``of`` unless given) against ``baseline``, which says it with its outputs."""
+    (t,) = doc.tried
+    assert t.of == of and t.error is None and t.same_outputs is True, t
+    assert t.remedy.startswith(remedy) and evidence in t.evidence, t
+    assert t.result is not None and t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    (sentence,) = [s for name, s in verdicts(doc, baseline) if name == (said_of or of)]
+    assert remedy in sentence and "same outputs" in sentence, sentence
+    return t, sentence
+
+
 def test_jit_around_an_eager_grad_is_tried_in_the_same_rounds_and_checked_against_its_outputs(runner):
     doc, _ = run(runner, scenario="grad-outside-jit", params={"size": "8"}, samples=30)
     assert [v.name for v in doc.variants] == ["jit-grad", "grad-eager"]
-    (t,) = doc.tried
-    assert t.of == "grad-eager" and t.error is None and t.same_outputs is True
-    assert "vjp ×1" in t.evidence and "apply_primitive" in t.evidence
-    assert t.result is not None and t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
+    t, sentence = helped(doc, "grad-eager", "put jax.jit around the call", "vjp ×1", "jit-grad")
+    assert "apply_primitive" in t.evidence and t.result is not None
     # the same rounds as the original's
     original = variant(doc, "grad-eager").sampling
     assert len(t.result.sampling.round_starts) == len(original.round_starts)
-    (sentence,) = [s for name, s in verdicts(doc, "jit-grad") if name == "grad-eager"]
-    assert "put jax.jit around the call" in sentence and "same outputs" in sentence
     assert "build arrays that do not change once" not in sentence
     assert not [t for t in doc.tried if t.of == "jit-grad"]  # a jitted call shows no eager work: nothing tried
 
@@ -139,16 +147,11 @@ def test_a_changing_python_scalar_in_a_steps_state_is_tried_as_an_array(runner):
     """tests/fixtures/scenarios/scalar_state.py: eqx.filter_jit keeps the step count static, so the step
     compiles on every call; passed as an array, it compiles once."""
     doc, _ = run(runner, scenario="scalar-state", samples=8, budget_s=10.0, ops=False)  # a call compiles: 0.5 s allowed
-    (t,) = doc.tried
-    assert t.of == "python-count" and t.error is None and t.same_outputs is True, t
-    assert t.remedy.startswith("pass the changing Python scalar as a JAX array")
-    assert "the Python int at state[1] went" in t.evidence
+    scalar = "pass the changing Python scalar as a JAX array"
+    t, _ = helped(doc, "python-count", scalar, "the Python int at state[1] went", "array-count")
     assert t.result is not None and t.result.recompiles.recompiles == 0  # compiled once, before sampling
     assert variant(doc, "python-count").recompiles.recompiles > 0
-    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
     assert len(t.result.sampling.round_starts) == len(variant(doc, "python-count").sampling.round_starts)
-    (sentence,) = [s for name, s in verdicts(doc, "array-count") if name == "python-count"]
-    assert "pass the changing Python scalar as a JAX array" in sentence and "same outputs" in sentence
 
 
 @pytest.mark.slow
@@ -161,13 +164,10 @@ def test_an_equinox_module_partitioned_on_every_call_is_tried_partitioned_once(r
     assert found is not None and found[0].key == "equinox_traversal"
     assert not any("equinox/" in r.function for r in variant(doc, "partitioned-once").profile.rows)
     assert machinery(variant(doc, "partitioned-once"), doc.scenario.path) is None
-    (t,) = doc.tried
-    assert t.of == "eqx.filter_jit" and t.error is None and t.same_outputs is True, t
-    assert t.remedy.startswith("partition the module once (eqx.partition)")
-    assert "of a call in Equinox's own Python" in t.evidence
-    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
-    (sentence,) = [s for name, s in verdicts(doc, "eqx.filter_jit") if name == "partitioned-once"]
-    assert "partition the module once (eqx.partition)" in sentence and "same outputs" in sentence
+    partition = "partition the module once (eqx.partition)"
+    _, sentence = helped(
+        doc, "eqx.filter_jit", partition, "of a call in Equinox's own Python", "eqx.filter_jit", "partitioned-once"
+    )
     # the profile's guess of the same remedy is not said beside the remedy tried
     assert "call jax.jit over arrays partitioned once outside the call" not in sentence
 
@@ -177,13 +177,8 @@ def test_an_nnx_module_walked_on_every_call_is_tried_split_once(runner):
     """tests/fixtures/scenarios/nnx_graph.py: nnx.jit over a small NNX MLP walks its graph in Python on
     every call (to_tree, flatten); tuiperf splits the module once and calls jax.jit over its state."""
     doc, _ = run(runner, scenario="nnx-graph", samples=10, budget_s=0.5, ops=False)
-    (t,) = doc.tried
-    assert t.of == "nnx.jit" and t.error is None and t.same_outputs is True, t
-    assert t.remedy.startswith("split the module once (nnx.split) and call jax.jit over its state")
-    assert "of a call in Flax NNX's own Python" in t.evidence
-    assert t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
-    (sentence,) = [s for name, s in verdicts(doc, "nnx.jit") if name == "split-once"]
-    assert "split the module once (nnx.split)" in sentence and "same outputs" in sentence
+    split = "split the module once (nnx.split) and call jax.jit over its state"
+    _, sentence = helped(doc, "nnx.jit", split, "of a call in Flax NNX's own Python", "nnx.jit", "split-once")
     assert "nnx.jit(graph=False)" not in sentence  # the profile's guess is not said beside the remedy tried
 
 
@@ -228,12 +223,9 @@ def test_a_custom_jvp_called_eagerly_is_tried_with_jit_around_it(runner):
     its call shows neither apply_primitive nor a derivative, only custom_jvp.__call__ (the signature
     resolved and the rule bound on every call)."""
     doc, _ = run(runner, scenario="custom-jvp-eager", samples=30)
-    (t,) = doc.tried
-    assert t.of == "eager-custom_jvp" and t.error is None and t.same_outputs is True
-    assert "a jax.custom_jvp/custom_vjp function called outside jax.jit (custom_derivatives.__call__ ×1" in t.evidence
-    assert t.result is not None and t.ratio is not None and t.ratio.ratio < 1 and is_finding(t.ratio.ci95)
-    (sentence,) = [s for name, s in verdicts(doc, "jit-around-custom_jvp") if name == "eager-custom_jvp"]
-    assert "tried by tuiperf" in sentence and "put jax.jit around the call" in sentence
+    evidence = "a jax.custom_jvp/custom_vjp function called outside jax.jit (custom_derivatives.__call__ ×1"
+    _, sentence = helped(doc, "eager-custom_jvp", "put jax.jit around the call", evidence, "jit-around-custom_jvp")
+    assert "tried by tuiperf" in sentence
     assert not [t for t in doc.tried if t.of == "jit-around-custom_jvp"]  # jitted: nothing to try
 
 

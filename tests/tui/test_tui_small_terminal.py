@@ -431,12 +431,10 @@ async def test_the_profile_tab_of_a_compile_run_shows_its_functions_at_80x24(sav
 def test_a_compile_runs_rows_give_each_variants_compile_time_first():
     # A --measure compile run's rows at the top gave the medians per call alone.
     from tests import factories
-    from tests.test_compile_time import with_stages
+    from tests.test_compile_time import fast_and_slow
     from tuiperf.tui.widgets.run_progress import result_rows
 
-    result = with_stages(
-        factories.result({"fast": factories.steady(10.0), "slow": factories.steady(20.0)}), {"fast": 90.0, "slow": 30.0}
-    )
+    result = fast_and_slow()
     lines = result_rows(result, 2).plain.splitlines()
     assert lines[0].startswith("fast  compile  90.0 ms  [88.2 ms – 91.8 ms]  · call  10.0 ns")
     assert lines[1].startswith("slow  compile  30.0 ms  [")
