@@ -107,7 +107,7 @@ def _print(console: Console, stored: Any) -> None:
         )
     if stored.points:
         fewest = min(p.processes for p in stored.points)
-        bound = calibration.upper_bound_factor(max(fewest - 1, 1))
+        bound = calibration.upper_bound_factor(fewest - 1)  # a stored point has 3 processes or more
         console.print(
             Text(
                 f"  intervals use each figure's {100 * calibration.UPPER_CONFIDENCE:.0f} % upper confidence bound "

@@ -81,7 +81,7 @@ def analyse(
 
 
 def compile_repeats(
-    ctx: RunContext, point: Point, prepared: list[Prepared], found: Outcomes, progress: PassProgress | None = None
+    ctx: RunContext, point: Point, prepared: list[Prepared], found: Outcomes, progress: PassProgress
 ) -> None:
     """``--measure compile``: every measured variant's compile stages repeated, variants in turn, after
     everything else that calls them (the repeats clear JAX's caches); then its persistent cache cold and warm.
@@ -99,16 +99,14 @@ def compile_repeats(
 
     began = time.monotonic()
     before = PREPARE_SHARE + SAMPLE_SHARE + ANALYSE_SHARE * (1 - COMPILE_SHARE)
-    repeats_share = ANALYSE_SHARE * COMPILE_SHARE * REPEATS_PART  # then each variant's profile and cache
-
-    def report(share: float) -> None:
-        if progress is not None:
-            progress.report(share)
+    repeats_share = ANALYSE_SHARE * COMPILE_SHARE * REPEATS_PART
+    each_share = ANALYSE_SHARE * COMPILE_SHARE * (1 - REPEATS_PART) / len(subjects)  # a variant's profile, cache
+    budget_s = max(ctx.settings.budget_s, 1e-9)
 
     def on_turn(subject: Subject, round_index: int) -> None:
         ctx.hooks.turn(subject.name, point.index)
         ctx.emit(PhaseChanged("compile", subject.name, f"compile repeat {round_index + 1}, caches cleared"))
-        report(before + repeats_share * min((time.monotonic() - began) / max(ctx.settings.budget_s, 1e-9), 1.0))
+        progress.report(before + repeats_share * min((time.monotonic() - began) / budget_s, 1.0))
 
     try:
         rounds, why = repeat_compiles(subjects, ctx.settings.budget_s, stop=ctx.cancel.is_set, on_turn=on_turn)
@@ -117,7 +115,7 @@ def compile_repeats(
             error = describe_exception(exc, ctx.resolved.scenario.path)
             found.amend(subject.name, warnings=[f"compile repeats failed: {error}"])
         return
-    for subject in subjects:
+    for done, subject in enumerate(subjects, start=1):
         ctx.hooks.turn(subject.name, point.index)
         ctx.emit(PhaseChanged("compile", subject.name, "profiling one trace"))
         profile = trace_profile(subject, ctx.resolved.scenario.path)
@@ -127,8 +125,7 @@ def compile_repeats(
             caches.append(persistent_cache(subject, thresholds_zero=True))
         was = found.results[subject.name]
         found.restage(subject.name, with_repeats(was.stages, subject, rounds, why, caches, profile))
-        rest = ANALYSE_SHARE * COMPILE_SHARE * (1 - REPEATS_PART)
-        report(before + repeats_share + rest * (subjects.index(subject) + 1) / len(subjects))
+        progress.report(before + repeats_share + each_share * done)
 
 
 def host_bytes(bench: Bench) -> int:
