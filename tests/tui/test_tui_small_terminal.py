@@ -354,7 +354,6 @@ async def test_the_profile_tabs_executable_row_fits_80_columns(saved, tmp_path):
     import copy
 
     import msgspec
-    from drawn import screen_cells
 
     from tuiperf.results.model import ProfileRow
 
@@ -372,14 +371,21 @@ async def test_the_profile_tabs_executable_row_fits_80_columns(saved, tmp_path):
     )
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        main = await ready(pilot)
-        main.show_result(result)
-        await pilot.press("f2")
-        main.action_show_tab("profile")
-        await pilot.pause(0.2)
-        lines = ["".join(cell[0] for cell in row) for row in screen_cells(app)]
+        lines = await profile_tab_lines(pilot, result)
         whole = [line for line in lines if re.search(r"C\+\+ dispatch \+ (the )?XLA executable\s*$", line)]
         assert whole, "\n".join(lines)  # the row's name whole, not cut at the panel's edge
+
+
+async def profile_tab_lines(pilot, result) -> list[str]:
+    """``result`` shown on the Results screen's Profile tab; the screen's lines."""
+    from drawn import screen_cells
+
+    main = await ready(pilot)
+    main.show_result(result)
+    await pilot.press("f2")
+    main.action_show_tab("profile")
+    await pilot.pause(0.2)
+    return ["".join(cell[0] for cell in row) for row in screen_cells(pilot.app)]
 
 
 @sync
@@ -390,7 +396,6 @@ async def test_the_profile_tab_of_a_compile_run_shows_its_functions_at_80x24(sav
     import copy
 
     import msgspec
-    from drawn import screen_cells
 
     from tuiperf.results.model import Operations, OpRow, ProfileRow, TraceProfile
 
@@ -412,12 +417,7 @@ async def test_the_profile_tab_of_a_compile_run_shows_its_functions_at_80x24(sav
     ]
     app = TuiperfApp(FakeRunner(saved), scenario_dirs=[], screenshots_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        main = await ready(pilot)
-        main.show_result(result)
-        await pilot.press("f2")
-        main.action_show_tab("profile")
-        await pilot.pause(0.2)
-        lines = ["".join(cell[0] for cell in row) for row in screen_cells(app)]
+        lines = await profile_tab_lines(pilot, result)
         rows, ops_rows = app.screen.query_one("#profile-rows"), app.screen.query_one("#ops-rows")
         assert rows.region.height >= 4, "\n".join(lines)  # a header and three rows, not one blank line
         header = rows.region.y
