@@ -150,7 +150,7 @@ def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
     process, url = server
     netloc = urlsplit(url).netloc
 
-    async def hold_open() -> set[int]:
+    async def hold_open() -> tuple[set[int], set[int]]:
         """An explorer running (and its measuring processes started) while the server is ended."""
         import aiohttp
 
@@ -166,11 +166,14 @@ def test_no_explorer_or_measuring_process_outlives_the_server(server, how):
             while len(python_processes(seen)) < 2 and time.monotonic() < deadline:
                 seen |= descendants(process.pid)
                 await asyncio.sleep(0.2)
+            # counted before the kill: read after it, processes already ended have no command line left
+            # (the suite once failed here, "started no measuring process", with both seen)
+            started = python_processes(seen)
             os.kill(process.pid, how)
-            return seen
+            return seen, started
 
-    seen = asyncio.run(hold_open())
-    assert len(python_processes(seen)) >= 2, "the explorer started no measuring process"
+    seen, started = asyncio.run(hold_open())
+    assert len(started) >= 2, "the explorer started no measuring process"
     process.wait(30)
     deadline = time.monotonic() + 20
     while any(alive(pid) for pid in seen) and time.monotonic() < deadline:
